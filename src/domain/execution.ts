@@ -1,0 +1,99 @@
+/** Languages the sandbox runs. Python keeps its state between runs; bash runs in the same `/mnt/data`. */
+export type Language = 'python' | 'bash';
+export const LANGUAGES: readonly Language[] = ['python', 'bash'];
+
+/**
+ * How a run ended. `error` is an exception in the user's code (see {@link ExecutionError});
+ * `timeout` means the run was interrupted at its deadline; `killed` means the container had to be
+ * killed (memory, crash, an interrupt that was ignored) and the interpreter state is gone.
+ */
+export type ExecutionStatus = 'ok' | 'error' | 'timeout' | 'killed';
+
+/** An exception raised by the user's code: data for the model to read, never a thrown error. */
+export interface ExecutionError {
+  name: string;
+  value: string;
+  traceback: string;
+}
+
+/**
+ * A rich value shown by the code: the last expression of a cell, `display(x)`, or a matplotlib figure.
+ * `data` maps MIME types to content; binary formats (image/png) are base64.
+ */
+export interface Display {
+  data: Record<string, string>;
+  /** What the runner knows of a chart, used for alt text: title and axis labels. */
+  meta?: { title?: string; xlabel?: string; ylabel?: string; width?: number; height?: number };
+}
+
+/** A file under `/mnt/data` that the run created or changed. Its bytes are read with `Sandbox.readFile`. */
+export interface Artifact {
+  /** Path relative to `/mnt/data`, with `/` separators. */
+  path: string;
+  bytes: number;
+  mime: string;
+  change: 'created' | 'modified';
+}
+
+/** Why a run was killed, when it was. */
+export type KillReason = 'timeout' | 'memory' | 'crash' | 'cancelled';
+
+/** The result of one run: the single shape used by the CLI, the interpreter loop and every adapter. */
+export interface ExecutionResult {
+  status: ExecutionStatus;
+  stdout: string;
+  stderr: string;
+  displays: Display[];
+  artifacts: Artifact[];
+  error?: ExecutionError;
+  durationMs: number;
+  /** Runs executed in this interpreter so far, this one included (resets with the interpreter). */
+  executionCount: number;
+  /** Bytes elided from the middle of stdout/stderr; the full text is in the artifact `.threadlab/output-N.txt`. */
+  truncated?: { stdoutBytes: number; stderrBytes: number; fullOutputPath?: string };
+  /** Set when the interpreter's variables were lost before or during this run (files are kept). */
+  stateReset?: { reason: string };
+  killReason?: KillReason;
+  /** Files that changed but could not be brought back (too large, unsafe type), with why. */
+  skippedArtifacts?: { path: string; reason: string }[];
+}
+
+/** A file in a session's `/mnt/data`. */
+export interface SandboxFile {
+  path: string;
+  bytes: number;
+  mime: string;
+  modifiedMs: number;
+}
+
+/** A structured look at a data file, computed inside the sandbox (never by parsing in the bot). */
+export interface FilePreview {
+  path: string;
+  bytes: number;
+  kind: 'table' | 'json' | 'text' | 'image' | 'binary';
+  /** Per sheet for workbooks, one entry for CSV. */
+  tables?: {
+    sheet?: string;
+    rows: number;
+    columns: { name: string; dtype: string }[];
+    head: string;
+  }[];
+  /** First lines for text and JSON, or a summary of a JSON document's shape. */
+  text?: string;
+  error?: string;
+}
+
+/** What the sandbox image offers, read from the image itself. */
+export interface SandboxEnvironment {
+  imageVersion: string;
+  python: string;
+  packages: Record<string, string>;
+  limits: {
+    memoryMb: number;
+    cpus: number;
+    timeoutMs: number;
+    dataMb: number;
+    maxFileMb: number;
+    network: false;
+  };
+}

@@ -1,0 +1,46 @@
+import type { Language } from './execution.js';
+import type { ThreadRef } from './thread-key.js';
+
+/**
+ * A file attached to an inbound message. Only its description travels (through a queue, too);
+ * the bytes are fetched by the platform adapter's `download` when the job runs.
+ */
+export interface InboundAttachment {
+  /** Platform id of the file (Slack file id, Discord attachment id). */
+  id: string;
+  name: string;
+  mime?: string;
+  /** Size the platform declared, checked again while downloading. */
+  bytes?: number;
+  /** Where the adapter fetches the file from; meaningful to that adapter only. */
+  url?: string;
+  /** Small files posted to the web chat or CLI travel inline, base64. */
+  inlineBase64?: string;
+}
+
+/** A slash command or its equivalent, parsed by the adapter. */
+export type InboundCommand =
+  | { name: 'run'; language: Language; code: string }
+  | { name: 'reset' }
+  | { name: 'files' }
+  | { name: 'help' }
+  | { name: 'stop' };
+
+/** One message for the core, the same for every platform. Plain data: it crosses a queue. */
+export interface InboundMessage {
+  /** Platform event id; the same event delivered twice carries the same id and runs once. */
+  id: string;
+  thread: ThreadRef;
+  user: { id: string; name?: string; isBot?: boolean };
+  /** The text with the bot mention removed. */
+  text: string;
+  attachments: InboundAttachment[];
+  command?: InboundCommand;
+  /** Epoch milliseconds when the platform received it. */
+  receivedAtMs: number;
+  /**
+   * Adapter-specific data needed to answer (a Discord interaction token, a Slack response_url,
+   * the message to reply under). Opaque to the core; plain JSON.
+   */
+  replyContext?: Record<string, string | number | boolean | null>;
+}

@@ -1,0 +1,22 @@
+import type { ReplyImage } from '../domain/reply.js';
+
+export interface ImageInput {
+  name: string;
+  data: Buffer;
+  /** Declared MIME type; the renderer trusts the bytes, not this. */
+  mime?: string;
+  alt?: string;
+}
+
+export interface RenderOptions {
+  /** Longest side in pixels; larger images are scaled down. */
+  maxDimensionPx: number;
+}
+
+/** Turns what code produced into what chat shows best. */
+export interface ArtifactRenderer {
+  /** Normalises one image (PNG, JPEG, WebP, GIF, SVG → PNG or JPEG), scaled and compressed. */
+  renderImage(input: ImageInput, options: RenderOptions): Promise<ReplyImage>;
+  /** Combines many images into one captioned grid. */
+  contactSheet(images: ReplyImage[], options: RenderOptions & { title?: string }): Promise<ReplyImage>;
+}

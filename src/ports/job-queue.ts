@@ -1,0 +1,37 @@
+import type { InboundMessage } from '../domain/messages.js';
+
+/** One unit of work: a message of a thread. */
+export interface Job {
+  id: string;
+  threadKey: string;
+  message: InboundMessage;
+  /** 1 on first delivery; higher when retried after a worker died. */
+  attempt: number;
+  enqueuedAtMs: number;
+}
+
+export type EnqueueResult =
+  | { accepted: true; jobId: string; position: number }
+  | { accepted: false; reason: 'duplicate'; jobId: string }
+  | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string };
+
+export interface JobContext {
+  /** Aborted when the user stops the run or the worker shuts down. */
+  signal: AbortSignal;
+}
+
+export type JobProcessor = (job: Job, context: JobContext) => Promise<void>;
+
+/**
+ * Work between the platforms and the interpreter. One thread's jobs run one at a time in arrival
+ * order; different threads run concurrently. In-process by default, BullMQ on Redis to scale out.
+ */
+export interface JobQueue {
+  enqueue(message: InboundMessage): Promise<EnqueueResult>;
+  /** Starts processing jobs (worker role). */
+  process(processor: JobProcessor): Promise<void>;
+  /** Cancels the running and waiting jobs of a thread; true when something was cancelled. */
+  cancel(threadKey: string): Promise<boolean>;
+  /** Stops taking jobs and waits for running ones, or hands them back, within `timeoutMs`. */
+  close(timeoutMs?: number): Promise<void>;
+}

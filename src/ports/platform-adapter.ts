@@ -1,0 +1,35 @@
+import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
+import type { ProgressEvent } from '../domain/progress.js';
+import type { Reply } from '../domain/reply.js';
+import type { Platform } from '../domain/thread-key.js';
+
+/** What an adapter hands the core. */
+export interface InboundHandler {
+  /** A message or command arrived. Resolves once it is accepted (queued), not when answered. */
+  onMessage(message: InboundMessage): Promise<void>;
+  /** The user pressed Stop (or sent the stop command) in a thread. */
+  onCancel(threadKey: string): Promise<void>;
+}
+
+/** A live status for one job in a thread; updates are throttled by the adapter as its platform needs. */
+export interface ProgressSink {
+  update(event: ProgressEvent): void;
+  /** Removes or finalises the status; called once, after the reply was posted. */
+  close(): Promise<void>;
+}
+
+/**
+ * A chat platform. `start` receives events (the gateway role); `download`, `progress` and `reply`
+ * only use the platform's Web/REST API, so a worker on another machine can answer too.
+ */
+export interface PlatformAdapter {
+  readonly platform: Platform;
+  /** Largest file this platform accepts in one upload, in bytes. */
+  readonly maxUploadBytes: number;
+  start(handler: InboundHandler): Promise<void>;
+  stop(): Promise<void>;
+  /** Fetches an attachment's bytes; rejects content over `maxBytes` or of a misleading type. */
+  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer>;
+  progress(message: InboundMessage): ProgressSink;
+  reply(message: InboundMessage, reply: Reply): Promise<void>;
+}
