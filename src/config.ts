@@ -20,7 +20,7 @@ const num = (min: number, max: number) =>
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expected true or false' })
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
-const url = z.url({ error: 'expected an absolute URL such as http://127.0.0.1:8080/v1' });
+const url = z.url({ protocol: /^https?$/, error: 'expected an absolute http(s) URL such as http://127.0.0.1:8080/v1' });
 const prefixed = (prefix: string, what: string) =>
   z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9-]{8,}$`), { error: `expected ${what} starting with "${prefix}"` });
 

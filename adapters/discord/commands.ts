@@ -1,0 +1,21 @@
+import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+
+/** The application commands Threadlab registers: /run, /reset, /files, /help. */
+export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+  return [
+    new SlashCommandBuilder()
+      .setName('run')
+      .setDescription('Run code in this thread\'s sandbox, as is')
+      .addStringOption((o) => o.setName('code').setDescription('The code to run').setRequired(true).setMaxLength(6000))
+      .addStringOption((o) =>
+        o
+          .setName('language')
+          .setDescription('Language (default python)')
+          .addChoices({ name: 'python', value: 'python' }, { name: 'bash', value: 'bash' }),
+      )
+      .toJSON(),
+    new SlashCommandBuilder().setName('reset').setDescription('Forget this thread\'s variables and files').toJSON(),
+    new SlashCommandBuilder().setName('files').setDescription('List the files in this thread\'s sandbox').toJSON(),
+    new SlashCommandBuilder().setName('help').setDescription('How to use Threadlab').toJSON(),
+  ];
+}

@@ -1,0 +1,30 @@
+import { REST, Routes } from 'discord.js';
+import { ThreadlabError } from '../../src/domain/errors.js';
+import { commandDefinitions } from './commands.js';
+
+export interface RegisterCommandsOptions {
+  token: string;
+  applicationId: string;
+  /** REST base (DISCORD_API_URL), e.g. `http://127.0.0.1:PORT/api`. @defaultValue https://discord.com/api */
+  apiUrl?: string;
+  /** Register for one guild (appears at once) instead of globally (may take up to an hour). */
+  guildId?: string;
+}
+
+/**
+ * Registers /run, /reset, /files and /help with one bulk overwrite (`PUT`), globally or for one guild.
+ * Returns the names Discord confirmed. Throws `platform_api` with Discord's message on failure.
+ */
+export async function registerCommands(options: RegisterCommandsOptions): Promise<{ scope: 'global' | 'guild'; names: string[] }> {
+  const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(options.token);
+  const route = options.guildId
+    ? Routes.applicationGuildCommands(options.applicationId, options.guildId)
+    : Routes.applicationCommands(options.applicationId);
+  try {
+    const registered = (await rest.put(route, { body: commandDefinitions() })) as { name: string }[];
+    return { scope: options.guildId ? 'guild' : 'global', names: registered.map((c) => c.name) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ThreadlabError('platform_api', `Registering Discord commands failed: ${message}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID.`, { cause: err });
+  }
+}

@@ -1,0 +1,23 @@
+/** Longest file name kept, in characters (extension included). */
+export const SAFE_NAME_MAX_CHARS = 100;
+
+/**
+ * A file name safe to write under `/mnt/data`: no directories, no control or shell-special characters,
+ * no leading dots, at most 100 characters with the extension kept. Never empty.
+ */
+export function safeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  let cleaned = base
+    .normalize('NFC')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/[^\p{L}\p{N}._\-+()@ ]/gu, '_')
+    .replace(/\s+/g, '_')
+    .replace(/^[.\-_]+/, '')
+    .replace(/_{2,}/g, '_');
+  if (cleaned.length > SAFE_NAME_MAX_CHARS) {
+    const dot = cleaned.lastIndexOf('.');
+    const ext = dot > 0 && cleaned.length - dot <= 12 ? cleaned.slice(dot) : '';
+    cleaned = cleaned.slice(0, SAFE_NAME_MAX_CHARS - ext.length) + ext;
+  }
+  return cleaned.length > 0 ? cleaned : 'file';
+}

@@ -1,0 +1,39 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../../src/logger.js';
+
+/**
+ * A connection that retries forever with a capped backoff, so a Redis restart is ridden out:
+ * commands wait (offline queue) instead of failing after 20 retries.
+ */
+export function createRedis(url: string, options: { logger: Logger; purpose: string }): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(200 * times, 2000),
+    connectionName: `threadlab-${options.purpose}`,
+  });
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) options.logger.warn({ err, purpose: options.purpose }, 'redis connection error; retrying');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) options.logger.info({ purpose: options.purpose }, 'redis connection restored');
+    down = false;
+  });
+  return redis;
+}
+
+/** Connection options for BullMQ's own clients (it needs maxRetriesPerRequest null for workers). */
+export function bullConnection(url: string): { url: string; maxRetriesPerRequest: null; retryStrategy: (times: number) => number } {
+  return { url, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(200 * times, 2000) };
+}
+
+/** Quits politely, or disconnects when Redis is not answering. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  try {
+    await Promise.race([redis.quit(), new Promise((_, reject) => setTimeout(() => reject(new Error('quit timeout')), 1000))]);
+  } catch {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,107 @@
+import sharp from 'sharp';
+import { ThreadlabError } from '../../src/domain/errors.js';
+import type { ReplyImage } from '../../src/domain/reply.js';
+import type { ArtifactRenderer, ImageInput, RenderOptions } from '../../src/ports/artifact-renderer.js';
+import type { Logger } from '../../src/logger.js';
+import { renderContactSheet, type ContactSheetOptions } from './contact-sheet.js';
+import { encodeForChat, type EncodeOptions, type RawImage } from './encode.js';
+import { sniffImageFormat, type ImageFormat } from './sniff.js';
+
+export interface SharpArtifactRendererOptions {
+  logger?: Logger;
+  encode?: EncodeOptions;
+  /**
+   * SVGs are rasterised at this multiple of their natural size (crisp on high-density screens), capped by
+   * `maxDimensionPx`. @defaultValue 2
+   */
+  svgScale?: number;
+}
+
+/**
+ * The ArtifactRenderer on sharp (libvips). Trusts the bytes, not the declared type: PNG, JPEG, WebP, GIF (first
+ * frame) and SVG (rasterised) are decoded, EXIF-rotated, scaled to fit `maxDimensionPx`, and re-encoded by
+ * {@link encodeForChat}; an untouched PNG or JPEG that is already smaller than the re-encoding is kept as is.
+ */
+export class SharpArtifactRenderer implements ArtifactRenderer {
+  private readonly logger: Logger | undefined;
+  private readonly encode: EncodeOptions;
+  private readonly svgScale: number;
+
+  constructor(options: SharpArtifactRendererOptions = {}) {
+    this.logger = options.logger;
+    this.encode = options.encode ?? {};
+    this.svgScale = options.svgScale ?? 2;
+  }
+
+  async renderImage(input: ImageInput, options: RenderOptions): Promise<ReplyImage> {
+    const format = sniffImageFormat(input.data);
+    if (!format) throw rejected(input.name, 'it is not a PNG, JPEG, WebP, GIF or SVG image');
+    const started = performance.now();
+    try {
+      const meta = await sharp(input.data, { density: 72 }).metadata();
+      const density = format === 'svg' ? this.svgDensity(meta, options.maxDimensionPx) : undefined;
+      const raw = await decode(input.data, { format, density, hasAlpha: meta.hasAlpha, ...options });
+      const resized = format === 'svg' || raw.width !== meta.autoOrient.width || raw.height !== meta.autoOrient.height;
+      const rotated = (meta.orientation ?? 1) > 1;
+      let out = await encodeForChat(raw, this.encode);
+      const keepable = !resized && !rotated && (format === 'png' || format === 'jpeg') && format === out.format;
+      if (keepable && input.data.length <= out.data.length) out = { ...out, data: input.data };
+      const frames = format === 'gif' && (meta.pages ?? 1) > 1 ? ` (first frame of ${meta.pages})` : '';
+      this.logger?.debug(
+        { image: input.name, format, bytesIn: input.data.length, bytesOut: out.data.length, strategy: out.strategy, ms: Math.round(performance.now() - started) },
+        'image rendered',
+      );
+      return {
+        name: withExtension(input.name, out.format === 'jpeg' ? 'jpg' : 'png'),
+        mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png',
+        data: out.data,
+        alt: `${input.alt?.trim() || `Image ${input.name}`}${frames}`,
+        width: raw.width,
+        height: raw.height,
+      };
+    } catch (err) {
+      if (err instanceof ThreadlabError) throw err;
+      throw rejected(input.name, `it could not be decoded (${(err as Error).message})`, err);
+    }
+  }
+
+  async contactSheet(images: ReplyImage[], options: ContactSheetOptions): Promise<ReplyImage> {
+    const sheet = await renderContactSheet(images, options);
+    const out = await encodeForChat(sheet.raw, this.encode);
+    return { ...sheet.image, data: out.data, mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png', name: withExtension(sheet.image.name, out.format === 'jpeg' ? 'jpg' : 'png') };
+  }
+
+  private svgDensity(meta: sharp.Metadata, maxDimensionPx: number): number {
+    const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
+    if (longest <= 0) return 72;
+    const target = Math.min(maxDimensionPx, longest * this.svgScale);
+    return Math.min(72 * (target / longest), 2400);
+  }
+}
+
+async function decode(
+  data: Buffer,
+  o: { format: ImageFormat; density: number | undefined; hasAlpha: boolean | undefined; maxDimensionPx: number },
+): Promise<RawImage> {
+  let pipeline = sharp(data, { density: o.density, pages: 1 })
+    .rotate()
+    .resize({ width: o.maxDimensionPx, height: o.maxDimensionPx, fit: 'inside', withoutEnlargement: true })
+    .toColourspace('srgb');
+  pipeline = o.hasAlpha || o.format === 'svg' ? pipeline.ensureAlpha() : pipeline.removeAlpha();
+  const { data: pixels, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return { data: pixels, width: info.width, height: info.height, channels: info.channels === 4 ? 4 : 3 };
+}
+
+function rejected(name: string, why: string, cause?: unknown): ThreadlabError {
+  return new ThreadlabError('attachment_rejected', `${name} cannot be shown as an image: ${why}.`, {
+    cause,
+    isPolicy: true,
+    details: { image: name },
+  });
+}
+
+/** `chart.svg` → `chart.png`; a name without extension gets one. */
+export function withExtension(name: string, ext: string): string {
+  const base = name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
+  return `${base || 'image'}.${ext}`;
+}

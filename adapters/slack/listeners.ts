@@ -1,0 +1,110 @@
+import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { InboundMessage } from '../../src/domain/messages.js';
+import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
+import type { Logger } from '../../src/logger.js';
+import type { InboundHandler } from '../../src/ports/platform-adapter.js';
+import type { KnownThreads } from './known-threads.js';
+import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
+import { mapMessageEvent, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
+import { STOP_ACTION_ID } from './progress-view.js';
+import { section } from './reply-blocks.js';
+import { escapeMrkdwn } from './slack-text.js';
+
+export interface ListenerContext {
+  app: App;
+  client: WebClient;
+  handler: InboundHandler;
+  logger: Logger;
+  botUserId: string;
+  command: string;
+  followThreads: boolean;
+  known: KnownThreads;
+}
+
+/**
+ * Wires bolt's events, the slash command and the Stop button to the handler. Every listener acks first
+ * and never throws: a payload we cannot use is logged and dropped.
+ */
+export function registerListeners(ctx: ListenerContext): void {
+  const { app, logger } = ctx;
+  const seen = new Set<string>();
+  const deliver = async (message: InboundMessage): Promise<void> => {
+    if (seen.has(message.id)) return; // the same post as app_mention and as message, or a redelivery
+    seen.add(message.id);
+    if (seen.size > 2000) seen.delete(seen.values().next().value!);
+    ctx.known.add(threadKey(message.thread));
+    await ctx.handler.onMessage(message);
+  };
+
+  const onEvent = async ({ event, body }: { event: unknown; body: unknown }): Promise<void> => {
+    try {
+      const result = mapMessageEvent({
+        event: event as SlackMessageEvent,
+        body: body as SlackEventBody,
+        botUserId: ctx.botUserId,
+        followThreads: ctx.followThreads,
+        isKnownThread: (ref) => ctx.known.has(threadKey(ref)),
+      });
+      if (result.kind === 'ignore') {
+        logger.debug({ reason: result.reason }, 'slack event ignored');
+        return;
+      }
+      await deliver(result.message);
+    } catch (err) {
+      logger.error({ err }, 'slack event handling failed');
+    }
+  };
+  app.event('app_mention', onEvent);
+  app.event('message', onEvent);
+
+  app.command(ctx.command, async ({ command, ack, respond }) => {
+    const body = command as unknown as SlackCommandBody;
+    const parsed = parseCommandText(body.text);
+    if (parsed.kind === 'invalid') {
+      await ack({ response_type: 'ephemeral', text: parsed.error });
+      return;
+    }
+    await ack(); // within Slack's 3 seconds; the work continues in a thread
+    try {
+      if (parsed.kind === 'command' && parsed.command.name === 'help') {
+        const message = mapSlashCommand({ body, parsed, rootTs: `help-${body.trigger_id ?? Date.now()}`, nowMs: Date.now() });
+        message.replyContext = { ...message.replyContext, ephemeral: true };
+        await ctx.handler.onMessage(message);
+        return;
+      }
+      const blocks = [section(commandRootText(body, parsed))];
+      if (parsed.kind === 'command' && parsed.command.name === 'run') {
+        blocks.push(section(`\`\`\`\n${escapeMrkdwn(parsed.command.code).slice(0, 2900)}\n\`\`\``));
+      }
+      const root = await ctx.client.chat.postMessage({ channel: body.channel_id, text: commandRootText(body, parsed), blocks });
+      await deliver(mapSlashCommand({ body, parsed, rootTs: root.ts!, nowMs: Date.now() }));
+    } catch (err) {
+      logger.error({ err }, 'slash command failed');
+      await respond({
+        response_type: 'ephemeral',
+        text: 'I could not start a thread here. Invite me to the channel (`/invite @Threadlab`) and try again.',
+      }).catch((respondErr: unknown) => logger.warn({ err: respondErr }, 'could not answer the slash command'));
+    }
+  });
+
+  app.action(STOP_ACTION_ID, async ({ ack, action, body }) => {
+    await ack();
+    try {
+      const key = (action as { value?: string }).value ?? '';
+      const ref = parseThreadKey(key);
+      const channel = (body as { channel?: { id?: string } }).channel?.id;
+      if (ref.platform !== 'slack' || (channel && channel !== ref.channel)) {
+        logger.warn({ key, channel }, 'stop button for another channel ignored');
+        return;
+      }
+      await ctx.handler.onCancel(key);
+    } catch (err) {
+      logger.error({ err }, 'stop button handling failed');
+    }
+  });
+
+  app.error(async (err) => {
+    logger.error({ err }, 'slack listener error');
+  });
+}

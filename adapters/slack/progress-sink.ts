@@ -1,0 +1,115 @@
+import type { WebClient } from '@slack/web-api';
+import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { Logger } from '../../src/logger.js';
+import type { ProgressSink } from '../../src/ports/platform-adapter.js';
+import { applyProgress, initialProgress, renderProgress, type ProgressState } from './progress-view.js';
+
+export interface SlackProgressOptions {
+  client: WebClient;
+  channel: string;
+  threadTs: string;
+  threadKey: string;
+  logger: Logger;
+  /** Least time between two writes to Slack (chat.update allows about one a second). @defaultValue 1000 */
+  minIntervalMs?: number;
+  /** Try `assistant.threads.setStatus` first (assistant threads in DMs); falls back to a message. @defaultValue false */
+  assistant?: boolean;
+  /** Called when Slack refuses the assistant status, so later jobs go straight to a message. */
+  onAssistantUnsupported?: () => void;
+}
+
+/**
+ * The live status of one job in a thread: the assistant-thread status where Slack supports it, otherwise
+ * one message with a Stop button, updated in place at most once per `minIntervalMs`. Never throws:
+ * a status that cannot be shown must not fail the job.
+ */
+export class SlackProgressSink implements ProgressSink {
+  private readonly state: ProgressState = initialProgress();
+  private readonly minIntervalMs: number;
+  private mode: 'assistant' | 'message';
+  private messageTs: string | undefined;
+  private dirty = false;
+  private closed = false;
+  private lastWriteMs = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(private readonly options: SlackProgressOptions) {
+    this.minIntervalMs = options.minIntervalMs ?? 1000;
+    this.mode = options.assistant ? 'assistant' : 'message';
+  }
+
+  update(event: ProgressEvent): void {
+    if (this.closed || !applyProgress(this.state, event)) return;
+    this.dirty = true;
+    this.schedule();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.inFlight;
+    const { client, channel, threadTs } = this.options;
+    if (this.mode === 'assistant') {
+      await this.call('assistant.threads.setStatus', () => client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: '' }));
+      return;
+    }
+    if (!this.messageTs) return;
+    const ts = this.messageTs;
+    const deleted = await this.call('chat.delete', () => client.chat.delete({ channel, ts }));
+    if (!deleted) {
+      const { text, blocks } = renderProgress(this.state, { threadKey: this.options.threadKey, stoppable: false });
+      await this.call('chat.update', () => client.chat.update({ channel, ts, text, blocks }));
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer || this.inFlight || this.closed) return;
+    const waitMs = Math.max(0, this.lastWriteMs + this.minIntervalMs - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.inFlight = this.write().finally(() => {
+        this.inFlight = undefined;
+        this.lastWriteMs = Date.now();
+        if (this.dirty) this.schedule();
+      });
+    }, waitMs);
+  }
+
+  private async write(): Promise<void> {
+    if (!this.dirty || this.closed) return;
+    this.dirty = false;
+    const { client, channel, threadTs, threadKey } = this.options;
+    if (this.mode === 'assistant') {
+      const ok = await this.call('assistant.threads.setStatus', () =>
+        client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: this.state.status }),
+      );
+      if (ok) return;
+      this.mode = 'message'; // not an assistant thread, or the app lacks the feature: fall back to a message
+      this.options.onAssistantUnsupported?.();
+    }
+    const { text, blocks } = renderProgress(this.state, { threadKey, stoppable: true });
+    if (this.messageTs) {
+      const ts = this.messageTs;
+      await this.call('chat.update', () => client.chat.update({ channel, ts, text, blocks }));
+      return;
+    }
+    await this.call('chat.postMessage', async () => {
+      const res = await client.chat.postMessage({ channel, thread_ts: threadTs, text, blocks });
+      this.messageTs = res.ts;
+      return res;
+    });
+  }
+
+  /** Runs one Web API call; a failure is logged and reported as false. */
+  private async call(method: string, fn: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      this.options.logger.warn({ err, method, thread: this.options.threadKey }, 'slack progress update failed');
+      return false;
+    }
+  }
+}

@@ -1,0 +1,229 @@
+import { App } from '@slack/bolt';
+import { WebClient, type RetryOptions } from '@slack/web-api';
+import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { Reply, ReplyFile } from '../../src/domain/reply.js';
+import { threadKey } from '../../src/domain/thread-key.js';
+import type { Logger } from '../../src/logger.js';
+import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import { fitFiles } from '../../src/replies/fit-files.js';
+import { fitImages } from '../../src/replies/fit-images.js';
+import { boltLogger } from './bolt-logger.js';
+import { downloadSlackFile } from './download.js';
+import { toSlackError } from './errors.js';
+import { KnownThreads } from './known-threads.js';
+import { registerListeners } from './listeners.js';
+import { SlackProgressSink } from './progress-sink.js';
+import { context, planReply } from './reply-blocks.js';
+
+export interface SlackAdapterOptions {
+  /** Bot token (`xoxb-…`), used for every Web API call and file download. */
+  botToken: string;
+  /** `socket` needs no public URL; `http` receives signed requests on `port`. @defaultValue 'socket' */
+  mode?: 'socket' | 'http';
+  /** App-level token (`xapp-…`), required in Socket Mode. */
+  appToken?: string;
+  /** Signing secret, required in HTTP mode to verify requests. */
+  signingSecret?: string;
+  /** HTTP mode: port for `/slack/events` (0 picks a free one, see {@link SlackAdapter.httpPort}). @defaultValue 3000 */
+  port?: number;
+  /** HTTP mode: address to listen on. @defaultValue all interfaces */
+  host?: string;
+  /** Web API base URL, e.g. a local fake (`SLACK_API_URL`). @defaultValue 'https://slack.com/api/' */
+  apiUrl?: string;
+  /** The slash command's name. @defaultValue '/interpreter' */
+  command?: string;
+  /** Thread replies continue a session without a mention once the bot is in the thread. @defaultValue true */
+  followThreads?: boolean;
+  logger: Logger;
+  /** Largest upload, in bytes; bigger files are zipped or listed as omitted. @defaultValue 1 GiB */
+  maxUploadBytes?: number;
+  /** Web API retries; 429s are waited out for `Retry-After` seconds, then retried. @defaultValue 5 retries, 1 s minimum backoff */
+  retryConfig?: RetryOptions;
+  /** Least time between two status updates, in ms. @defaultValue 1000 */
+  progressIntervalMs?: number;
+  /** When given, more than 10 images in one reply are combined into a contact sheet. */
+  renderer?: ArtifactRenderer;
+  /** Longest side of such a contact sheet. @defaultValue 2048 */
+  maxImageDimensionPx?: number;
+  /** Origins the bot token may be sent to when downloading. @defaultValue files.slack.com and the API URL's origin */
+  fileOrigins?: string[];
+}
+
+const FILES_PER_UPLOAD = 10;
+
+/** Slack through bolt: events in (Socket Mode or HTTP), Block Kit, files and a live status out. */
+export class SlackAdapter implements PlatformAdapter {
+  readonly platform = 'slack' as const;
+  readonly maxUploadBytes: number;
+  /** The Web API client for answering; usable without `start`, so a worker can answer too. */
+  readonly client: WebClient;
+  private readonly known = new KnownThreads();
+  private readonly fileOrigins: string[];
+  private app: App | undefined;
+  private port: number | undefined;
+  private assistantStatus = true;
+
+  constructor(private readonly options: SlackAdapterOptions) {
+    this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
+    this.client = new WebClient(options.botToken, this.clientOptions());
+    const apiOrigin = options.apiUrl ? [new URL(options.apiUrl).origin] : [];
+    this.fileOrigins = options.fileOrigins ?? ['https://files.slack.com', ...apiOrigin];
+  }
+
+  /** HTTP mode: the port actually listened on, once started. */
+  get httpPort(): number | undefined {
+    return this.port;
+  }
+
+  async start(handler: InboundHandler): Promise<void> {
+    const { options } = this;
+    const socketMode = (options.mode ?? 'socket') === 'socket';
+    const app = new App({
+      token: options.botToken,
+      ...(socketMode ? { appToken: options.appToken, socketMode: true } : { signingSecret: options.signingSecret }),
+      clientOptions: this.clientOptions(),
+      logger: boltLogger(options.logger.child({ component: 'bolt' })),
+      deferInitialization: true,
+    });
+    await app.init();
+    const auth = await this.client.auth.test();
+    registerListeners({
+      app,
+      client: this.client,
+      handler,
+      logger: options.logger,
+      botUserId: auth.user_id ?? '',
+      command: options.command ?? '/interpreter',
+      followThreads: options.followThreads ?? true,
+      known: this.known,
+    });
+    if (socketMode) {
+      await app.start();
+    } else {
+      const server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as {
+        address(): { port: number } | string | null;
+      };
+      const address = server.address();
+      this.port = typeof address === 'object' && address ? address.port : options.port;
+    }
+    this.app = app;
+    options.logger.info({ mode: socketMode ? 'socket' : 'http', port: this.port, bot: auth.user_id }, 'slack adapter started');
+  }
+
+  async stop(): Promise<void> {
+    const app = this.app;
+    this.app = undefined;
+    await app?.stop();
+  }
+
+  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+    return downloadSlackFile(attachment, {
+      client: this.client,
+      botToken: this.options.botToken,
+      allowedOrigins: this.fileOrigins,
+      maxBytes: options.maxBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  progress(message: InboundMessage): ProgressSink {
+    if (message.replyContext?.ephemeral) return { update: () => undefined, close: async () => undefined };
+    const key = threadKey(message.thread);
+    this.known.add(key);
+    const assistant = this.assistantStatus && message.replyContext?.channelType === 'im';
+    return new SlackProgressSink({
+      client: this.client,
+      channel: message.thread.channel,
+      threadTs: message.thread.thread,
+      threadKey: key,
+      logger: this.options.logger,
+      assistant,
+      onAssistantUnsupported: () => {
+        this.assistantStatus = false;
+      },
+      ...(this.options.progressIntervalMs !== undefined ? { minIntervalMs: this.options.progressIntervalMs } : {}),
+    });
+  }
+
+  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    const plan = planReply(reply);
+    const responseUrl = message.replyContext?.responseUrl;
+    if (message.replyContext?.ephemeral && typeof responseUrl === 'string') {
+      await this.respond(responseUrl, plan.messages[0] ?? { text: reply.text, blocks: [] });
+      return;
+    }
+    const channel = message.thread.channel;
+    const threadTs = message.thread.thread;
+    this.known.add(threadKey(message.thread));
+    for (const m of plan.messages) {
+      await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }));
+    }
+    const problems: string[] = [];
+    const images = await this.fitImages(reply);
+    const fitted = await fitFiles([...images, ...reply.files, ...plan.files], { maxBytes: this.maxUploadBytes });
+    for (let i = 0; i < fitted.files.length; i += FILES_PER_UPLOAD) {
+      const batch = fitted.files.slice(i, i + FILES_PER_UPLOAD);
+      try {
+        await this.client.filesUploadV2({
+          channel_id: channel,
+          thread_ts: threadTs,
+          file_uploads: batch.map((f) => ({
+            file: f.data,
+            filename: f.name,
+            title: f.name,
+            ...('alt' in f && typeof f.alt === 'string' ? { alt_text: f.alt.slice(0, 1000) } : {}),
+            ...('snippetType' in f && typeof f.snippetType === 'string' ? { snippet_type: f.snippetType } : {}),
+          })),
+        });
+      } catch (err) {
+        const error = toSlackError(err, 'files.uploadV2');
+        this.options.logger.error({ err: error, files: batch.map((f) => f.name) }, 'slack upload failed');
+        problems.push(`:warning: Could not upload ${batch.map((f) => `\`${f.name}\``).join(', ')}: ${error.message}`);
+      }
+    }
+    problems.push(...fitted.omitted.map((o) => `:paperclip: \`${o.name}\` was not attached: ${o.reason}`));
+    if (problems.length > 0) {
+      await this.call('chat.postMessage', () =>
+        this.client.chat.postMessage({ channel, thread_ts: threadTs, text: problems.join('\n'), blocks: problems.map(context) }),
+      );
+    }
+  }
+
+  /** Images become files in the thread; beyond 10, and with a renderer, the rest go into one contact sheet. */
+  private async fitImages(reply: Reply): Promise<(ReplyFile & { alt?: string })[]> {
+    const { renderer } = this.options;
+    const fitted =
+      renderer && reply.images.length > FILES_PER_UPLOAD
+        ? await fitImages(reply.images, { maxPerMessage: FILES_PER_UPLOAD, renderer, maxDimensionPx: this.options.maxImageDimensionPx ?? 2048 })
+        : { individual: reply.images };
+    const all = fitted.contactSheet ? [...fitted.individual, fitted.contactSheet] : fitted.individual;
+    return all.map((img) => ({ name: img.name, mime: img.mime, data: img.data, alt: img.alt }));
+  }
+
+  private async respond(url: string, body: { text: string; blocks: unknown[] }): Promise<void> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...body }),
+    });
+    if (!res.ok) throw toSlackError(new Error(`response_url answered ${res.status}`), 'response_url');
+  }
+
+  private async call<T>(method: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toSlackError(err, method);
+    }
+  }
+
+  private clientOptions(): ConstructorParameters<typeof WebClient>[1] {
+    const { options } = this;
+    return {
+      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
+      retryConfig: options.retryConfig ?? { retries: 5, factor: 2, minTimeout: 1000, maxTimeout: 30_000, randomize: true },
+      logger: boltLogger(options.logger.child({ component: 'slack-web-api' })),
+    };
+  }
+}

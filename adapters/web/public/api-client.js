@@ -1,0 +1,44 @@
+// The page's only way to the server: the same JSON API and event stream a script would use (API.md).
+
+async function call(method, path, body) {
+  const init = { method, headers: {} };
+  if (body instanceof FormData) init.body = body;
+  else if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  if (res.status === 204) return {};
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(data.error?.message ?? `${method} ${path} failed with ${res.status}`);
+  return data;
+}
+
+export const api = {
+  info: () => call('GET', '/api/info'),
+  listThreads: () => call('GET', '/api/threads').then((d) => d.threads),
+  createThread: () => call('POST', '/api/threads', {}).then((d) => d.thread),
+  deleteThread: (id) => call('DELETE', `/api/threads/${id}`),
+  messages: (id) => call('GET', `/api/threads/${id}/messages`).then((d) => d.messages),
+  send: (id, text, files) => {
+    const form = new FormData();
+    form.set('text', text);
+    for (const file of files) form.append('file', file, file.name);
+    return call('POST', `/api/threads/${id}/messages`, form).then((d) => d.message);
+  },
+  stop: (id) => call('POST', `/api/threads/${id}/stop`),
+  reset: (id) => call('POST', `/api/threads/${id}/reset`),
+};
+
+/**
+ * Opens the event stream of a thread. `handlers` maps event names (state, message, reply, progress,
+ * idle, stopping, resync) to callbacks receiving the parsed data. EventSource reconnects by itself and
+ * sends Last-Event-ID, so nothing is missed. Returns a function that closes the stream.
+ */
+export function subscribe(threadId, handlers) {
+  const source = new EventSource(`/api/threads/${threadId}/events`);
+  for (const [name, handler] of Object.entries(handlers)) {
+    source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
+  }
+  return () => source.close();
+}

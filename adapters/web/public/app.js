@@ -1,0 +1,200 @@
+// The web chat page: thread list, one open thread with its live event stream, composer, lightbox.
+import { api, subscribe } from './api-client.js';
+import { setupComposer } from './composer.js';
+import { ProgressView } from './progress.js';
+import { el, renderMessage } from './render.js';
+
+const $ = (id) => document.getElementById(id);
+const messagesBox = $('messages');
+const statusBox = $('status');
+const state = { threads: [], current: null, unsubscribe: null, rendered: new Set(), busy: false, stopping: false };
+
+function setStatus(text, kind = '') {
+  statusBox.textContent = text;
+  statusBox.className = `status ${kind}`;
+}
+
+const progress = new ProgressView(messagesBox, (text) => setStatus(text, 'working'));
+
+function setBusy(busy) {
+  state.busy = busy;
+  $('stop').disabled = !busy || !state.current;
+  document.body.classList.toggle('busy', busy);
+}
+
+function scrollToEnd() {
+  messagesBox.scrollTop = messagesBox.scrollHeight;
+}
+
+function appendMessage(message) {
+  if (state.rendered.has(message.id)) return;
+  state.rendered.add(message.id);
+  $('empty').hidden = true;
+  const node = renderMessage(message);
+  // keep the live block last while a job runs
+  if (progress.node && message.role === 'user') messagesBox.insertBefore(node, progress.node);
+  else messagesBox.append(node);
+  scrollToEnd();
+}
+
+function renderThreadList() {
+  const list = $('thread-list');
+  list.replaceChildren();
+  for (const thread of state.threads) {
+    const item = el('a', `thread-item${thread.id === state.current ? ' active' : ''}`);
+    item.href = `#/t/${thread.id}`;
+    item.dataset.id = thread.id;
+    item.append(el('span', 'thread-title', thread.title || 'Untitled thread'));
+    item.append(el('span', 'thread-time', new Date(thread.updatedAtMs).toLocaleString()));
+    if (thread.busy) item.classList.add('busy');
+    list.append(item);
+  }
+}
+
+async function refreshThreads() {
+  state.threads = await api.listThreads();
+  renderThreadList();
+  const current = state.threads.find((t) => t.id === state.current);
+  $('thread-title').textContent = current ? current.title || 'Untitled thread' : 'New thread';
+}
+
+function finishJob() {
+  progress.clear();
+  setBusy(false);
+  if (state.stopping) setStatus('Stopped', 'stopped');
+  else if (!statusBox.classList.contains('error')) setStatus('Done', 'done');
+  state.stopping = false;
+}
+
+async function loadMessages(threadId) {
+  const messages = await api.messages(threadId);
+  if (state.current !== threadId) return;
+  for (const message of messages) appendMessage(message);
+}
+
+function clearView() {
+  progress.clear();
+  messagesBox.querySelectorAll('article.msg').forEach((n) => n.remove());
+  state.rendered.clear();
+  $('empty').hidden = false;
+}
+
+function openThread(threadId) {
+  state.unsubscribe?.();
+  state.unsubscribe = null;
+  state.current = threadId;
+  state.stopping = false;
+  clearView();
+  setStatus('');
+  setBusy(false);
+  for (const id of ['reset', 'delete']) $(id).disabled = !threadId;
+  renderThreadList();
+  if (!threadId) return void ($('thread-title').textContent = 'New thread');
+  let loaded = false;
+  state.unsubscribe = subscribe(threadId, {
+    state: (s) => {
+      setBusy(s.busy);
+      if (s.busy) progress.setLabel('Working…');
+      if (!loaded) {
+        loaded = true;
+        void loadMessages(threadId);
+      }
+    },
+    resync: () => {
+      clearView();
+      void loadMessages(threadId);
+    },
+    message: (m) => appendMessage(m),
+    progress: (event) => {
+      setBusy(true);
+      progress.update(event);
+      scrollToEnd();
+      if (event.type === 'error') setStatus(event.message, 'error');
+    },
+    stopping: () => {
+      state.stopping = true;
+      if (state.busy) progress.setLabel('Stopping…');
+      setStatus('Stopping…', 'working');
+    },
+    reply: (m) => {
+      progress.clear();
+      appendMessage(m);
+      if (m.kind === 'error') setStatus('Failed', 'error');
+      void refreshThreads();
+    },
+    idle: () => finishJob(),
+  });
+  void refreshThreads();
+}
+
+async function ensureThread() {
+  if (state.current) return state.current;
+  const thread = await api.createThread();
+  location.hash = `#/t/${thread.id}`;
+  openThread(thread.id);
+  return thread.id;
+}
+
+function route() {
+  const id = /^#\/t\/([\w-]+)$/.exec(location.hash)?.[1] ?? null;
+  if (id !== state.current) openThread(id);
+}
+
+function setupLightbox() {
+  const box = $('lightbox');
+  const img = $('lightbox-img');
+  messagesBox.addEventListener('click', (e) => {
+    const target = e.target;
+    if (target instanceof HTMLImageElement && target.classList.contains('chart')) {
+      img.src = target.src;
+      img.alt = target.alt;
+      box.hidden = false;
+    }
+  });
+  box.addEventListener('click', () => (box.hidden = true));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') box.hidden = true;
+  });
+}
+
+async function main() {
+  const info = await api.info().catch(() => ({}));
+  setupComposer({
+    maxUploadBytes: info.maxUploadBytes,
+    onSend: async (text, files) => {
+      const threadId = await ensureThread();
+      const message = await api.send(threadId, text, files);
+      appendMessage(message);
+      setBusy(true);
+      setStatus('Sent', 'working');
+      void refreshThreads();
+    },
+  });
+  setupLightbox();
+  $('new-thread').addEventListener('click', async () => {
+    const thread = await api.createThread();
+    location.hash = `#/t/${thread.id}`;
+  });
+  $('stop').addEventListener('click', async () => {
+    if (!state.current) return;
+    state.stopping = true;
+    setStatus('Stopping…', 'working');
+    await api.stop(state.current).catch((err) => setStatus(err.message, 'error'));
+  });
+  $('reset').addEventListener('click', async () => {
+    if (state.current) await api.reset(state.current).catch((err) => setStatus(err.message, 'error'));
+    setBusy(true);
+  });
+  $('delete').addEventListener('click', async () => {
+    if (!state.current || !confirm('Delete this thread and its files?')) return;
+    await api.deleteThread(state.current);
+    location.hash = '';
+    await refreshThreads();
+  });
+  window.addEventListener('hashchange', route);
+  await refreshThreads();
+  route();
+  if (!state.current && state.threads[0]) location.hash = `#/t/${state.threads[0].id}`;
+}
+
+void main();

@@ -1,0 +1,152 @@
+// Messages to DOM: markdown through marked, highlighted code, sanitised with DOMPurify.
+import { marked } from '/vendor/marked.js';
+import DOMPurify from '/vendor/purify.js';
+import hljs from '/vendor/highlight.js';
+import python from '/vendor/hljs/python.js';
+import bash from '/vendor/hljs/bash.js';
+import shell from '/vendor/hljs/shell.js';
+import json from '/vendor/hljs/json.js';
+import javascript from '/vendor/hljs/javascript.js';
+import typescript from '/vendor/hljs/typescript.js';
+import sql from '/vendor/hljs/sql.js';
+import plaintext from '/vendor/hljs/plaintext.js';
+import xml from '/vendor/hljs/xml.js';
+import css from '/vendor/hljs/css.js';
+import yaml from '/vendor/hljs/yaml.js';
+import markdown from '/vendor/hljs/markdown.js';
+import r from '/vendor/hljs/r.js';
+
+const languages = { python, bash, shell, json, javascript, typescript, sql, plaintext, xml, css, yaml, markdown, r };
+for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
+
+/** Highlighted HTML of a piece of code (escaped by highlight.js). */
+export function highlight(code, language) {
+  const lang = language && hljs.getLanguage(language) ? language : 'plaintext';
+  return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
+}
+
+marked.use({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? '').trim().split(/\s+/)[0] ?? '';
+      const safe = language.replace(/[^\w-]/g, '');
+      return `<pre><code class="hljs language-${safe}">${highlight(text, language)}</code></pre>`;
+    },
+  },
+});
+
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A') {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer');
+  }
+});
+
+/** Markdown to sanitised HTML. */
+export function markdownToHtml(text) {
+  return DOMPurify.sanitize(marked.parse(text ?? ''));
+}
+
+/** Creates an element with classes and text (never HTML). */
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function formatMs(ms) {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function codeBlock(code, language) {
+  const pre = el('pre');
+  const codeEl = el('code', `hljs language-${language}`);
+  codeEl.innerHTML = highlight(code, language);
+  pre.append(codeEl);
+  return pre;
+}
+
+function renderRun(run, open) {
+  const details = el('details', `run status-${run.status}`);
+  details.open = open;
+  details.append(el('summary', '', `${run.language} · ${run.status} · ${formatMs(run.durationMs)}`), codeBlock(run.code, run.language));
+  if (run.outputExcerpt) details.append(el('pre', 'output', run.outputExcerpt));
+  return details;
+}
+
+function fileLink(file, className) {
+  const a = el('a', className);
+  a.href = `${file.url}?download=1`;
+  a.download = file.name;
+  a.append(el('span', 'file-icon', '📄'), el('span', 'file-name', file.name), el('span', 'file-size', formatBytes(file.bytes)));
+  if (file.description) a.title = file.description;
+  return a;
+}
+
+/** One stored message (user or bot) as an article element. */
+export function renderMessage(message) {
+  const bot = message.role === 'bot';
+  const article = el('article', `msg ${bot ? 'bot' : 'user'} kind-${message.kind ?? 'user'}`);
+  article.dataset.id = message.id;
+  const avatar = el('div', 'avatar', bot ? 'TL' : 'You');
+  const body = el('div', 'body');
+  const meta = el('div', 'meta');
+  meta.append(el('span', 'who', bot ? 'Threadlab' : 'You'), el('time', '', new Date(message.createdAtMs).toLocaleTimeString()));
+  body.append(meta);
+  const runs = message.runs ?? [];
+  if (runs.length) {
+    const box = el('div', 'runs');
+    runs.forEach((run) => box.append(renderRun(run, !message.text)));
+    body.append(box);
+  }
+  if (message.text) {
+    const text = el('div', 'text markdown');
+    text.innerHTML = markdownToHtml(message.text);
+    body.append(text);
+  }
+  if (message.attachments?.length) {
+    const box = el('div', 'attachments');
+    message.attachments.forEach((a) => box.append(fileLink(a, 'file chip')));
+    body.append(box);
+  }
+  if (message.images?.length) {
+    const box = el('div', 'images');
+    for (const image of message.images) {
+      const figure = el('figure');
+      const img = el('img', 'chart');
+      img.src = image.url;
+      img.alt = image.alt || image.name;
+      img.title = 'Click to enlarge';
+      figure.append(img);
+      if (image.alt) figure.append(el('figcaption', '', image.alt));
+      box.append(figure);
+    }
+    body.append(box);
+  }
+  if (message.files?.length) {
+    const box = el('div', 'files');
+    message.files.forEach((f) => box.append(fileLink(f, 'file download')));
+    body.append(box);
+  }
+  for (const o of message.omitted ?? []) {
+    body.append(el('div', 'omitted', `${o.name} (${formatBytes(o.bytes)}) not attached: ${o.reason}`));
+  }
+  if (message.footer) {
+    const f = message.footer;
+    const parts = [`${f.runs} run${f.runs === 1 ? '' : 's'}`, formatMs(f.durationMs)];
+    if (f.tokens) parts.push(`${f.tokens} tokens`);
+    if (f.model) parts.push(f.model);
+    body.append(el('div', 'footer', parts.join(' · ')));
+  }
+  article.append(avatar, body);
+  return article;
+}

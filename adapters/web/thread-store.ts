@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BlobMeta, WebMessage, WebThread } from './types.js';
+
+const ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** Whether `id` is a safe thread, message or blob id (it becomes part of a path). */
+export function isSafeId(id: string): boolean {
+  return ID.test(id);
+}
+
+async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
+}
+
+/**
+ * Threads, messages and blobs (uploads and reply files) of the web chat on disk, so a restart keeps
+ * the history. Layout under `root`: `threads/<id>/thread.json`, `threads/<id>/messages.jsonl`,
+ * `blobs/<id>` with `blobs/<id>.json` beside it.
+ */
+export class WebThreadStore {
+  private readonly threads = new Map<string, WebThread>();
+
+  constructor(private readonly root: string) {}
+
+  /** Creates the directories and loads the thread list. */
+  async init(): Promise<void> {
+    await mkdir(join(this.root, 'threads'), { recursive: true });
+    await mkdir(join(this.root, 'blobs'), { recursive: true });
+    for (const id of await readdir(join(this.root, 'threads'))) {
+      if (!isSafeId(id)) continue;
+      try {
+        const thread = JSON.parse(await readFile(this.threadFile(id), 'utf8')) as WebThread;
+        this.threads.set(thread.id, thread);
+      } catch {
+        // A directory without a readable thread.json is a half-deleted thread: skip it.
+      }
+    }
+  }
+
+  listThreads(): WebThread[] {
+    return [...this.threads.values()].sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+  }
+
+  getThread(id: string): WebThread | undefined {
+    return this.threads.get(id);
+  }
+
+  async createThread(title = ''): Promise<WebThread> {
+    const now = Date.now();
+    const thread: WebThread = { id: randomUUID(), title: title.slice(0, 120), createdAtMs: now, updatedAtMs: now };
+    await mkdir(join(this.root, 'threads', thread.id), { recursive: true });
+    await writeAtomic(this.threadFile(thread.id), JSON.stringify(thread));
+    this.threads.set(thread.id, thread);
+    return thread;
+  }
+
+  /** Removes a thread with its messages and every blob they reference. */
+  async deleteThread(id: string): Promise<boolean> {
+    if (!this.threads.has(id)) return false;
+    const blobIds = (await this.messages(id)).flatMap((m) =>
+      [...(m.attachments ?? []), ...(m.images ?? []), ...(m.files ?? [])].map((b) => b.id),
+    );
+    this.threads.delete(id);
+    await rm(join(this.root, 'threads', id), { recursive: true, force: true });
+    for (const blobId of blobIds) {
+      if (!isSafeId(blobId)) continue;
+      await rm(this.blobPath(blobId), { force: true });
+      await rm(`${this.blobPath(blobId)}.json`, { force: true });
+    }
+    return true;
+  }
+
+  async messages(threadId: string): Promise<WebMessage[]> {
+    if (!this.threads.has(threadId)) return [];
+    let raw: string;
+    try {
+      raw = await readFile(join(this.root, 'threads', threadId, 'messages.jsonl'), 'utf8');
+    } catch {
+      return [];
+    }
+    return raw
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as WebMessage);
+  }
+
+  /** Appends a message; the first user text becomes the thread's title. False when the thread is gone. */
+  async appendMessage(message: WebMessage): Promise<boolean> {
+    const thread = this.threads.get(message.threadId);
+    if (!thread) return false;
+    await appendFile(join(this.root, 'threads', thread.id, 'messages.jsonl'), `${JSON.stringify(message)}\n`);
+    thread.updatedAtMs = Math.max(thread.updatedAtMs, message.createdAtMs);
+    if (!thread.title && message.role === 'user' && message.text.trim() && !message.command) {
+      thread.title = message.text.trim().replace(/\s+/g, ' ').slice(0, 80);
+    }
+    await writeAtomic(this.threadFile(thread.id), JSON.stringify(thread));
+    return true;
+  }
+
+  /** Stores bytes for a thread and returns their metadata (the id names the blob). */
+  async putBlob(threadId: string, file: { name: string; mime: string; data: Buffer }): Promise<BlobMeta> {
+    const meta: BlobMeta = {
+      id: randomUUID(),
+      threadId,
+      name: file.name,
+      mime: file.mime,
+      bytes: file.data.length,
+      createdAtMs: Date.now(),
+    };
+    await writeAtomic(this.blobPath(meta.id), file.data);
+    await writeAtomic(`${this.blobPath(meta.id)}.json`, JSON.stringify(meta));
+    return meta;
+  }
+
+  async blobMeta(id: string): Promise<BlobMeta | undefined> {
+    if (!isSafeId(id)) return undefined;
+    try {
+      return JSON.parse(await readFile(`${this.blobPath(id)}.json`, 'utf8')) as BlobMeta;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Size on disk of a blob, or undefined when it does not exist. */
+  async blobSize(id: string): Promise<number | undefined> {
+    if (!isSafeId(id)) return undefined;
+    return stat(this.blobPath(id)).then((s) => s.size, () => undefined);
+  }
+
+  blobPath(id: string): string {
+    if (!isSafeId(id)) throw new Error(`unsafe blob id ${JSON.stringify(id)}`);
+    return join(this.root, 'blobs', id);
+  }
+
+  private threadFile(id: string): string {
+    return join(this.root, 'threads', id, 'thread.json');
+  }
+}

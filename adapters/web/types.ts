@@ -1,0 +1,69 @@
+import type { OmittedFile, ReplyFooter, RunRecord } from '../../src/domain/reply.js';
+
+/** A thread of the web chat, as the API returns it. */
+export interface WebThread {
+  id: string;
+  title: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** A file the user uploaded into a thread, readable at `url`. */
+export interface WebAttachment {
+  id: string;
+  name: string;
+  mime: string;
+  bytes: number;
+  url: string;
+}
+
+/** An image of a reply, served at `url`. */
+export interface WebImage {
+  id: string;
+  name: string;
+  mime: string;
+  alt: string;
+  width?: number;
+  height?: number;
+  bytes: number;
+  url: string;
+}
+
+/** A generated file of a reply, served at `url` (always as a download). */
+export interface WebFile {
+  id: string;
+  name: string;
+  mime: string;
+  bytes: number;
+  description?: string;
+  url: string;
+}
+
+/** One stored message of a thread: what the user sent or what Threadlab answered. */
+export interface WebMessage {
+  id: string;
+  threadId: string;
+  role: 'user' | 'bot';
+  createdAtMs: number;
+  text: string;
+  /** Only for bot messages: how to style it. */
+  kind?: 'answer' | 'notice' | 'error';
+  attachments?: WebAttachment[];
+  images?: WebImage[];
+  files?: WebFile[];
+  runs?: RunRecord[];
+  omitted?: OmittedFile[];
+  footer?: ReplyFooter;
+  /** Set on user messages that carried a command (`reset`, `stop`…). */
+  command?: string;
+}
+
+/** Metadata kept beside every stored blob (upload or reply file). */
+export interface BlobMeta {
+  id: string;
+  threadId: string;
+  name: string;
+  mime: string;
+  bytes: number;
+  createdAtMs: number;
+}

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import { ThreadlabError } from '../../src/domain/errors.js';
+import type { Reply } from '../../src/domain/reply.js';
+import type { Logger } from '../../src/logger.js';
+import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import { apiRoutes } from './api-routes.js';
+import { isLoopbackHost } from './auth.js';
+import { EventHub } from './event-hub.js';
+import { serializeProgress, storeReply } from './reply-mapping.js';
+import { staticRoutes } from './static-routes.js';
+import { WebThreadStore } from './thread-store.js';
+import { WebServer } from './web-server.js';
+
+export interface WebChatAdapterOptions {
+  /** Address to bind. @defaultValue '127.0.0.1' */
+  host?: string;
+  /** Port to bind; 0 picks a free one (read it back from {@link WebChatAdapter.url}). @defaultValue 8787 */
+  port?: number;
+  /** Access token; required when `host` is not loopback. Checked on every page and API request. */
+  token?: string;
+  /** Threads, messages, uploads and reply files are kept under `<dataDir>/web`. */
+  dataDir: string;
+  /** Largest single upload, in bytes. @defaultValue 100 MiB */
+  maxUploadBytes?: number;
+  logger: Logger;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * The local web chat: an HTTP server (JSON + server-sent events) and a page. It only maps requests to
+ * InboundMessages and Replies/ProgressEvents to stored messages and events; behaviour lives in the core.
+ */
+export class WebChatAdapter implements PlatformAdapter {
+  readonly platform = 'web' as const;
+  readonly maxUploadBytes: number;
+  private readonly store: WebThreadStore;
+  private readonly hub = new EventHub();
+  private readonly server: WebServer;
+  private readonly logger: Logger;
+  private handler: InboundHandler | undefined;
+  private address: { host: string; port: number } | undefined;
+
+  constructor(private readonly options: WebChatAdapterOptions) {
+    const host = options.host ?? '127.0.0.1';
+    if (!isLoopbackHost(host) && !options.token) {
+      throw new ThreadlabError('config_invalid', `The web chat binds ${host}, which is not loopback: set THREADLAB_WEB_TOKEN.`, { isPolicy: true });
+    }
+    this.maxUploadBytes = options.maxUploadBytes ?? 100 * MiB;
+    this.logger = options.logger.child({ platform: 'web' });
+    this.store = new WebThreadStore(join(options.dataDir, 'web'));
+    const routes = [
+      ...staticRoutes(),
+      ...apiRoutes({
+        store: this.store,
+        hub: this.hub,
+        handler: () => {
+          if (!this.handler) throw new Error('the web chat is not started');
+          return this.handler;
+        },
+        maxUploadBytes: this.maxUploadBytes,
+        // a message may carry several files, base64 in JSON adds a third
+        maxRequestBytes: Math.ceil(this.maxUploadBytes * 1.4) + MiB,
+        logger: this.logger,
+      }),
+    ];
+    this.server = new WebServer({ host, port: options.port ?? 8787, token: options.token, routes, logger: this.logger });
+  }
+
+  /** The base URL the chat is served at (the real port once started). */
+  get url(): string {
+    if (!this.address) throw new Error('the web chat is not started');
+    const host = this.address.host.includes(':') ? `[${this.address.host}]` : this.address.host;
+    return `http://${host}:${this.address.port}`;
+  }
+
+  async start(handler: InboundHandler): Promise<void> {
+    if (this.handler) throw new Error('the web chat is already started');
+    this.handler = handler;
+    await this.store.init();
+    const address = await this.server.listen();
+    this.address = { host: address.address, port: address.port };
+    this.logger.info({ url: this.url }, 'web chat listening');
+  }
+
+  async stop(): Promise<void> {
+    this.hub.close();
+    await this.server.close();
+    this.handler = undefined;
+  }
+
+  async download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+    options.signal?.throwIfAborted();
+    const reject = (message: string) =>
+      new ThreadlabError('attachment_rejected', message, { isPolicy: true, details: { name: attachment.name } });
+    if (attachment.inlineBase64 !== undefined) {
+      const data = Buffer.from(attachment.inlineBase64, 'base64');
+      if (data.length > options.maxBytes) throw reject(`${attachment.name} is larger than ${options.maxBytes} bytes.`);
+      return data;
+    }
+    const id = /^web-upload:(.+)$/.exec(attachment.url ?? '')?.[1];
+    const meta = id === undefined ? undefined : await this.store.blobMeta(id);
+    if (!meta) throw reject(`${attachment.name} is not an upload of this web chat.`);
+    const size = await this.store.blobSize(meta.id);
+    if (size === undefined) throw reject(`${attachment.name} is no longer stored.`);
+    if (size > options.maxBytes) throw reject(`${attachment.name} is ${size} bytes; the limit is ${options.maxBytes} bytes.`);
+    return readFile(this.store.blobPath(meta.id), { signal: options.signal });
+  }
+
+  progress(message: InboundMessage): ProgressSink {
+    const threadId = message.thread.thread;
+    this.hub.jobStarted(threadId);
+    let closed = false;
+    return {
+      update: (event) => {
+        if (!closed) this.hub.publish(threadId, 'progress', serializeProgress(event));
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.hub.jobEnded(threadId);
+        this.hub.publish(threadId, 'idle', { messageId: message.id });
+      },
+    };
+  }
+
+  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    const threadId = message.thread.thread;
+    if (!this.store.getThread(threadId)) {
+      this.logger.warn({ thread: threadId }, 'reply for a deleted web thread dropped');
+      return;
+    }
+    const stored = await storeReply(this.store, threadId, reply);
+    await this.store.appendMessage(stored);
+    this.hub.publish(threadId, 'reply', stored);
+  }
+}

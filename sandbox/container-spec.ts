@@ -1,0 +1,101 @@
+import type Docker from 'dockerode';
+import type { Config } from '../src/config.js';
+import { seccompSecurityOpt } from './seccomp.js';
+
+export type SandboxLimits = Config['sandbox'];
+
+/** Labels every sandbox container carries; orphans.ts finds them by these. */
+export const LABELS = {
+  sandbox: 'dev.threadlab.sandbox',
+  instance: 'dev.threadlab.instance',
+  session: 'dev.threadlab.session',
+  host: 'dev.threadlab.host',
+  pid: 'dev.threadlab.pid',
+} as const;
+
+/** The session label of a container started ahead of demand by the warm pool. */
+export const POOL_SESSION = 'pool';
+
+/** The whole environment of a container (the image adds PATH and its own ENV); never the host's. */
+export const CONTAINER_ENV = [
+  'HOME=/mnt/data',
+  'LANG=C.UTF-8',
+  'MPLBACKEND=Agg',
+  'PYTHONDONTWRITEBYTECODE=1',
+  'PYTHONUNBUFFERED=1',
+];
+
+export interface ContainerSpecOptions {
+  image: string;
+  limits: SandboxLimits;
+  name: string;
+  instanceId: string;
+  /** Hashed session key, or POOL_SESSION. */
+  session: string;
+  hostname: string;
+  ownerPid: number;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * The create options of a sandbox container: no network, read-only root, size-capped tmpfs for /tmp
+ * and /mnt/data, uid 1000, no capabilities, no-new-privileges, a tight seccomp allowlist, memory without
+ * swap, CPU, pids, nofile, fsize and core limits, stdin attached for the runner protocol.
+ */
+export function buildContainerSpec(options: ContainerSpecOptions): Docker.ContainerCreateOptions {
+  const { limits } = options;
+  const memoryBytes = limits.memoryMb * MB;
+  return {
+    name: options.name,
+    Image: options.image,
+    Hostname: 'sandbox',
+    User: '1000:1000',
+    WorkingDir: '/mnt/data',
+    Env: [...CONTAINER_ENV],
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    OpenStdin: true,
+    // When the bot's attach connection goes away, the runner sees EOF and exits.
+    StdinOnce: true,
+    Tty: false,
+    NetworkDisabled: true,
+    Labels: {
+      [LABELS.sandbox]: '1',
+      [LABELS.instance]: options.instanceId,
+      [LABELS.session]: options.session,
+      [LABELS.host]: options.hostname,
+      [LABELS.pid]: String(options.ownerPid),
+    },
+    HostConfig: {
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      Tmpfs: {
+        '/tmp': `rw,nosuid,nodev,noexec,size=${limits.tmpMb}m,mode=1777`,
+        '/mnt/data': `rw,nosuid,nodev,size=${limits.dataMb}m,uid=1000,gid=1000,mode=0755`,
+      },
+      Memory: memoryBytes,
+      MemorySwap: memoryBytes,
+      MemorySwappiness: 0,
+      NanoCpus: Math.round(limits.cpus * 1e9),
+      PidsLimit: limits.pids,
+      Ulimits: [
+        { Name: 'nofile', Soft: limits.nofile, Hard: limits.nofile },
+        { Name: 'fsize', Soft: limits.fileSizeMb * MB, Hard: limits.fileSizeMb * MB },
+        { Name: 'core', Soft: 0, Hard: 0 },
+      ],
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt()],
+      Init: false,
+      Privileged: false,
+      AutoRemove: false,
+      IpcMode: 'private',
+      ShmSize: 64 * MB,
+      // Protocol traffic (file transfers included) must not pile up in a log file on the host.
+      LogConfig: { Type: 'none', Config: {} },
+      RestartPolicy: { Name: 'no' },
+      Binds: [],
+    },
+  };
+}

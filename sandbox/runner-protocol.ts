@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/**
+ * Frames the in-container runner (sandbox/image/runner) writes, one JSON object per line. The runner
+ * shares a process with the user's code, so every frame is untrusted and parsed here.
+ */
+const displaySchema = z.object({
+  data: z.record(z.string(), z.string()),
+  meta: z
+    .object({
+      title: z.string().optional(),
+      xlabel: z.string().optional(),
+      ylabel: z.string().optional(),
+      width: z.number().optional(),
+      height: z.number().optional(),
+    })
+    .optional(),
+});
+
+const fileInfoSchema = z.object({ path: z.string(), bytes: z.number(), mime: z.string(), modifiedMs: z.number() });
+const errorSchema = z.object({ name: z.string(), value: z.string(), traceback: z.string() });
+
+export const readyFrameSchema = z.object({
+  type: z.literal('ready'),
+  python: z.string(),
+  packages: z.record(z.string(), z.string()),
+  imageVersion: z.string().optional(),
+});
+
+export const resultFrameSchema = z.object({
+  type: z.literal('result'),
+  id: z.string(),
+  status: z.enum(['ok', 'error', 'interrupted']),
+  executionCount: z.number(),
+  durationMs: z.number(),
+  stdout: z.string(),
+  stderr: z.string(),
+  artifacts: z.array(
+    z.object({ path: z.string(), bytes: z.number(), mime: z.string(), change: z.enum(['created', 'modified']) }),
+  ),
+  deleted: z.array(z.string()).default([]),
+  error: errorSchema.optional(),
+  truncated: z
+    .object({ stdoutBytes: z.number(), stderrBytes: z.number(), fullOutputPath: z.string().optional() })
+    .optional(),
+  skippedArtifacts: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+});
+
+const previewSchema = z.object({
+  path: z.string(),
+  bytes: z.number(),
+  kind: z.enum(['table', 'json', 'text', 'image', 'binary']),
+  tables: z
+    .array(
+      z.object({
+        sheet: z.string().optional(),
+        rows: z.number(),
+        columns: z.array(z.object({ name: z.string(), dtype: z.string() })),
+        head: z.string(),
+      }),
+    )
+    .optional(),
+  text: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const frameSchema = z.discriminatedUnion('type', [
+  readyFrameSchema,
+  resultFrameSchema,
+  z.object({ type: z.literal('stdout'), id: z.string().nullable(), text: z.string() }),
+  z.object({ type: z.literal('stderr'), id: z.string().nullable(), text: z.string() }),
+  z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
+  z.object({ type: z.literal('ok'), id: z.string(), file: fileInfoSchema.optional() }),
+  z.object({ type: z.literal('file'), id: z.string(), base64: z.string(), size: z.number(), eof: z.boolean() }),
+  z.object({ type: z.literal('files'), id: z.string(), files: z.array(fileInfoSchema) }),
+  z.object({ type: z.literal('previews'), id: z.string(), previews: z.array(previewSchema) }),
+  z.object({ type: z.literal('error'), id: z.string().nullable(), code: z.string().optional(), message: z.string() }),
+]);
+
+export type Frame = z.infer<typeof frameSchema>;
+export type ReadyFrame = z.infer<typeof readyFrameSchema>;
+export type ResultFrame = z.infer<typeof resultFrameSchema>;
+/** Frames that answer a request (as opposed to streaming frames). */
+export type FinalFrame = Exclude<Frame, { type: 'ready' | 'stdout' | 'stderr' | 'display' }>;
+export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display' }>;
+
+/** Requests the bot sends; `id` is added by the connection. */
+export type RunnerRequest =
+  | { op: 'run'; language: 'python' | 'bash'; code: string; timeoutMs: number; outputBytes: number; maxFileBytes: number }
+  | { op: 'put_file'; path: string; base64: string; append: boolean }
+  | { op: 'read_file'; path: string; offset: number; length: number }
+  | { op: 'list_files' }
+  | { op: 'delete_file'; path: string }
+  | { op: 'preview'; paths: string[] }
+  | { op: 'ping' };
+
+const FINAL_TYPES = new Set(['result', 'ok', 'file', 'files', 'previews', 'error']);
+
+export function isFinalFrame(frame: Frame): frame is FinalFrame {
+  return FINAL_TYPES.has(frame.type);
+}

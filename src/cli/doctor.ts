@@ -1,0 +1,119 @@
+import type Docker from 'dockerode';
+import type { Config } from '../config.js';
+import { toThreadlabError } from '../domain/errors.js';
+import { sandboxImageTag, VERSION_LABEL } from '../../sandbox/image-builder.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+/** One line of `threadlab doctor`: what was checked, what was found, and how to fix it. */
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorDeps {
+  /** The parsed configuration, or the error that parsing raised. */
+  config: Config | Error;
+  docker: Pick<Docker, 'ping' | 'version' | 'getImage'>;
+  /** Pings Redis at the URL; rejects when it does not answer. */
+  pingRedis: (url: string) => Promise<void>;
+}
+
+async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promise<Check[]> {
+  const where = config.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  try {
+    await docker.ping();
+    const version = await docker.version();
+    const checks: Check[] = [{ name: 'Docker engine', status: 'ok', detail: `reachable at ${where} (engine ${version.Version}, API ${version.ApiVersion})` }];
+    const tag = config.sandbox.image ?? sandboxImageTag();
+    try {
+      const info = await docker.getImage(tag).inspect();
+      const label = info.Config?.Labels?.[VERSION_LABEL] ?? 'unlabelled';
+      const mb = Math.round((info.Size ?? 0) / 1024 / 1024);
+      checks.push({ name: 'Sandbox image', status: 'ok', detail: `${tag} present (version ${label}, ${mb} MB)` });
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      checks.push({
+        name: 'Sandbox image',
+        status: 'fail',
+        detail: `${tag} is missing`,
+        fix: config.sandbox.image ? `build or load ${tag}, or unset THREADLAB_SANDBOX_IMAGE` : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
+      });
+    }
+    return checks;
+  } catch (err) {
+    return [
+      {
+        name: 'Docker engine',
+        status: 'fail',
+        detail: `not reachable at ${where}: ${toThreadlabError(err).message.replace(/^Unexpected failure: /, '')}`,
+        fix: 'start the engine (`bash scripts/ensure-docker.sh` installs and starts it as root on Debian/Ubuntu), or set DOCKER_HOST',
+      },
+      { name: 'Sandbox image', status: 'skip', detail: 'not checked without a Docker engine' },
+    ];
+  }
+}
+
+async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): Promise<Check> {
+  const url = config.env.REDIS_URL;
+  if (!url) return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
+  const shown = url.replace(/\/\/[^@]*@/, '//***@');
+  try {
+    await pingRedis(url);
+    return { name: 'Redis', status: 'ok', detail: `reachable at ${shown}` };
+  } catch (err) {
+    return { name: 'Redis', status: 'fail', detail: `not reachable at ${shown}: ${(err as Error).message}`, fix: 'start Redis or correct REDIS_URL' };
+  }
+}
+
+function checkPlatforms(config: Config): Check[] {
+  const env = config.env;
+  const slack: Check = config.slack.enabled
+    ? { name: 'Slack', status: 'ok', detail: `credentials present and well-formed (${env.THREADLAB_SLACK_MODE} mode${env.SLACK_API_URL ? `, API ${env.SLACK_API_URL}` : ''})` }
+    : { name: 'Slack', status: 'skip', detail: 'not configured', fix: 'set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (see adapters/slack/README.md)' };
+  const discord: Check = config.discord.enabled
+    ? { name: 'Discord', status: 'ok', detail: `token and application id present and well-formed${env.DISCORD_API_URL ? ` (API ${env.DISCORD_API_URL})` : ''}` }
+    : { name: 'Discord', status: 'skip', detail: 'not configured', fix: 'set DISCORD_TOKEN and DISCORD_APPLICATION_ID (see adapters/discord/README.md)' };
+  const web: Check = config.web.enabled
+    ? { name: 'Web chat', status: 'ok', detail: `enabled on http://${config.web.host}:${config.web.port}${config.web.token ? ' (token required)' : ''}` }
+    : { name: 'Web chat', status: 'skip', detail: 'disabled (a platform is configured); set THREADLAB_WEB_ENABLED=true to keep it' };
+  return [slack, discord, web];
+}
+
+function checkLlm(config: Config): Check {
+  if (!config.llm.configured) {
+    return {
+      name: 'LLM endpoint',
+      status: 'warn',
+      detail: 'not configured: only fenced code blocks run (direct mode)',
+      fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, Ollama, vLLM, LM Studio) and OPENAI_MODEL',
+    };
+  }
+  return { name: 'LLM endpoint', status: 'ok', detail: `model ${config.llm.model} at ${config.llm.baseUrl ?? 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}` };
+}
+
+/** Checks every component; the caller prints the lines and exits non-zero when one failed. */
+export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
+  if (deps.config instanceof Error) {
+    return { ok: false, checks: [{ name: 'Configuration', status: 'fail', detail: deps.config.message, fix: 'correct the variables named above (environment or .env)' }] };
+  }
+  const config = deps.config;
+  const checks: Check[] = [
+    { name: 'Configuration', status: 'ok', detail: 'valid' },
+    ...(await checkDocker(deps.docker, config)),
+    await checkRedis(config, deps.pingRedis),
+    ...checkPlatforms(config),
+    checkLlm(config),
+  ];
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+const MARK: Record<CheckStatus, string> = { ok: '✔', warn: '!', fail: '✘', skip: '-' };
+
+export function formatChecks(checks: Check[]): string {
+  return checks
+    .map((c) => `${MARK[c.status]} ${c.name.padEnd(14)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`)
+    .join('\n');
+}

@@ -1,0 +1,44 @@
+import type { Language } from '../domain/execution.js';
+
+const LABELS: Record<string, Language> = {
+  '': 'python',
+  python: 'python',
+  py: 'python',
+  python3: 'python',
+  bash: 'bash',
+  sh: 'bash',
+  shell: 'bash',
+};
+
+const WHOLE_BLOCK = /^\s*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/;
+
+/**
+ * Recognises a message whose whole content is one fenced code block (```python, ```py, ```bash,
+ * ```sh, or unlabelled for python). Such a message runs as is, without an LLM. Returns undefined for
+ * anything else, including blocks in other languages and text around the block.
+ */
+export function parseDirectCode(text: string): { language: Language; code: string } | undefined {
+  const match = WHOLE_BLOCK.exec(text);
+  if (!match) return undefined;
+  const language = LABELS[match[1]!.toLowerCase()];
+  const code = match[2]!;
+  if (!language || code.trim() === '') return undefined;
+  // A second fence inside means several blocks with text between them, not one block.
+  if (/^[ \t]*```/m.test(code)) return undefined;
+  return { language, code };
+}
+
+/** The reply to natural language when no LLM is configured: how to configure one, and what works without. */
+export const NOT_CONFIGURED_TEXT = [
+  'No language model is configured, so I can only run code directly.',
+  '',
+  'To let me write and run code for you, set these environment variables and restart Threadlab:',
+  '- `OPENAI_API_KEY` — the API key of an OpenAI-compatible service (OpenAI, Azure OpenAI, …)',
+  '- `OPENAI_BASE_URL` — for another endpoint or a local server, e.g. `http://127.0.0.1:11434/v1` for Ollama (a key is then optional)',
+  '- `OPENAI_MODEL` — the model name (default `gpt-4.1-mini`)',
+  '',
+  'Meanwhile, send a message that is only a fenced code block and I will run it as is:',
+  '```python',
+  'print("hello")',
+  '```',
+].join('\n');

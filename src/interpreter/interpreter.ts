@@ -1,0 +1,139 @@
+import type { Config } from '../config.js';
+import { ThreadlabError } from '../domain/errors.js';
+import type { FilePreview, SandboxFile } from '../domain/execution.js';
+import type { Logger } from '../logger.js';
+import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
+import { NOT_CONFIGURED_TEXT, parseDirectCode } from './direct-mode.js';
+import { runLoop } from './loop.js';
+import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
+import { runStep } from './run-step.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { cutHeadTail } from './text-cut.js';
+import type { TurnInput, TurnOptions, TurnResult } from './turn.js';
+
+/** Options of {@link Interpreter}. */
+export interface InterpreterOptions {
+  /** The chat model; without one only direct mode works. */
+  llm?: LlmClient;
+  sandbox: Sandbox;
+  store: SessionStore;
+  settings: Config['llm'];
+  /** Wall-clock limit of one run of code, in ms (THREADLAB_SANDBOX_TIMEOUT_MS). */
+  sandboxTimeoutMs: number;
+  logger: Logger;
+  /** How long a thread's memory is kept after its last message, in ms. @defaultValue 7 days */
+  memoryTtlMs?: number;
+  /** Most data files previewed in the system prompt. @defaultValue 8 */
+  maxPreviews?: number;
+}
+
+const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
+/** Longest user message kept in memory, in characters. */
+const MEMORY_TEXT_CHARS = 4000;
+
+/**
+ * Turns one user message into an answer. A message that is only a fenced code block runs as is
+ * (direct mode); anything else goes through the LLM loop when a model is configured.
+ *
+ * `handle` never throws for failures of the user's code or of the LLM API (after retries): those end
+ * as a TurnResult (`failed` with a clear text). It throws ThreadlabError only for sandbox
+ * infrastructure failures, and plain errors for programmer mistakes.
+ */
+export class Interpreter {
+  private readonly options: InterpreterOptions;
+  private readonly memory: ThreadMemory;
+
+  constructor(options: InterpreterOptions) {
+    this.options = options;
+    this.memory = new ThreadMemory({ store: options.store, memoryTokens: options.settings.memoryTokens, ttlMs: options.memoryTtlMs });
+  }
+
+  async handle(input: TurnInput, options: TurnOptions = {}): Promise<TurnResult> {
+    const startedMs = Date.now();
+    const logger = this.options.logger.child({ thread: input.threadKey });
+    const direct = parseDirectCode(input.text);
+    if (direct) return this.handleDirect(input, options, { ...direct, startedMs });
+    const { llm } = this.options;
+    if (!llm) {
+      logger.info('natural-language message without an LLM configured');
+      return { outcome: 'not_configured', text: NOT_CONFIGURED_TEXT, runs: [], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: Date.now() - startedMs, direct: false };
+    }
+    if (options.signal?.aborted) {
+      return { outcome: 'cancelled', text: 'Stopped at your request.', runs: [], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: 0, model: llm.model, direct: false };
+    }
+    const record = await this.memory.load(input.threadKey);
+    const system = await this.systemPrompt(input, record.trimmedEntries);
+    const uploadedNames = input.uploaded.map((f) => f.path);
+    const userText = input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
+    const user = uploadedNames.length > 0 ? `${userText}\n\n(Uploaded with this message: ${uploadedNames.join(', ')})` : userText;
+    const messages: LlmMessage[] = [{ role: 'system', content: system }, ...historyToMessages(record.history), { role: 'user', content: user }];
+
+    const result = await runLoop({
+      llm,
+      sandbox: this.options.sandbox,
+      threadKey: input.threadKey,
+      settings: this.options.settings,
+      sandboxTimeoutMs: this.options.sandboxTimeoutMs,
+      logger,
+      messages,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+    const nowMs = Date.now();
+    const entries: HistoryEntry[] = [
+      { role: 'user', text: cutHeadTail(userText, { maxChars: MEMORY_TEXT_CHARS }).text, atMs: startedMs, ...(uploadedNames.length > 0 ? { files: uploadedNames } : {}) },
+      ...result.runs.map((run) => codeEntry(run, nowMs)),
+      { role: 'assistant', text: result.text, atMs: nowMs },
+    ];
+    await this.memory.append(input.threadKey, entries);
+    logger.info({ outcome: result.outcome, runs: result.runs.length, usage: result.usage }, 'turn finished');
+    return { outcome: result.outcome, text: result.text, runs: result.runs, usage: result.usage, durationMs: nowMs - startedMs, model: llm.model, direct: false };
+  }
+
+  private async handleDirect(
+    input: TurnInput,
+    options: TurnOptions,
+    direct: { language: 'python' | 'bash'; code: string; startedMs: number },
+  ): Promise<TurnResult> {
+    const run = await runStep({
+      sandbox: this.options.sandbox,
+      threadKey: input.threadKey,
+      language: direct.language,
+      code: direct.code,
+      round: 1,
+      timeoutMs: this.options.sandboxTimeoutMs,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
+    await this.memory.append(input.threadKey, [codeEntry(run, Date.now())]);
+    const outcome = options.signal?.aborted ? 'cancelled' : 'answer';
+    return { outcome, text: '', runs: [run], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: Date.now() - direct.startedMs, direct: true };
+  }
+
+  private async systemPrompt(input: TurnInput, trimmedEntries: number): Promise<string> {
+    const { sandbox } = this.options;
+    const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles(input.threadKey)]);
+    const uploaded = input.uploaded.map((f) => f.path);
+    const previews = await this.previews(input.threadKey, files, uploaded);
+    return buildSystemPrompt({ environment, files, previews, uploaded, trimmedEntries });
+  }
+
+  private async previews(threadKey: string, files: SandboxFile[], uploaded: string[]): Promise<FilePreview[]> {
+    const candidates = files
+      .filter((f) => PREVIEWABLE.test(f.path) && !f.path.startsWith('.threadlab/'))
+      .sort((a, b) => Number(uploaded.includes(b.path)) - Number(uploaded.includes(a.path)) || b.modifiedMs - a.modifiedMs)
+      .slice(0, this.options.maxPreviews ?? 8)
+      .map((f) => f.path);
+    if (candidates.length === 0) return [];
+    try {
+      return await this.options.sandbox.previewFiles(threadKey, candidates);
+    } catch (err) {
+      // Previews help the model but are not essential: a run will surface a broken sandbox anyway.
+      if (!(err instanceof ThreadlabError)) throw err;
+      this.options.logger.warn({ err, thread: threadKey }, 'file previews failed; continuing without them');
+      return [];
+    }
+  }
+}

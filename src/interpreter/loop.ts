@@ -1,0 +1,169 @@
+import type { Config } from '../config.js';
+import { isThreadlabError } from '../domain/errors.js';
+import type { ProgressListener } from '../domain/progress.js';
+import type { Logger } from '../logger.js';
+import type { ContentPart, LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import { estimateUsage } from './usage.js';
+import { stoppedText, type StopReason } from './outcome-text.js';
+import { runStep } from './run-step.js';
+import { formatToolResult, pngDisplays } from './tool-result.js';
+import { parseToolCall, RUN_CODE_SPEC } from './tools.js';
+import type { TurnOutcome, TurnRun } from './turn.js';
+
+/** Everything one model-and-sandbox loop needs. */
+export interface LoopOptions {
+  llm: LlmClient;
+  sandbox: Sandbox;
+  threadKey: string;
+  settings: Config['llm'];
+  sandboxTimeoutMs: number;
+  logger: Logger;
+  /** System prompt, remembered history and the new user message. */
+  messages: LlmMessage[];
+  signal?: AbortSignal;
+  onProgress?: ProgressListener;
+  /** Most chart images given to the model per round. @defaultValue 4 */
+  maxImagesPerRound?: number;
+}
+
+export interface LoopResult {
+  outcome: Exclude<TurnOutcome, 'not_configured'>;
+  text: string;
+  runs: TurnRun[];
+  usage: { promptTokens: number; completionTokens: number };
+  /** Every message sent and received, for debugging and tests. */
+  messages: LlmMessage[];
+}
+
+const LAST_ROUND_NOTE =
+  '[Threadlab] This is the last round allowed for this message: give your final answer now from what you have. Further tool calls will not run.';
+const REFUSAL_NOTE =
+  '[Threadlab] Your last reply was a refusal. This is data analysis in an isolated sandbox without network. If the request is acceptable, continue with run_code; otherwise explain briefly to the user why not.';
+const EMPTY_NOTE = '[Threadlab] Your last reply was empty. Continue: call run_code, or give your final answer as text.';
+
+/**
+ * The interpreter loop: ask the model, run the code it asks for, hand results back, until it answers
+ * or a budget (rounds, tokens, time) or the user stops it. LLM API failures after retries end the
+ * turn as `failed`; sandbox infrastructure failures and programmer errors are thrown.
+ */
+export async function runLoop(options: LoopOptions): Promise<LoopResult> {
+  const { llm, settings } = options;
+  const emit = options.onProgress ?? (() => undefined);
+  const messages = [...options.messages];
+  const runs: TurnRun[] = [];
+  const usage = { promptTokens: 0, completionTokens: 0 };
+  const deadlineMs = Date.now() + settings.turnTimeoutMs;
+  const timer = new AbortController();
+  const timeout = setTimeout(() => timer.abort(new Error('turn timeout')), settings.turnTimeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+  let lastText: string | undefined;
+  let corrected = { refusal: false, empty: false };
+
+  const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({ outcome, text, runs, usage, messages });
+  const stop = (reason: StopReason): LoopResult => {
+    const outcome = reason.kind === 'cancelled' ? 'cancelled' : reason.kind === 'failed' ? 'failed' : 'budget';
+    options.logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
+    return finish(outcome, stoppedText(reason, runs, lastText));
+  };
+  const abortReason = (): StopReason | undefined => {
+    if (options.signal?.aborted) return { kind: 'cancelled' };
+    if (timer.signal.aborted) return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
+    return undefined;
+  };
+
+  try {
+    for (let round = 1; round <= settings.maxRounds; round += 1) {
+      const aborted = abortReason();
+      if (aborted) return stop(aborted);
+      const used = usage.promptTokens + usage.completionTokens;
+      const next = estimateUsage(messages, undefined).promptTokens;
+      if (round > 1 && used + next > settings.tokenBudget) {
+        return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
+      }
+      if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
+
+      emit({ type: 'thinking', round });
+      let response: LlmResponse;
+      try {
+        response = await llm.complete({
+          messages,
+          tools: [RUN_CODE_SPEC],
+          temperature: settings.temperature,
+          signal,
+          onTextDelta: (delta) => emit({ type: 'text', delta }),
+        });
+      } catch (err) {
+        const reason = abortReason();
+        if (reason) return stop(reason);
+        if (isThreadlabError(err, 'llm_api') || isThreadlabError(err, 'llm_rate_limited')) {
+          options.logger.warn({ err, code: err.code }, 'LLM API failed after retries');
+          return stop({ kind: 'failed', message: err.message });
+        }
+        throw err;
+      }
+      const counted = response.usage.promptTokens + response.usage.completionTokens > 0 ? response.usage : estimateUsage(messages, response);
+      usage.promptTokens += counted.promptTokens;
+      usage.completionTokens += counted.completionTokens;
+      messages.push({ role: 'assistant', content: response.content, ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}) });
+      if (response.content?.trim()) lastText = response.content;
+
+      if (response.toolCalls.length === 0) {
+        if (response.refusal && !corrected.refusal) {
+          corrected = { ...corrected, refusal: true };
+          messages.push({ role: 'user', content: REFUSAL_NOTE });
+          continue;
+        }
+        const text = response.content?.trim() || response.refusal?.trim();
+        if (!text && !corrected.empty) {
+          corrected = { ...corrected, empty: true };
+          messages.push({ role: 'user', content: EMPTY_NOTE });
+          continue;
+        }
+        return finish('answer', text || 'The model finished without an answer.');
+      }
+      if (round === settings.maxRounds) break;
+
+      const images: ContentPart[] = [];
+      for (const call of response.toolCalls) {
+        const parsed = parseToolCall(call);
+        if (!parsed.ok) {
+          options.logger.info({ tool: call.name }, 'model sent an invalid tool call');
+          messages.push({ role: 'tool', toolCallId: call.id, content: parsed.error });
+          continue;
+        }
+        const reason = abortReason();
+        if (reason) return stop(reason);
+        const run = await runStep({
+          sandbox: options.sandbox,
+          threadKey: options.threadKey,
+          language: parsed.language,
+          code: parsed.code,
+          round,
+          timeoutMs: Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
+          signal,
+          onProgress: options.onProgress,
+        }).catch((err: unknown) => {
+          if (abortReason() && (isThreadlabError(err, 'cancelled') || (err instanceof Error && err.name === 'AbortError'))) return undefined;
+          throw err;
+        });
+        if (!run) return stop(abortReason()!);
+        runs.push(run);
+        messages.push({ role: 'tool', toolCallId: call.id, content: formatToolResult(run.result) });
+        for (const display of pngDisplays(run.result)) {
+          images.push({ type: 'image', mime: 'image/png', base64: display.data['image/png']! });
+        }
+      }
+      const maxImages = options.maxImagesPerRound ?? 4;
+      if (images.length > 0 && settings.images && llm.acceptsImages) {
+        const shown = images.slice(0, maxImages);
+        const more = images.length > shown.length ? ` (${images.length - shown.length} more not shown)` : '';
+        messages.push({ role: 'user', content: [{ type: 'text', text: `[Threadlab] The chart image(s) your code displayed above${more}:` }, ...shown] });
+      }
+    }
+    const aborted = abortReason();
+    return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
+  } finally {
+    clearTimeout(timeout);
+  }
+}

@@ -1,0 +1,47 @@
+import type { TurnRun } from './turn.js';
+import { summarizeRun } from './tool-result.js';
+
+/** Why a turn stopped before the model's final answer. */
+export type StopReason =
+  | { kind: 'rounds'; maxRounds: number }
+  | { kind: 'tokens'; usedTokens: number; tokenBudget: number }
+  | { kind: 'time'; turnTimeoutMs: number }
+  | { kind: 'cancelled' }
+  | { kind: 'failed'; message: string };
+
+function headline(reason: StopReason): string {
+  switch (reason.kind) {
+    case 'rounds':
+      return `I stopped before finishing: this message used all ${reason.maxRounds} model rounds allowed per turn (THREADLAB_LLM_MAX_ROUNDS).`;
+    case 'tokens':
+      return `I stopped before finishing: this message used about ${reason.usedTokens} tokens of its ${reason.tokenBudget}-token budget (THREADLAB_LLM_TOKEN_BUDGET).`;
+    case 'time':
+      return `I stopped before finishing: this message ran out of time after ${Math.round(reason.turnTimeoutMs / 1000)} s (THREADLAB_LLM_TURN_TIMEOUT_MS).`;
+    case 'cancelled':
+      return 'Stopped at your request.';
+    case 'failed':
+      return `The language model could not be reached, so I could not finish: ${reason.message}`;
+  }
+}
+
+/**
+ * The text of a turn that ended without a final answer: why it stopped and what was done so far
+ * (each run with its status and a short excerpt), plus the model's last words if it had any.
+ */
+export function stoppedText(reason: StopReason, runs: TurnRun[], lastModelText: string | undefined): string {
+  const parts = [headline(reason)];
+  if (runs.length === 0) {
+    parts.push('No code had run yet.');
+  } else {
+    const lines = runs.map((run, i) => {
+      const firstLine = run.code.trim().split('\n')[0] ?? '';
+      const code = firstLine.length > 80 ? `${firstLine.slice(0, 77)}…` : firstLine;
+      return `${i + 1}. ${run.language} \`${code.replace(/`/g, "'")}\` — ${run.result.status}: ${summarizeRun(run.result, 200)}`;
+    });
+    parts.push(`What was done so far (${runs.length} run${runs.length > 1 ? 's' : ''}; files in /mnt/data and variables are kept):\n${lines.join('\n')}`);
+  }
+  if (lastModelText?.trim()) parts.push(`Last note from the model:\n${lastModelText.trim()}`);
+  if (reason.kind !== 'cancelled' && reason.kind !== 'failed') parts.push('Send "continue" to pick up from here.');
+  if (reason.kind === 'failed') parts.push('Try again in a moment; if it keeps failing, check OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.');
+  return parts.join('\n\n');
+}

@@ -1,0 +1,88 @@
+import type { FilePreview, SandboxEnvironment, SandboxFile } from '../domain/execution.js';
+import { cutHeadTail, formatBytes } from './text-cut.js';
+
+/** What the system prompt describes. */
+export interface SystemPromptInput {
+  environment: SandboxEnvironment;
+  files: SandboxFile[];
+  previews: FilePreview[];
+  /** Paths uploaded with the current message. */
+  uploaded: string[];
+  /** History entries dropped from this thread's memory so far. */
+  trimmedEntries: number;
+  /** Most files listed by name. @defaultValue 40 */
+  maxFilesListed?: number;
+}
+
+const MAIN_PACKAGES = ['pandas', 'numpy', 'matplotlib', 'scipy', 'scikit-learn', 'statsmodels', 'seaborn', 'openpyxl', 'pyarrow', 'sympy'];
+
+function describePackages(packages: Record<string, string>): string {
+  const names = Object.keys(packages).sort((a, b) => {
+    const ia = MAIN_PACKAGES.indexOf(a);
+    const ib = MAIN_PACKAGES.indexOf(b);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
+  });
+  if (names.length === 0) return 'only the standard library';
+  return names.map((n) => `${n} ${packages[n]}`).join(', ');
+}
+
+function describeEnvironment(env: SandboxEnvironment): string {
+  const l = env.limits;
+  return [
+    `Environment (read from sandbox image ${env.imageVersion}):`,
+    `- Python ${env.python} with: ${describePackages(env.packages)}. Nothing else can be installed.`,
+    '- Working directory /mnt/data. Files there persist across messages of this thread; Python variables persist too, like a notebook, until the session is reset. bash runs in the same /mnt/data.',
+    '- No network access: downloads and pip install fail.',
+    `- Limits: ${Math.round(l.timeoutMs / 1000)} s per run, ${l.memoryMb} MB memory, ${l.cpus} CPU, ${l.dataMb} MB in /mnt/data, ${l.maxFileMb} MB per file.`,
+    '- Matplotlib figures and display()ed values are captured and shown to the user; files you write to /mnt/data are sent to the user.',
+  ].join('\n');
+}
+
+function describePreview(p: FilePreview): string {
+  if (p.error) return `  (preview failed: ${p.error})`;
+  const lines: string[] = [];
+  for (const t of p.tables ?? []) {
+    const sheet = t.sheet !== undefined ? `sheet "${t.sheet}": ` : '';
+    const cols = t.columns.map((c) => `${c.name} (${c.dtype})`).join(', ');
+    lines.push(`  ${sheet}${t.rows} rows; columns: ${cols}`);
+    if (t.head.trim()) lines.push(`  first rows:\n${indent(cutHeadTail(t.head, { maxChars: 1500, headShare: 1 }).text, '    ')}`);
+  }
+  if (p.text) lines.push(`  ${p.kind === 'json' ? 'structure' : 'first lines'}:\n${indent(cutHeadTail(p.text, { maxChars: 1200, headShare: 1 }).text, '    ')}`);
+  return lines.join('\n');
+}
+
+function indent(text: string, prefix: string): string {
+  return text.replace(/\s+$/, '').split('\n').map((l) => prefix + l).join('\n');
+}
+
+function describeFiles(input: SystemPromptInput): string {
+  const files = input.files.filter((f) => !f.path.startsWith('.threadlab/'));
+  if (files.length === 0) return 'Files in /mnt/data: none yet.';
+  const max = input.maxFilesListed ?? 40;
+  const previews = new Map(input.previews.map((p) => [p.path, p]));
+  const lines = files.slice(0, max).map((f) => {
+    const mark = input.uploaded.includes(f.path) ? ' [uploaded with this message]' : '';
+    const preview = previews.get(f.path);
+    const head = `- /mnt/data/${f.path} (${formatBytes(f.bytes)}, ${f.mime})${mark}`;
+    return preview ? `${head}\n${describePreview(preview)}` : head;
+  });
+  if (files.length > max) lines.push(`- … and ${files.length - max} more (list them with code)`);
+  return `Files in /mnt/data (previews computed in the sandbox):\n${lines.join('\n')}`;
+}
+
+/** Builds the system prompt: the role, the environment as it is, and the thread's files with previews. */
+export function buildSystemPrompt(input: SystemPromptInput): string {
+  const memory =
+    input.trimmedEntries > 0
+      ? `\nMemory: ${input.trimmedEntries} earlier entries of this conversation were trimmed to fit the memory budget; you see only the most recent part. Files and variables from that earlier work may still exist — check with code when it matters.`
+      : '';
+  return [
+    'You are Threadlab, a code interpreter working in a chat thread. Answer by writing code, running it with the run_code tool, reading the output or error, fixing and running again until the result is verified. Compute numbers with code rather than guessing them.',
+    'When done, reply with a concise final answer in Markdown without calling a tool. Refer to charts and files you produced by name; they are attached to your reply automatically. Do not paste large outputs.',
+    '',
+    describeEnvironment(input.environment),
+    '',
+    describeFiles(input),
+    memory,
+  ].join('\n').trimEnd();
+}

@@ -1,0 +1,189 @@
+import { ThreadlabError } from '../domain/errors.js';
+import type { InboundMessage } from '../domain/messages.js';
+import { threadKey } from '../domain/thread-key.js';
+import type { Logger } from '../logger.js';
+import type { EnqueueResult, Job, JobProcessor, JobQueue } from '../ports/job-queue.js';
+import { SeenIds } from './dedupe.js';
+import { DEFAULT_LIMITS, limitSubject, type QueueLimits } from './limits.js';
+import { MemoryLimiter } from './memory-limiter.js';
+import { noopObserver, notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from './queue-events.js';
+
+export interface InProcessJobQueueOptions {
+  logger: Logger;
+  /** Threads processed at once. @defaultValue 4 (THREADLAB_CONCURRENCY) */
+  concurrency?: number;
+  /** @defaultValue {@link DEFAULT_LIMITS} */
+  limits?: QueueLimits;
+  /** How long a message id is remembered to drop redeliveries. @defaultValue 3_600_000 (1 h) */
+  dedupeTtlMs?: number;
+  /** After aborting at the close deadline, how long to wait for processors to return. @defaultValue 5000 */
+  abortGraceMs?: number;
+  onDropped?: OnDropped;
+  observer?: QueueObserver;
+  now?: () => number;
+}
+
+interface Running {
+  job: Job;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+interface ThreadState {
+  waiting: Job[];
+  running?: Running;
+}
+
+/**
+ * The embedded JobQueue: one thread's jobs run one at a time in arrival order, different threads
+ * run concurrently up to `concurrency`. Nothing survives a restart; use BullMqJobQueue for that.
+ */
+export class InProcessJobQueue implements JobQueue {
+  private readonly threads = new Map<string, ThreadState>();
+  /** Threads with waiting jobs and nothing running, in the order they became ready. */
+  private readonly ready: string[] = [];
+  private readonly seen: SeenIds;
+  private readonly limiter: MemoryLimiter;
+  private readonly limits: QueueLimits;
+  private readonly concurrency: number;
+  private readonly observer: QueueObserver;
+  private readonly now: () => number;
+  private processor: JobProcessor | undefined;
+  private runningCount = 0;
+  private closing = false;
+
+  constructor(private readonly options: InProcessJobQueueOptions) {
+    this.now = options.now ?? Date.now;
+    this.limits = options.limits ?? DEFAULT_LIMITS;
+    this.limiter = new MemoryLimiter(this.limits, this.now);
+    this.seen = new SeenIds(options.dedupeTtlMs ?? 3_600_000, this.now);
+    this.concurrency = options.concurrency ?? 4;
+    this.observer = options.observer ?? noopObserver;
+  }
+
+  async enqueue(message: InboundMessage): Promise<EnqueueResult> {
+    if (this.closing) {
+      return {
+        accepted: false,
+        reason: 'queue_full',
+        retryAfterMs: 30_000,
+        message: 'Sorry, I am restarting and cannot take new requests right now. Please try again in about 30 seconds.',
+      };
+    }
+    if (!this.seen.firstSight(message.id)) return { accepted: false, reason: 'duplicate', jobId: message.id };
+    const refused = this.limiter.tryAdmit(limitSubject(message));
+    if (refused) {
+      this.options.logger.info({ job: message.id, limit: refused.limit }, 'job refused by a limit');
+      const { limit: _limit, ...result } = refused;
+      return result;
+    }
+    const key = threadKey(message.thread);
+    const job: Job = { id: message.id, threadKey: key, message, attempt: 1, enqueuedAtMs: this.now() };
+    let state = this.threads.get(key);
+    if (!state) {
+      state = { waiting: [] };
+      this.threads.set(key, state);
+    }
+    const position = state.waiting.length + (state.running ? 1 : 0);
+    state.waiting.push(job);
+    if (!state.running && state.waiting.length === 1) this.ready.push(key);
+    this.observer.depth(this.limiter.length);
+    this.pump();
+    return { accepted: true, jobId: job.id, position };
+  }
+
+  async process(processor: JobProcessor): Promise<void> {
+    this.processor = processor;
+    this.pump();
+  }
+
+  async cancel(key: string): Promise<boolean> {
+    const state = this.threads.get(key);
+    if (!state) return false;
+    const dropped = state.waiting.splice(0);
+    const readyAt = this.ready.indexOf(key);
+    if (readyAt >= 0) this.ready.splice(readyAt, 1);
+    if (!state.running) this.threads.delete(key);
+    state.running?.controller.abort(new ThreadlabError('cancelled', 'The run was stopped.', { isPolicy: true }));
+    for (const job of dropped) {
+      this.limiter.release(limitSubject(job.message));
+      await notifyDropped(this.options.onDropped, job, 'cancelled', this.options.logger);
+    }
+    this.observer.depth(this.limiter.length);
+    return dropped.length > 0 || state.running !== undefined;
+  }
+
+  async close(timeoutMs = 30_000): Promise<void> {
+    this.closing = true;
+    const dropped: Job[] = [];
+    for (const key of this.ready.splice(0)) dropped.push(...(this.threads.get(key)?.waiting.splice(0) ?? []));
+    for (const state of this.threads.values()) dropped.push(...state.waiting.splice(0));
+    for (const job of dropped) {
+      this.limiter.release(limitSubject(job.message));
+      await notifyDropped(this.options.onDropped, job, 'shutdown', this.options.logger);
+    }
+    const running = [...this.threads.values()].flatMap((s) => (s.running ? [s.running] : []));
+    if (running.length === 0) return;
+    const all = Promise.all(running.map((r) => r.done));
+    if (await settlesWithin(all, timeoutMs)) return;
+    this.options.logger.warn({ jobs: running.length, timeoutMs }, 'aborting jobs still running at the shutdown deadline');
+    const reason = new ThreadlabError('cancelled', 'Threadlab is shutting down.', { isRetryable: true });
+    for (const r of running) r.controller.abort(reason);
+    await settlesWithin(all, this.options.abortGraceMs ?? 5000);
+  }
+
+  private pump(): void {
+    if (!this.processor || this.closing) return;
+    while (this.runningCount < this.concurrency && this.ready.length > 0) {
+      const key = this.ready.shift()!;
+      const state = this.threads.get(key);
+      const job = state?.waiting.shift();
+      if (!state || !job) continue;
+      this.start(state, job, this.processor);
+    }
+  }
+
+  private start(state: ThreadState, job: Job, processor: JobProcessor): void {
+    const controller = new AbortController();
+    const running: Running = { job, controller, done: Promise.resolve() };
+    state.running = running;
+    this.runningCount += 1;
+    const startedAtMs = this.now();
+    this.observer.started(startedAtMs - job.enqueuedAtMs);
+    running.done = (async () => {
+      let outcome: JobOutcome = 'ok';
+      try {
+        // A microtask hop first, so even a processor that throws synchronously ends in `finish`.
+        await Promise.resolve();
+        await processor(job, { signal: controller.signal });
+        if (controller.signal.aborted) outcome = 'cancelled';
+      } catch (err) {
+        outcome = controller.signal.aborted ? 'cancelled' : 'error';
+        this.options.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
+      } finally {
+        this.observer.finished(this.now() - startedAtMs, outcome);
+        this.finish(state, job);
+      }
+    })();
+  }
+
+  private finish(state: ThreadState, job: Job): void {
+    this.runningCount -= 1;
+    state.running = undefined;
+    this.limiter.release(limitSubject(job.message));
+    if (state.waiting.length > 0) this.ready.push(job.threadKey);
+    else this.threads.delete(job.threadKey);
+    this.observer.depth(this.limiter.length);
+    this.pump();
+  }
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

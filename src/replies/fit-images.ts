@@ -1,0 +1,39 @@
+import type { ReplyImage } from '../domain/reply.js';
+import type { ArtifactRenderer, RenderOptions } from '../ports/artifact-renderer.js';
+
+export interface FitImagesOptions {
+  /** How many images the platform shows in one message (Slack 10 files per message, Discord 10 attachments). */
+  maxPerMessage: number;
+  renderer: ArtifactRenderer;
+  /** Longest side of the contact sheet, in pixels. */
+  maxDimensionPx: number;
+}
+
+export interface FittedImages {
+  individual: ReplyImage[];
+  /** The images that did not fit individually, as one captioned grid. */
+  contactSheet?: ReplyImage;
+}
+
+/**
+ * Fits images into one message without dropping any. Rule: if they all fit (`images.length <= maxPerMessage`),
+ * all go individually. Otherwise the first `maxPerMessage - 1` go individually and every remaining image goes
+ * into one contact sheet, which takes the last slot — 25 figures with a limit of 10 give 9 images and a sheet of
+ * 16 (captioned 10…25, numbered as the figures are). A limit below 1 counts as 1 (everything in the sheet).
+ */
+export async function fitImages(images: ReplyImage[], options: FitImagesOptions): Promise<FittedImages> {
+  const slots = Math.max(1, Math.floor(options.maxPerMessage));
+  if (images.length <= slots) return { individual: images };
+  const individual = images.slice(0, slots - 1);
+  const rest = images.slice(slots - 1);
+  const first = individual.length + 1;
+  // firstIndex is an extension the sharp renderer reads so captions match the figures' numbers; other
+  // renderers ignore it (a plain variable, so the port's option type needs no change).
+  const sheetOptions: RenderOptions & { title?: string; firstIndex?: number } = {
+    maxDimensionPx: options.maxDimensionPx,
+    title: `Figures ${first}–${images.length} of ${images.length}`,
+    firstIndex: first,
+  };
+  const contactSheet = await options.renderer.contactSheet(rest, sheetOptions);
+  return { individual, contactSheet };
+}

@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FakeGateway } from './gateway.js';
+import * as payloads from './payloads.js';
+import { route, type RecordedRequest, type RestResult, type RestState } from './rest.js';
+
+export { payloads };
+export type { RecordedRequest };
+
+/** A scripted failure: the next `times` requests matching `method` and `path` get this answer. */
+export interface ScriptedFailure {
+  method?: string;
+  path: RegExp;
+  times: number;
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface FakeDiscordOptions {
+  /** Largest file accepted in one upload; bigger files get 413 `{code: 40005}`. @defaultValue 10 MiB */
+  uploadLimitBytes?: number;
+}
+
+/**
+ * A local Discord: gateway (ws) and REST (http) on one 127.0.0.1 port, with one guild holding a text
+ * channel and a forum. Records every REST request; failures (429, 413) are scriptable.
+ */
+export class FakeDiscord implements RestState {
+  readonly bot = payloads.user(payloads.snowflake(), 'threadlab', true);
+  readonly human = payloads.user(payloads.snowflake(), 'ada');
+  readonly applicationId = this.bot.id;
+  readonly guildId = payloads.snowflake();
+  readonly textChannelId = payloads.snowflake();
+  readonly forumChannelId = payloads.snowflake();
+  readonly dmChannelId = payloads.snowflake();
+  readonly requests: RecordedRequest[] = [];
+  readonly messages = new Map<string, Record<string, unknown>>();
+  readonly channels = new Map<string, Record<string, unknown>>();
+  readonly commands = new Map<string, unknown[]>();
+  readonly interactionOriginals = new Map<string, Record<string, unknown>>();
+  readonly files = new Map<string, { data: Buffer; contentType: string }>();
+  readonly gateway: FakeGateway;
+  uploadLimitBytes: number;
+  private readonly failures: ScriptedFailure[] = [];
+  private readonly server: Server;
+  private port = 0;
+
+  constructor(options: FakeDiscordOptions = {}) {
+    this.uploadLimitBytes = options.uploadLimitBytes ?? 10 * 1024 * 1024;
+    this.channels.set(this.textChannelId, payloads.textChannel(this.textChannelId, this.guildId, 'general'));
+    this.channels.set(this.forumChannelId, payloads.textChannel(this.forumChannelId, this.guildId, 'help-forum', 15));
+    this.gateway = new FakeGateway(() => ({
+      user: this.bot as unknown as Record<string, unknown>,
+      applicationId: this.applicationId,
+      resumeUrl: this.gatewayUrl,
+      guilds: [
+        payloads.guild({
+          id: this.guildId,
+          name: 'Lab',
+          ownerId: this.human.id,
+          bot: this.bot,
+          channels: [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12),
+          threads: [...this.channels.values()].filter((c) => c.type === 11 || c.type === 12),
+        }),
+      ],
+    }));
+    this.server = createServer((req, res) => void this.onRequest(req, res));
+    this.server.on('upgrade', (req, socket, head) => {
+      if ((req.url ?? '').startsWith('/gateway')) this.gateway.handleUpgrade(req, socket, head);
+      else socket.destroy();
+    });
+  }
+
+  /** REST base for discord.js: `rest: { api: fake.apiUrl }`. */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  get gatewayUrl(): string {
+    return `ws://127.0.0.1:${this.port}/gateway`;
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    this.gateway.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  dispatch(t: string, d: unknown): void {
+    this.gateway.dispatch(t, d);
+  }
+
+  /** Scripts failures of matching requests (checked in order, before routing). */
+  fail(failure: ScriptedFailure): void {
+    this.failures.push(failure);
+  }
+
+  /** Answers the next `times` matching requests with a 429 carrying the headers Discord sends. */
+  rateLimit(options: { method?: string; path: RegExp; times?: number; retryAfterS?: number }): void {
+    const retry = options.retryAfterS ?? 0.2;
+    this.fail({
+      ...(options.method ? { method: options.method } : {}),
+      path: options.path,
+      times: options.times ?? 1,
+      status: 429,
+      body: { message: 'You are being rate limited.', retry_after: retry, global: false },
+      headers: { 'retry-after': String(Math.ceil(retry)), 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': String(retry), 'x-ratelimit-bucket': 'fakebucket', 'x-ratelimit-scope': 'user' },
+    });
+  }
+
+  /** Serves bytes at a 127.0.0.1 URL, as the CDN serves attachments; returns the attachment payload. */
+  hostAttachment(filename: string, data: Buffer, contentType: string): payloads.FakeAttachment {
+    const id = payloads.snowflake();
+    this.files.set(id, { data, contentType });
+    const url = `http://127.0.0.1:${this.port}/attachments/${id}/${encodeURIComponent(filename)}`;
+    return { id, filename, size: data.length, url, proxy_url: url, content_type: contentType };
+  }
+
+  /** Sends a user's message through the gateway; returns the payload. */
+  userMessage(options: { channelId: string; content: string; attachments?: payloads.FakeAttachment[]; mentionBot?: boolean; author?: payloads.FakeUser }): Record<string, unknown> {
+    const dm = options.channelId === this.dmChannelId;
+    const msg = payloads.message({
+      channelId: options.channelId,
+      author: options.author ?? this.human,
+      content: options.content,
+      ...(options.mentionBot ? { mentions: [this.bot] } : {}),
+      ...(options.attachments ? { attachments: options.attachments } : {}),
+      ...(dm ? { channelType: 1 } : { guildId: this.guildId }),
+    });
+    this.messages.set(String(msg.id), msg);
+    this.dispatch('MESSAGE_CREATE', msg);
+    return msg;
+  }
+
+  /** Sends an interaction through the gateway, remembering its channel for the webhook routes. */
+  interaction(payload: Record<string, unknown>): Record<string, unknown> {
+    this.interactionOriginals.set(String(payload.token), { channel_id: payload.channel_id });
+    this.dispatch('INTERACTION_CREATE', payload);
+    return payload;
+  }
+
+  /** Polls the recorded requests until `predicate` matches one (or throws after `timeoutMs`). */
+  async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.requests.find(predicate);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`no matching Discord request within ${timeoutMs} ms; saw:\n${this.requests.map((r) => `${r.status} ${r.method} ${r.path}`).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    if (url.pathname.startsWith('/attachments/')) {
+      const file = this.files.get(url.pathname.split('/')[2] ?? '');
+      res.writeHead(file ? 200 : 404, { 'content-type': file?.contentType ?? 'text/plain' }).end(file?.data ?? 'not found');
+      return;
+    }
+    const path = decodeURIComponent(url.pathname.replace(/^\/api\/v\d+/, ''));
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      query: Object.fromEntries(url.searchParams),
+      headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+      json: undefined,
+      files: [],
+      status: 0,
+      atMs: Date.now(),
+    };
+    await parseBody(recorded, raw);
+    const result = this.answer(recorded);
+    recorded.status = result.status;
+    this.requests.push(recorded);
+    if (result.status === 204) {
+      res.writeHead(204, result.headers ?? {}).end();
+      return;
+    }
+    res.writeHead(result.status, { 'content-type': 'application/json', ...result.headers }).end(JSON.stringify(result.body ?? {}));
+  }
+
+  private answer(recorded: RecordedRequest): RestResult {
+    const failure = this.failures.find((f) => f.times > 0 && f.path.test(recorded.path) && (!f.method || f.method === recorded.method));
+    if (failure) {
+      failure.times -= 1;
+      return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
+    }
+    const tooLarge = recorded.files.find((f) => f.data.length > this.uploadLimitBytes);
+    if (tooLarge) return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
+    return route(this, recorded.method, recorded.path, recorded);
+  }
+}
+
+async function parseBody(recorded: RecordedRequest, raw: Buffer): Promise<void> {
+  const type = recorded.headers['content-type'] ?? '';
+  if (raw.length === 0) return;
+  if (type.startsWith('application/json')) {
+    recorded.json = JSON.parse(raw.toString('utf8'));
+    return;
+  }
+  if (type.startsWith('multipart/form-data')) {
+    const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
+    for (const [field, value] of form.entries()) {
+      if (field === 'payload_json' && typeof value === 'string') recorded.json = JSON.parse(value);
+      else if (typeof value !== 'string') {
+        recorded.files.push({ field, filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { ThreadlabError } from '../../../src/domain/errors.js';
+
+function configError(env: Record<string, string>): ThreadlabError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ThreadlabError);
+    return err as ThreadlabError;
+  }
+  throw new Error('expected loadConfig to throw');
+}
+
+describe('configuration', () => {
+  it('starts on the embedded default with nothing set', () => {
+    const config = loadConfig({});
+    expect(config.web.enabled).toBe(true);
+    expect(config.slack.enabled).toBe(false);
+    expect(config.discord.enabled).toBe(false);
+    expect(config.llm.configured).toBe(false);
+    expect(config.sandbox.memoryMb).toBe(1024);
+    expect(config.web.host).toBe('127.0.0.1');
+  });
+
+  it('names the variable and what is expected for a bad number', () => {
+    const err = configError({ THREADLAB_SANDBOX_MEMORY_MB: 'lots' });
+    expect(err.code).toBe('config_invalid');
+    expect(err.message).toMatch(/THREADLAB_SANDBOX_MEMORY_MB: expected an integer between 64 and \d+ \(got "lots"\)/);
+  });
+
+  it('reports every bad variable at once, and hides secret values', () => {
+    const err = configError({ SLACK_BOT_TOKEN: 'not-a-token-at-all', OPENAI_BASE_URL: 'localhost:1234', THREADLAB_WEB_PORT: '70000' });
+    expect(err.message).toContain('SLACK_BOT_TOKEN: expected a bot token starting with "xoxb-" (value hidden)');
+    expect(err.message).not.toContain('not-a-token-at-all');
+    expect(err.message).toContain('OPENAI_BASE_URL: expected an absolute http(s) URL');
+    expect(err.message).toContain('THREADLAB_WEB_PORT');
+  });
+
+  it('requires the tokens that the chosen Slack mode needs', () => {
+    const socket = configError({ SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef' });
+    expect(socket.message).toContain('SLACK_APP_TOKEN: required in Socket Mode');
+    const http = configError({ SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef', THREADLAB_SLACK_MODE: 'http' });
+    expect(http.message).toContain('SLACK_SIGNING_SECRET: required in HTTP mode');
+  });
+
+  it('requires an access token when the web chat binds beyond loopback', () => {
+    expect(configError({ THREADLAB_WEB_HOST: '0.0.0.0' }).message).toContain('THREADLAB_WEB_TOKEN: required');
+    expect(loadConfig({ THREADLAB_WEB_HOST: '0.0.0.0', THREADLAB_WEB_TOKEN: 'a'.repeat(20) }).web.token).toBe('a'.repeat(20));
+  });
+
+  it('turns the web chat off by default once a platform is configured, and collects secrets', () => {
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef',
+      SLACK_APP_TOKEN: 'xapp-1-A111-222-abcdef',
+      OPENAI_API_KEY: 'sk-test-0123456789abcdef',
+      REDIS_URL: 'redis://:hunter2pass@127.0.0.1:6379',
+    });
+    expect(config.slack.enabled).toBe(true);
+    expect(config.web.enabled).toBe(false);
+    expect(config.secrets).toEqual(expect.arrayContaining(['xoxb-1234567890-abcdef', 'xapp-1-A111-222-abcdef', 'sk-test-0123456789abcdef', 'hunter2pass']));
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(loadConfig({ OPENAI_MODEL: '', THREADLAB_SANDBOX_CPUS: ' ' }).llm.model).toBe('gpt-4.1-mini');
+  });
+});

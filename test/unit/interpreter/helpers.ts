@@ -1,0 +1,70 @@
+import pino from 'pino';
+import type { Config } from '../../../src/config.js';
+import type { ProgressEvent } from '../../../src/domain/progress.js';
+import { Interpreter } from '../../../src/interpreter/interpreter.js';
+import type { LlmClient, LlmMessage } from '../../../src/ports/llm-client.js';
+import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { FakeSandbox } from '../../fakes/fake-sandbox.js';
+
+export const silentLogger = pino({ level: 'silent' });
+
+export function llmSettings(overrides: Partial<Config['llm']> = {}): Config['llm'] {
+  return {
+    apiKey: 'sk-test',
+    baseUrl: undefined,
+    model: 'scripted-model',
+    configured: true,
+    maxRounds: 12,
+    tokenBudget: 300_000,
+    turnTimeoutMs: 60_000,
+    requestTimeoutMs: 10_000,
+    maxRetries: 0,
+    temperature: undefined,
+    images: true,
+    stream: false,
+    memoryTokens: 24_000,
+    ...overrides,
+  };
+}
+
+export interface Rig {
+  interpreter: Interpreter;
+  sandbox: FakeSandbox;
+  store: MemorySessionStore;
+  events: ProgressEvent[];
+}
+
+export function rig(options: { llm?: LlmClient; sandbox?: FakeSandbox; settings?: Partial<Config['llm']>; sandboxTimeoutMs?: number } = {}): Rig {
+  const sandbox = options.sandbox ?? new FakeSandbox();
+  const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+  const interpreter = new Interpreter({
+    llm: options.llm,
+    sandbox,
+    store,
+    settings: llmSettings(options.settings),
+    sandboxTimeoutMs: options.sandboxTimeoutMs ?? 30_000,
+    logger: silentLogger,
+  });
+  return { interpreter, sandbox, store, events: [] };
+}
+
+export const THREAD = 'cli:local:cli:t1';
+
+export function input(text: string, threadKey = THREAD) {
+  return { threadKey, text, user: { id: 'u1' }, uploaded: [] };
+}
+
+/** The text of the tool messages of one request. */
+export function toolMessages(messages: LlmMessage[]): string[] {
+  return messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
+}
+
+export function systemText(messages: LlmMessage[]): string {
+  const first = messages[0];
+  if (first?.role !== 'system') throw new Error('first message is not the system prompt');
+  return first.content;
+}
+
+/** A 1x1 PNG, base64. */
+export const PNG_1PX =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
