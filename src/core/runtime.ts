@@ -55,6 +55,11 @@ export class Runtime implements InboundHandler {
     return adapter;
   }
 
+  /** The local web chat's address, when it runs in this process. */
+  webUrl(): string | undefined {
+    return (this.adapters.get('web') as (PlatformAdapter & { url?: string }) | undefined)?.url;
+  }
+
   async start(options: RuntimeStartOptions = {}): Promise<void> {
     this.started = { gateway: options.gateway ?? true, worker: options.worker ?? true };
     if (this.started.worker) await this.deps.queue.process((job, ctx) => this.processJob(job, ctx));

@@ -1,0 +1,64 @@
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../config.js';
+import { createLogger } from '../../logger.js';
+import { buildRuntime, type Role } from '../../main.js';
+import { createDocker } from '../infra.js';
+import { ensureSandboxImage } from '../../../sandbox/image-builder.js';
+import { startOps } from '../ops.js';
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run the bot with every configured adapter (the local web chat when none is)',
+  usage: `Usage: threadlab start [--role all|gateway|worker]
+
+Runs Threadlab. With Slack and/or Discord configured it connects to them; with neither, it serves
+the local web chat (http://127.0.0.1:8787 by default). Builds the sandbox image on first use.
+  --role all        everything in one process (default; THREADLAB_ROLE)
+  --role gateway    platform connections only; needs REDIS_URL, no Docker
+  --role worker     sandbox and LLM loop only; needs REDIS_URL and Docker
+Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back to the queue.`,
+  async run(argv, io) {
+    const { values } = parse(argv, { role: { type: 'string' } }, 'start');
+    if (values.help) return io.out(`${this.usage}\n`), 0;
+    const config = loadConfig(io.env);
+    const role = (values.role ?? config.env.THREADLAB_ROLE) as Role;
+    if (!['all', 'gateway', 'worker'].includes(role)) {
+      io.err(`--role: expected all, gateway or worker (got "${role}")\n`);
+      return 2;
+    }
+    if (role !== 'all' && !config.env.REDIS_URL) {
+      io.err(`--role ${role} needs REDIS_URL: gateways and workers meet in Redis.\n`);
+      return 2;
+    }
+    const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets });
+    if (role !== 'gateway' && !config.sandbox.image) {
+      await ensureSandboxImage({
+        docker: createDocker(config.env.DOCKER_HOST),
+        base: config.sandbox.base,
+        onProgress: (line) => io.err(`[sandbox image] ${line}\n`),
+      });
+    }
+    const runtime = buildRuntime(config, logger, { role });
+    await runtime.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
+    const ops = await startOps(config, logger, runtime);
+    const web = runtime.webUrl();
+    io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);
+
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) {
+          io.err('Forced exit.\n');
+          process.exit(130);
+        }
+        stopping = true;
+        logger.info({ signal }, 'shutting down: no new jobs; running ones finish or go back to the queue');
+        void Promise.allSettled([runtime.stop(), ops?.close()]).then(() => resolve());
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { envSchema } from '../../../src/config.js';
+
+describe('README', () => {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const table = readme.split('<!-- config-table:start -->')[1]?.split('<!-- config-table:end -->')[0] ?? '';
+  const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+
+  it('documents every configuration variable, and only those', () => {
+    expect(documented.sort()).toEqual(Object.keys(envSchema.shape).sort());
+  });
+
+  it('states the documented defaults that the schema has', () => {
+    for (const [name, schema] of Object.entries(envSchema.shape)) {
+      const parsed = (schema as { safeParse: (v: unknown) => { success: boolean; data?: unknown } }).safeParse(undefined);
+      if (!parsed.success || parsed.data === undefined || typeof parsed.data === 'boolean') continue;
+      if (name === 'THREADLAB_DATA_DIR') continue;
+      const row = table.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+      expect(row, name).toContain(`\`${String(parsed.data)}\``);
+    }
+  });
+});
