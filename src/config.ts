@@ -98,6 +98,7 @@ export const envSchema = z.object({
   THREADLAB_WORKSPACE_MAX_PER_MINUTE: int(1).default(200),
   THREADLAB_QUEUE_MAX_LENGTH: int(1).default(1000),
   THREADLAB_METRICS_PORT: int(0, 65535).optional(),
+  THREADLAB_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   THREADLAB_SHUTDOWN_TIMEOUT_MS: int(0).default(30_000),
 });
 

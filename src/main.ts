@@ -6,12 +6,15 @@ import { mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import { ThreadlabError } from './domain/errors.js';
 import type { Logger } from './logger.js';
+import type { ArtifactRenderer } from './ports/artifact-renderer.js';
+import type { ThreadlabMetrics } from './ops/metrics.js';
 import type { JobQueue } from './ports/job-queue.js';
 import type { PlatformAdapter } from './ports/platform-adapter.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { SessionStore } from './ports/session-store.js';
 import { Runtime, type RuntimeDeps } from './core/runtime.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
+import { limitsFromEnv } from './queue/limits.js';
 import { MemorySessionStore } from './sessions/memory-session-store.js';
 import { createDocker } from './cli/infra.js';
 import { createOpenAiLlmClient } from '../adapters/openai/index.js';
@@ -28,6 +31,8 @@ export type Role = 'all' | 'gateway' | 'worker';
 
 export interface BuildOptions {
   role?: Role;
+  /** Prometheus metrics the queue, sandbox pool, LLM and errors report into. */
+  metrics?: ThreadlabMetrics;
   /** Replace any dependency (tests, the CLI's one-shot commands). */
   overrides?: Partial<RuntimeDeps>;
 }
@@ -40,7 +45,8 @@ function noSandbox(): Sandbox {
   return { run: fail, putFile: fail, listFiles: fail, readFile: fail, previewFiles: fail, reset: fail, isLive: () => false, environment: fail, close: async () => {} };
 }
 
-export function createSandbox(config: Config, logger: Logger, instanceId?: string): Sandbox {
+/** Creates and starts the Docker sandbox: checks the image, removes orphans, fills the warm pool. */
+export function createSandbox(config: Config, logger: Logger, instanceId?: string): Promise<Sandbox> {
   return createDockerSandbox({
     docker: createDocker(config.env.DOCKER_HOST),
     image: config.sandbox.image ?? sandboxImageTag(),
@@ -51,10 +57,10 @@ export function createSandbox(config: Config, logger: Logger, instanceId?: strin
   });
 }
 
-export function createAdapters(config: Config, logger: Logger): PlatformAdapter[] {
+export function createAdapters(config: Config, logger: Logger, renderer: ArtifactRenderer): PlatformAdapter[] {
   const adapters: PlatformAdapter[] = [];
-  if (config.slack.enabled) adapters.push(createSlackAdapter(config, logger));
-  if (config.discord.enabled) adapters.push(createDiscordAdapter(config, logger));
+  if (config.slack.enabled) adapters.push(createSlackAdapter(config, logger, { renderer }));
+  if (config.discord.enabled) adapters.push(createDiscordAdapter(config, { logger: logger.child({ platform: 'discord' }), renderer }));
   if (config.web.enabled) {
     adapters.push(
       new WebChatAdapter({
@@ -70,43 +76,39 @@ export function createAdapters(config: Config, logger: Logger): PlatformAdapter[
   return adapters;
 }
 
-function createQueueAndStore(config: Config, logger: Logger): { queue: JobQueue; store: SessionStore } {
-  const limits = {
-    userMaxConcurrent: config.env.THREADLAB_USER_MAX_CONCURRENT,
-    userMaxPerMinute: config.env.THREADLAB_USER_MAX_PER_MINUTE,
-    workspaceMaxConcurrent: config.env.THREADLAB_WORKSPACE_MAX_CONCURRENT,
-    workspaceMaxPerMinute: config.env.THREADLAB_WORKSPACE_MAX_PER_MINUTE,
-    maxQueueLength: config.env.THREADLAB_QUEUE_MAX_LENGTH,
-  };
+function createQueueAndStore(config: Config, logger: Logger, metrics?: ThreadlabMetrics): { queue: JobQueue; store: SessionStore } {
+  const limits = limitsFromEnv(config.env);
+  const observer = metrics ? { observer: metrics.queue } : {};
+  const queueLogger = logger.child({ component: 'queue' });
+  const concurrency = config.env.THREADLAB_CONCURRENCY;
   const redisUrl = config.env.REDIS_URL;
   if (!redisUrl) {
-    return {
-      queue: new InProcessJobQueue({ logger: logger.child({ component: 'queue' }), concurrency: config.env.THREADLAB_CONCURRENCY, limits }),
-      store: new MemorySessionStore(),
-    };
+    return { queue: new InProcessJobQueue({ logger: queueLogger, concurrency, limits, ...observer }), store: new MemorySessionStore() };
   }
   return {
-    queue: new BullMqJobQueue({ redisUrl, logger: logger.child({ component: 'queue' }), concurrency: config.env.THREADLAB_CONCURRENCY, limits }),
-    store: new RedisSessionStore({ redisUrl }),
+    queue: new BullMqJobQueue({ redisUrl, logger: queueLogger, concurrency, limits, ...observer }),
+    store: new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) }),
   };
 }
 
 /** Builds the runtime for a role from configuration; `overrides` replace any dependency. */
-export function buildRuntime(config: Config, logger: Logger, options: BuildOptions = {}): Runtime {
+export async function buildRuntime(config: Config, logger: Logger, options: BuildOptions = {}): Promise<Runtime> {
   const role = options.role ?? 'all';
   const o = options.overrides ?? {};
   mkdirSync(config.dataDir, { recursive: true });
   const needs = { queue: !o.queue, store: !o.store };
-  const made = needs.queue || needs.store ? createQueueAndStore(config, logger) : undefined;
+  const made = needs.queue || needs.store ? createQueueAndStore(config, logger, options.metrics) : undefined;
+  const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
   const llm = 'llm' in o ? o.llm : createOpenAiLlmClient(config.llm, logger.child({ component: 'llm' }));
   return new Runtime({
     config,
     logger,
-    sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : createSandbox(config, logger)),
+    sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger)),
     ...(llm ? { llm } : {}),
     store: o.store ?? made!.store,
     queue: o.queue ?? made!.queue,
-    renderer: o.renderer ?? new SharpArtifactRenderer({ logger }),
-    adapters: o.adapters ?? createAdapters(config, logger),
+    renderer,
+    adapters: o.adapters ?? createAdapters(config, logger, renderer),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
 }

@@ -4,7 +4,6 @@ import { ThreadlabError } from '../domain/errors.js';
 /** A CLI subcommand: its usage text and what it does. Returns the process exit code. */
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }

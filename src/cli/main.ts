@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { isThreadlabError } from '../domain/errors.js';
-import type { CliIo, Command } from './args.js';
-import { commands } from './commands/index.js';
+import type { CliIo } from './args.js';
+import { commands, type CommandEntry } from './commands/index.js';
 
-function usage(list: Command[]): string {
+function usage(list: CommandEntry[]): string {
   return [
     'Usage: threadlab <command> [options]',
     '',
@@ -29,12 +29,13 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.out('threadlab 0.1.0\n');
     return 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.err(`Unknown command "${name}".\n\n${usage(commands)}\n`);
     return 2;
   }
   try {
+    const command = await entry.load();
     return await command.run(rest, io);
   } catch (err) {
     if (isThreadlabError(err)) {

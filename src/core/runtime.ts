@@ -11,6 +11,7 @@ import type { InboundHandler, PlatformAdapter } from '../ports/platform-adapter.
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { ThreadWorker } from './thread-worker.js';
+import type { ThreadlabMetrics } from '../ops/metrics.js';
 
 export interface RuntimeDeps {
   config: Config;
@@ -21,6 +22,8 @@ export interface RuntimeDeps {
   queue: JobQueue;
   renderer: ArtifactRenderer;
   adapters: PlatformAdapter[];
+  /** Where tokens and error codes are counted. */
+  metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
 }
 
 export interface RuntimeStartOptions {

@@ -4,6 +4,9 @@ import type { InboundCommand, InboundMessage } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
 import { Interpreter } from '../interpreter/interpreter.js';
+import { resetThreadMemory } from '../interpreter/index.js';
+import type { TurnResult } from '../interpreter/turn.js';
+import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobContext } from '../ports/job-queue.js';
@@ -24,6 +27,7 @@ export interface ThreadWorkerDeps {
   store: SessionStore;
   renderer: ArtifactRenderer;
   adapterFor: (platform: Platform) => PlatformAdapter;
+  metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
 }
 
 const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
@@ -68,6 +72,7 @@ export class ThreadWorker {
     } catch (err) {
       const error = toThreadlabError(err);
       log.error({ err: error, code: error.code }, 'job failed');
+      this.deps.metrics?.error(error.code);
       progress.update({ type: 'error', code: error.code, message: error.message });
       await adapter.reply(message, textReply(userFacing(error), error.code === 'cancelled' ? 'notice' : 'error')).catch((replyErr) =>
         log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'),
@@ -101,11 +106,16 @@ export class ThreadWorker {
     progress: ProgressSink,
     signal: AbortSignal,
   ): Promise<Reply> {
-    const { config, sandbox, renderer } = this.deps;
     const turn = await this.interpreter.handle(
       { threadKey, text, user: message.user, uploaded },
       { signal, onProgress: (event) => progress.update(event) },
     );
+    return this.toReply(turn, threadKey);
+  }
+
+  private toReply(turn: TurnResult, threadKey: string): Promise<Reply> {
+    const { config, sandbox, renderer, metrics } = this.deps;
+    metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
     return buildReply(turn, {
       sandbox,
       renderer,
@@ -128,12 +138,15 @@ export class ThreadWorker {
     const { sandbox, store } = this.deps;
     switch (command.name) {
       case 'run': {
-        const fenced = `\`\`\`${command.language}\n${command.code}\n\`\`\``;
-        return this.turn(message, fenced, threadKey, [], progress, signal);
+        const turn = await this.interpreter.runDirect(
+          { threadKey, language: command.language, code: command.code },
+          { signal, onProgress: (event) => progress.update(event) },
+        );
+        return this.toReply(turn, threadKey);
       }
       case 'reset':
         await sandbox.reset(threadKey);
-        await store.delete(threadKey);
+        await resetThreadMemory(store, threadKey);
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'files': {
         const files = (await sandbox.listFiles(threadKey)).filter((f) => !f.path.startsWith('.threadlab/'));

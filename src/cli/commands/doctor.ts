@@ -6,7 +6,6 @@ import { formatChecks, runDoctor } from '../doctor.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check Docker, the sandbox image, Redis, platform credentials and the LLM endpoint',
   usage: `Usage: threadlab doctor
 
 Checks every component and prints one line each, with how to fix what is wrong:

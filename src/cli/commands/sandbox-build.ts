@@ -6,7 +6,6 @@ import { ensureSandboxImage, type BaseStrategy } from '../../../sandbox/image-bu
 
 export const sandboxCommand: Command = {
   name: 'sandbox',
-  summary: 'build the sandbox image (sandbox build)',
   usage: `Usage: threadlab sandbox build [--force] [--base auto|registry|debootstrap]
 
 Builds the container image user code runs in (Debian trixie, Python 3 and the data stack) from

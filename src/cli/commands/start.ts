@@ -6,10 +6,10 @@ import { buildRuntime, type Role } from '../../main.js';
 import { createDocker } from '../infra.js';
 import { ensureSandboxImage } from '../../../sandbox/image-builder.js';
 import { startOps } from '../ops.js';
+import { createMetrics } from '../../ops/metrics.js';
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'run the bot with every configured adapter (the local web chat when none is)',
   usage: `Usage: threadlab start [--role all|gateway|worker]
 
 Runs Threadlab. With Slack and/or Discord configured it connects to them; with neither, it serves
@@ -39,9 +39,10 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
         onProgress: (line) => io.err(`[sandbox image] ${line}\n`),
       });
     }
-    const runtime = buildRuntime(config, logger, { role });
+    const metrics = createMetrics({ role });
+    const runtime = await buildRuntime(config, logger, { role, metrics });
     await runtime.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
-    const ops = await startOps(config, logger, runtime);
+    const ops = await startOps({ config, logger, metrics, runsCode: role !== 'gateway' });
     const web = runtime.webUrl();
     io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);
 

@@ -1,0 +1,71 @@
+import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../config.js';
+import { createLogger } from '../../logger.js';
+import { createDocker } from '../infra.js';
+import { prepareImage } from './prepare-image.js';
+import { startPrivateRedis } from '../private-redis.js';
+import { benchRender } from '../../replies/bench-render.js';
+import { sandboxImageTag } from '../../../sandbox/image-builder.js';
+import { benchSandbox } from '../../../sandbox/bench.js';
+import { generateSandboxCharts } from '../../../adapters/render/sandbox-charts.js';
+import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
+import { benchQueue } from '../../../adapters/redis/bench-queue.js';
+
+export const benchCommand: Command = {
+  name: 'bench',
+  usage: `Usage: threadlab bench sandbox|render|queue [--iterations N] [--threads N] [--messages N]
+
+  sandbox   warm-session round trip, a new session's first pandas import (warm pool), the naive
+            docker run / docker exec baselines on the same image, a chart end to end, memory per idle session
+  render    bytes saved and milliseconds per image over matplotlib charts generated in the sandbox
+  queue     sustained messages/s and p95 queue wait for concurrent threads in direct mode, in-process and
+            BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
+  --iterations N   samples per measurement (sandbox; default 30) or charts (render; default 12)
+  --threads N      concurrent threads (queue; default 30)
+  --messages N     messages in all (queue; default 300)`,
+  async run(argv, io) {
+    const { values, positionals } = parse(
+      argv,
+      { iterations: { type: 'string' }, threads: { type: 'string' }, messages: { type: 'string' } },
+      'bench',
+    );
+    const which = positionals[0];
+    if (values.help || !which || !['sandbox', 'render', 'queue'].includes(which)) {
+      io.out(`${this.usage}\n`);
+      return values.help ? 0 : 2;
+    }
+    const config = loadConfig(io.env);
+    const logger = createLogger({ level: 'warn', secrets: config.secrets });
+    const out = (line: string) => io.out(`${line}\n`);
+    const number = (v: string | undefined, d: number) => (v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d));
+    if (which === 'queue') {
+      // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
+      const redis = config.env.REDIS_URL ? undefined : await startPrivateRedis();
+      try {
+        await benchQueue({ threads: number(values.threads, 30), messages: number(values.messages, 300), out, redisUrl: config.env.REDIS_URL ?? redis!.url });
+      } finally {
+        await redis?.stop();
+      }
+      return 0;
+    }
+    await prepareImage(config, io);
+    const docker = createDocker(config.env.DOCKER_HOST);
+    const image = config.sandbox.image ?? sandboxImageTag();
+    if (which === 'render') {
+      const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
+      await benchRender({ images, renderer: new SharpArtifactRenderer(), maxDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX, out });
+      return 0;
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
+    try {
+      await benchSandbox({ docker, image, limits: config.sandbox, dataDir, logger, iterations: number(values.iterations, 30), out });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,56 @@
+import { rmSync } from 'node:fs';
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../config.js';
+import { createLogger } from '../../logger.js';
+import { buildRuntime, createSandbox } from '../../main.js';
+import { InProcessJobQueue } from '../../queue/in-process-queue.js';
+import { MemorySessionStore } from '../../sessions/memory-session-store.js';
+import { CliAdapter } from '../daemon/cli-adapter.js';
+import { daemonPaths, stopDaemon } from '../daemon/client.js';
+import { DaemonServer } from '../daemon/server.js';
+
+export const daemonCommand: Command = {
+  name: 'daemon',
+  usage: `Usage: threadlab daemon [stop]
+
+\`threadlab exec\` and \`threadlab chat\` start this daemon on first use, in the background: it holds
+the sandbox sessions and conversation memory between invocations (on a unix socket in
+THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_IDLE_TTL_MS idle.
+  stop    stop it now (its sessions end)`,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {}, 'daemon');
+    if (values.help) return io.out(`${this.usage}\n`), 0;
+    const config = loadConfig(io.env);
+    if (positionals[0] === 'stop') {
+      io.out((await stopDaemon(config.dataDir)) ? 'Daemon stopped.\n' : 'No daemon was running.\n');
+      return 0;
+    }
+    const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets, destination: process.stdout }).child({ component: 'daemon' });
+    const sandbox = await createSandbox(config, logger, `cli-${process.pid}`);
+    const adapter = new CliAdapter();
+    const runtime = await buildRuntime(config, logger, {
+      overrides: {
+        sandbox,
+        adapters: [adapter],
+        queue: new InProcessJobQueue({ logger, concurrency: config.env.THREADLAB_CONCURRENCY }),
+        store: new MemorySessionStore(),
+      },
+    });
+    await runtime.start();
+    const { socket } = daemonPaths(config.dataDir);
+    let resolveDone: () => void = () => {};
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const server = new DaemonServer({ socketPath: socket, sandbox, adapter, logger, idleMs: config.sandbox.idleTtlMs, onShutdown: () => resolveDone() });
+    await server.listen();
+    logger.info({ socket, pid: process.pid }, 'daemon ready');
+    process.once('SIGTERM', () => resolveDone());
+    process.once('SIGINT', () => resolveDone());
+    await done;
+    await server.close();
+    await runtime.stop();
+    rmSync(socket, { force: true });
+    logger.info('daemon stopped');
+    return 0;
+  },
+};

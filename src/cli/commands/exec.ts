@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../config.js';
+import { LANGUAGES, type ExecutionResult, type Language } from '../../domain/execution.js';
+import { callDaemon, ensureDaemon } from '../daemon/client.js';
+import { prepareImage } from './prepare-image.js';
+
+async function readSource(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function summariseResult(result: ExecutionResult): string {
+  const lines: string[] = [];
+  if (result.error) lines.push(result.error.traceback || `${result.error.name}: ${result.error.value}`);
+  for (const display of result.displays) {
+    if (display.data['text/plain'] && !display.data['image/png']) lines.push(display.data['text/plain']);
+    else if (display.data['image/png']) lines.push(`[image${display.meta?.title ? `: ${display.meta.title}` : ''}]`);
+  }
+  for (const artifact of result.artifacts) lines.push(`[${artifact.change} ${artifact.path}, ${artifact.bytes} bytes]`);
+  if (result.truncated) lines.push(`[output truncated: ${result.truncated.stdoutBytes + result.truncated.stderrBytes} bytes elided${result.truncated.fullOutputPath ? `; full output in ${result.truncated.fullOutputPath}` : ''}]`);
+  if (result.stateReset) lines.push(`[variables were reset: ${result.stateReset.reason}]`);
+  lines.push(`[${result.status} in ${result.durationMs} ms, run ${result.executionCount}]`);
+  return `${lines.join('\n')}\n`;
+}
+
+export const execCommand: Command = {
+  name: 'exec',
+  usage: `Usage: threadlab exec [--session KEY] [--lang python|bash] [--timeout MS] [--out DIR] [--json] FILE|-
+
+Runs FILE (or stdin with -) in a sandbox. Output streams as it comes.
+  --session KEY   a named session: consecutive calls share variables and files while it lives
+                  (held by a background daemon; see \`threadlab daemon --help\`)
+  --lang LANG     python (default) or bash
+  --timeout MS    wall-clock limit of this run (default THREADLAB_SANDBOX_TIMEOUT_MS)
+  --out DIR       write the files the run created or changed, and displayed images, under DIR
+  --json          print exactly the result object as one JSON document (no streaming)
+Exit status: 0 when the run's status is ok, 1 otherwise.`,
+  async run(argv, io) {
+    const { values, positionals } = parse(
+      argv,
+      { session: { type: 'string' }, lang: { type: 'string' }, timeout: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+      'exec',
+    );
+    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (positionals.length !== 1) {
+      io.err('exec needs exactly one FILE (or - for stdin). Run `threadlab exec --help`.\n');
+      return 2;
+    }
+    const language = (values.lang ?? 'python') as Language;
+    if (!LANGUAGES.includes(language)) {
+      io.err(`--lang: expected python or bash (got "${values.lang}")\n`);
+      return 2;
+    }
+    const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 100)) {
+      io.err(`--timeout: expected milliseconds, at least 100 (got "${values.timeout}")\n`);
+      return 2;
+    }
+    const code = await readSource(positionals[0]!);
+    const config = loadConfig(io.env);
+    await prepareImage(config, io);
+    const socket = await ensureDaemon(config.dataDir, io.env);
+    const body = { language, code, ...(values.session ? { session: values.session } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(values.out ? { outDir: resolve(values.out) } : {}) };
+    for await (const frame of callDaemon(socket, '/exec', body)) {
+      if (frame.type === 'stdout' && !values.json) io.out(frame.text);
+      else if (frame.type === 'stderr' && !values.json) io.err(frame.text);
+      else if (frame.type === 'failure') {
+        io.err(`${frame.message}\n`);
+        return 1;
+      } else if (frame.type === 'exec_result') {
+        if (values.json) io.out(`${JSON.stringify(frame.result, null, 2)}\n`);
+        else io.err(summariseResult(frame.result));
+        return frame.result.status === 'ok' ? 0 : 1;
+      }
+    }
+    io.err('The daemon closed the connection without a result; see its log.\n');
+    return 1;
+  },
+};

@@ -1,0 +1,71 @@
+import { readFile, stat } from 'node:fs/promises';
+import { ThreadlabError } from '../../domain/errors.js';
+import type { InboundAttachment, InboundMessage } from '../../domain/messages.js';
+import type { ProgressEvent } from '../../domain/progress.js';
+import type { Reply } from '../../domain/reply.js';
+import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../ports/platform-adapter.js';
+
+interface Pending {
+  onProgress: (event: ProgressEvent) => void;
+  resolve: (reply: Reply) => void;
+}
+
+/**
+ * The `threadlab chat` surface: a platform whose messages come from the command line and whose
+ * replies go back to the waiting command. Attachments are local files the user named.
+ */
+export class CliAdapter implements PlatformAdapter {
+  readonly platform = 'cli' as const;
+  readonly maxUploadBytes = Number.MAX_SAFE_INTEGER;
+  private handler: InboundHandler | undefined;
+  private readonly pending = new Map<string, Pending>();
+
+  async start(handler: InboundHandler): Promise<void> {
+    this.handler = handler;
+  }
+
+  async stop(): Promise<void> {
+    this.handler = undefined;
+  }
+
+  /** Sends a message through the core and resolves with its reply. */
+  send(message: InboundMessage, onProgress: (event: ProgressEvent) => void): Promise<Reply> {
+    if (!this.handler) return Promise.reject(new ThreadlabError('internal', 'The CLI adapter is not started.'));
+    const handler = this.handler;
+    return new Promise<Reply>((resolve, reject) => {
+      this.pending.set(message.id, { onProgress, resolve });
+      handler.onMessage(message).catch((err) => {
+        this.pending.delete(message.id);
+        reject(err);
+      });
+    });
+  }
+
+  cancel(threadKey: string): Promise<void> {
+    return this.handler?.onCancel(threadKey) ?? Promise.resolve();
+  }
+
+  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
+    if (!attachment.url) throw new ThreadlabError('attachment_rejected', `No path for ${attachment.name}.`, { isPolicy: true });
+    const info = await stat(attachment.url).catch(() => undefined);
+    if (!info?.isFile()) throw new ThreadlabError('attachment_rejected', `${attachment.url} is not a readable file.`, { isPolicy: true });
+    if (info.size > options.maxBytes) {
+      throw new ThreadlabError('attachment_rejected', `${attachment.url} is ${info.size} bytes, over the limit of ${options.maxBytes}.`, { isPolicy: true });
+    }
+    return readFile(attachment.url);
+  }
+
+  progress(message: InboundMessage): ProgressSink {
+    return {
+      update: (event) => this.pending.get(message.id)?.onProgress(event),
+      close: async () => {},
+    };
+  }
+
+  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    pending.resolve(reply);
+  }
+}
