@@ -5,7 +5,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
   return [
     new SlashCommandBuilder()
       .setName('run')
-      .setDescription('Run code in this thread\'s sandbox, as is')
+      .setDescription("Run code in this thread's sandbox, as is")
       .addStringOption((o) => o.setName('code').setDescription('The code to run').setRequired(true).setMaxLength(6000))
       .addStringOption((o) =>
         o
@@ -14,8 +14,8 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
           .addChoices({ name: 'python', value: 'python' }, { name: 'bash', value: 'bash' }),
       )
       .toJSON(),
-    new SlashCommandBuilder().setName('reset').setDescription('Forget this thread\'s variables and files').toJSON(),
-    new SlashCommandBuilder().setName('files').setDescription('List the files in this thread\'s sandbox').toJSON(),
+    new SlashCommandBuilder().setName('reset').setDescription("Forget this thread's variables and files").toJSON(),
+    new SlashCommandBuilder().setName('files').setDescription("List the files in this thread's sandbox").toJSON(),
     new SlashCommandBuilder().setName('help').setDescription('How to use Threadlab').toJSON(),
   ];
 }

@@ -9,21 +9,34 @@ const reject = (message: string, details?: Record<string, unknown>) =>
  * Fetches a Discord attachment with a plain GET (attachment URLs are signed; no token is sent), stopping
  * as soon as more than `maxBytes` arrived. An HTML page where a non-HTML file was expected is refused.
  */
-export async function downloadAttachment(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+export async function downloadAttachment(
+  attachment: InboundAttachment,
+  options: { maxBytes: number; signal?: AbortSignal },
+): Promise<Buffer> {
   const { maxBytes } = options;
   if (!attachment.url) throw reject(`\`${attachment.name}\` has no download address.`);
   if (attachment.bytes !== undefined && attachment.bytes > maxBytes) {
-    throw reject(`\`${attachment.name}\` is ${formatBytes(attachment.bytes)}, over the ${formatBytes(maxBytes)} limit.`);
+    throw reject(
+      `\`${attachment.name}\` is ${formatBytes(attachment.bytes)}, over the ${formatBytes(maxBytes)} limit.`,
+    );
   }
   let res: Response;
   try {
     res = await fetch(attachment.url, { redirect: 'follow', ...(options.signal ? { signal: options.signal } : {}) });
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    throw new ThreadlabError('platform_api', `Could not download \`${attachment.name}\` from Discord: ${(err as Error).message}`, { cause: err, isRetryable: true });
+    throw new ThreadlabError(
+      'platform_api',
+      `Could not download \`${attachment.name}\` from Discord: ${(err as Error).message}`,
+      { cause: err, isRetryable: true },
+    );
   }
   if (!res.ok || !res.body) {
-    throw new ThreadlabError('platform_api', `Discord answered ${res.status} for \`${attachment.name}\`; it may have expired, upload it again.`, { isRetryable: res.status >= 500 });
+    throw new ThreadlabError(
+      'platform_api',
+      `Discord answered ${res.status} for \`${attachment.name}\`; it may have expired, upload it again.`,
+      { isRetryable: res.status >= 500 },
+    );
   }
   const type = res.headers.get('content-type') ?? '';
   const expectsHtml = /html/.test(attachment.mime ?? '') || /\.html?$/i.test(attachment.name);

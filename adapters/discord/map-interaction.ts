@@ -41,9 +41,15 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
  * session) outside threads; a DM's channel in direct messages.
  */
 export function commandThreadRef(view: CommandView): ThreadRef {
-  if (view.guildId === null) return { platform: 'discord', workspace: 'dm', channel: view.channel.id, thread: view.channel.id };
+  if (view.guildId === null)
+    return { platform: 'discord', workspace: 'dm', channel: view.channel.id, thread: view.channel.id };
   if (isThreadType(view.channel.type)) {
-    return { platform: 'discord', workspace: view.guildId, channel: view.channel.parentId ?? view.channel.id, thread: view.channel.id };
+    return {
+      platform: 'discord',
+      workspace: view.guildId,
+      channel: view.channel.parentId ?? view.channel.id,
+      thread: view.channel.id,
+    };
   }
   return { platform: 'discord', workspace: view.guildId, channel: view.channel.id, thread: view.channel.id };
 }

@@ -3,7 +3,15 @@ import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { safeFileName } from './safe-name.js';
 
 /** Discord channel types the adapter tells apart (values of discord-api-types' ChannelType). */
-export const CHANNEL = { GuildText: 0, DM: 1, GuildAnnouncement: 5, AnnouncementThread: 10, PublicThread: 11, PrivateThread: 12, GuildForum: 15 } as const;
+export const CHANNEL = {
+  GuildText: 0,
+  DM: 1,
+  GuildAnnouncement: 5,
+  AnnouncementThread: 10,
+  PublicThread: 11,
+  PrivateThread: 12,
+  GuildForum: 15,
+} as const;
 
 const THREAD_TYPES: readonly number[] = [CHANNEL.AnnouncementThread, CHANNEL.PublicThread, CHANNEL.PrivateThread];
 /** Channels a thread can be started from a message in. */
@@ -46,7 +54,10 @@ export function mentionsBot(view: MessageView, botUserId: string): boolean {
 
 /** The message text with mentions of the bot removed and whitespace trimmed. */
 export function stripBotMention(content: string, botUserId: string): string {
-  return content.replace(new RegExp(`<@!?${botUserId}>`, 'g'), '').replace(/[ \t]{2,}/g, ' ').trim();
+  return content
+    .replace(new RegExp(`<@!?${botUserId}>`, 'g'), '')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }
 
 /**
@@ -60,16 +71,29 @@ export function routeMessage(view: MessageView, context: RouteContext): MessageR
   const text = stripBotMention(view.content, context.botUserId);
   if (!text && view.attachments.length === 0) return { action: 'ignore', reason: 'empty' };
   if (view.guildId === null) {
-    return { action: 'answer', mentioned, ref: { platform: 'discord', workspace: 'dm', channel: view.channel.id, thread: view.channel.id } };
+    return {
+      action: 'answer',
+      mentioned,
+      ref: { platform: 'discord', workspace: 'dm', channel: view.channel.id, thread: view.channel.id },
+    };
   }
   if (isThreadType(view.channel.type)) {
     if (!mentioned && !context.followsThread) return { action: 'ignore', reason: 'not_addressed' };
     const parent = view.channel.parentId ?? view.channel.id;
-    return { action: 'answer', mentioned, ref: { platform: 'discord', workspace: view.guildId, channel: parent, thread: view.channel.id } };
+    return {
+      action: 'answer',
+      mentioned,
+      ref: { platform: 'discord', workspace: view.guildId, channel: parent, thread: view.channel.id },
+    };
   }
   if (!mentioned) return { action: 'ignore', reason: 'not_addressed' };
-  if (THREADABLE_TYPES.includes(view.channel.type)) return { action: 'start_thread', name: threadName(text, view.attachments[0]?.filename) };
-  return { action: 'answer', mentioned, ref: { platform: 'discord', workspace: view.guildId, channel: view.channel.id, thread: view.channel.id } };
+  if (THREADABLE_TYPES.includes(view.channel.type))
+    return { action: 'start_thread', name: threadName(text, view.attachments[0]?.filename) };
+  return {
+    action: 'answer',
+    mentioned,
+    ref: { platform: 'discord', workspace: view.guildId, channel: view.channel.id, thread: view.channel.id },
+  };
 }
 
 /** Discord's limit on a thread name. */
@@ -80,7 +104,13 @@ export function threadName(text: string, fallbackFile?: string): string {
   const firstLine = text
     .replace(/```[\s\S]*?(```|$)/g, ' ')
     .split('\n')
-    .map((l) => l.replace(/<[@#][!&]?\d+>/g, '').replace(/[*_~`>|#]+/g, '').replace(/\s+/g, ' ').trim())
+    .map((l) =>
+      l
+        .replace(/<[@#][!&]?\d+>/g, '')
+        .replace(/[*_~`>|#]+/g, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .find((l) => l.length > 0);
   const base = firstLine ?? (fallbackFile ? `Analysis of ${fallbackFile}` : 'Threadlab session');
   if (base.length <= THREAD_NAME_MAX_CHARS) return base;

@@ -21,12 +21,21 @@ export interface PlanOptions {
   maxTextMessages?: number;
 }
 
-const toFile = (image: ReplyImage): OutgoingFile => ({ name: image.name, mime: image.mime, data: image.data, description: image.alt });
+const toFile = (image: ReplyImage): OutgoingFile => ({
+  name: image.name,
+  mime: image.mime,
+  data: image.data,
+  description: image.alt,
+});
 
 async function imageFiles(images: ReplyImage[], options: PlanOptions): Promise<OutgoingFile[]> {
   if (images.length === 0) return [];
   if (!options.renderer) return images.map(toFile);
-  const fitted = await fitImages(images, { maxPerMessage: MAX_ATTACHMENTS_PER_MESSAGE, renderer: options.renderer, maxDimensionPx: options.maxImagePx ?? 2048 });
+  const fitted = await fitImages(images, {
+    maxPerMessage: MAX_ATTACHMENTS_PER_MESSAGE,
+    renderer: options.renderer,
+    maxDimensionPx: options.maxImagePx ?? 2048,
+  });
   return [...fitted.individual, ...(fitted.contactSheet ? [fitted.contactSheet] : [])].map(toFile);
 }
 
@@ -36,7 +45,15 @@ function textChunks(markdown: string, maxTextMessages: number): { chunks: string
   if (chunks.length <= maxTextMessages) return { chunks };
   const note = '\n\n… the full answer is attached as `answer.txt`.';
   const head = splitMessage(markdown, { maxChars: maxChars - note.length })[0] ?? '';
-  return { chunks: [head + note], fullText: { name: 'answer.txt', mime: 'text/plain', data: Buffer.from(markdown, 'utf8'), description: 'the full answer' } };
+  return {
+    chunks: [head + note],
+    fullText: {
+      name: 'answer.txt',
+      mime: 'text/plain',
+      data: Buffer.from(markdown, 'utf8'),
+      description: 'the full answer',
+    },
+  };
 }
 
 /** Adds files to messages: at most 10 a message and at most `limit` bytes a message, in order. */
@@ -44,7 +61,8 @@ function packFiles(messages: OutgoingMessage[], files: OutgoingFile[], limit: nu
   for (const file of files) {
     const last = messages[messages.length - 1];
     const used = last ? last.files.reduce((n, f) => n + f.data.length, 0) : 0;
-    if (last && last.files.length < MAX_ATTACHMENTS_PER_MESSAGE && used + file.data.length <= limit) last.files.push(file);
+    if (last && last.files.length < MAX_ATTACHMENTS_PER_MESSAGE && used + file.data.length <= limit)
+      last.files.push(file);
     else messages.push({ content: '', files: [file] });
   }
 }
@@ -61,14 +79,22 @@ export async function planReply(reply: Reply, options: PlanOptions): Promise<Out
   const tooBig = images.filter((i) => i.data.length > limit);
   const omitted = [
     ...fittedFiles.omitted,
-    ...tooBig.map((i) => ({ name: i.name, reason: `${formatBytes(i.data.length)} is over this channel's ${formatBytes(limit)} upload limit` })),
+    ...tooBig.map((i) => ({
+      name: i.name,
+      reason: `${formatBytes(i.data.length)} is over this channel's ${formatBytes(limit)} upload limit`,
+    })),
   ];
   const { chunks, fullText } = textChunks(replyMarkdown(reply, omitted), options.maxTextMessages ?? 4);
   const messages: OutgoingMessage[] = chunks.map((content) => ({ content, files: [] }));
   const files: OutgoingFile[] = [
     ...images.filter((i) => i.data.length <= limit),
     ...(fullText ? [fullText] : []),
-    ...fittedFiles.files.map((f) => ({ name: f.name, mime: f.mime, data: f.data, ...(f.description ? { description: f.description } : {}) })),
+    ...fittedFiles.files.map((f) => ({
+      name: f.name,
+      mime: f.mime,
+      data: f.data,
+      ...(f.description ? { description: f.description } : {}),
+    })),
   ];
   packFiles(messages, files, limit);
   return messages.filter((m) => m.content.length > 0 || m.files.length > 0);

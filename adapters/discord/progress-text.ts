@@ -29,15 +29,35 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
     case 'thinking':
       return { ...state, headline: `🤔 Thinking (step ${event.round})…` };
     case 'code':
-      return { ...state, headline: `▶️ Running ${event.language} (step ${event.round})…`, code: { language: event.language, code: event.code }, output: '' };
+      return {
+        ...state,
+        headline: `▶️ Running ${event.language} (step ${event.round})…`,
+        code: { language: event.language, code: event.code },
+        output: '',
+      };
     case 'output':
       return { ...state, output: tail(state.output + event.text, OUTPUT_MAX_CHARS * 2) };
     case 'display':
-      return { ...state, notes: [...state.notes, `📊 ${event.display.meta?.title ? `Chart: ${event.display.meta.title}` : 'Made a chart'}`].slice(-NOTES_MAX) };
+      return {
+        ...state,
+        notes: [
+          ...state.notes,
+          `📊 ${event.display.meta?.title ? `Chart: ${event.display.meta.title}` : 'Made a chart'}`,
+        ].slice(-NOTES_MAX),
+      };
     case 'file':
-      return { ...state, notes: [...state.notes, `📄 ${event.artifact.change === 'created' ? 'Wrote' : 'Updated'} \`${event.artifact.path}\``].slice(-NOTES_MAX) };
+      return {
+        ...state,
+        notes: [
+          ...state.notes,
+          `📄 ${event.artifact.change === 'created' ? 'Wrote' : 'Updated'} \`${event.artifact.path}\``,
+        ].slice(-NOTES_MAX),
+      };
     case 'run_finished':
-      return { ...state, headline: `${event.status === 'ok' ? '✔️' : '✖️'} Run finished (${event.status}, ${formatDuration(event.durationMs)})` };
+      return {
+        ...state,
+        headline: `${event.status === 'ok' ? '✔️' : '✖️'} Run finished (${event.status}, ${formatDuration(event.durationMs)})`,
+      };
     case 'text':
       return state.headline.startsWith('✍️') ? state : { ...state, headline: '✍️ Writing the answer…' };
     case 'final':
@@ -49,12 +69,13 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
 
 /** The status message's content, always under Discord's 2,000 characters. */
 export function renderStatus(state: StatusState): string {
-  const parts = [`**${state.headline}**`];
+  const parts = [`**${state.headline.slice(0, 300)}**`];
   if (state.code) {
     const lang = state.code.language === 'python' ? 'py' : 'bash';
     parts.push(`\`\`\`${lang}\n${defuseFences(tail(state.code.code.trimEnd(), CODE_MAX_CHARS))}\n\`\`\``);
   }
-  if (state.output.trim()) parts.push(`\`\`\`\n${defuseFences(tail(state.output.trimEnd(), OUTPUT_MAX_CHARS))}\n\`\`\``);
-  if (state.notes.length > 0) parts.push(state.notes.join('\n'));
+  if (state.output.trim())
+    parts.push(`\`\`\`\n${defuseFences(tail(state.output.trimEnd(), OUTPUT_MAX_CHARS))}\n\`\`\``);
+  if (state.notes.length > 0) parts.push(state.notes.map((n) => n.slice(0, 150)).join('\n'));
   return parts.join('\n').slice(0, 1990);
 }

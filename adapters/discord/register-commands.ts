@@ -15,7 +15,9 @@ export interface RegisterCommandsOptions {
  * Registers /run, /reset, /files and /help with one bulk overwrite (`PUT`), globally or for one guild.
  * Returns the names Discord confirmed. Throws `platform_api` with Discord's message on failure.
  */
-export async function registerCommands(options: RegisterCommandsOptions): Promise<{ scope: 'global' | 'guild'; names: string[] }> {
+export async function registerCommands(
+  options: RegisterCommandsOptions,
+): Promise<{ scope: 'global' | 'guild'; names: string[] }> {
   const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(options.token);
   const route = options.guildId
     ? Routes.applicationGuildCommands(options.applicationId, options.guildId)
@@ -25,6 +27,10 @@ export async function registerCommands(options: RegisterCommandsOptions): Promis
     return { scope: options.guildId ? 'guild' : 'global', names: registered.map((c) => c.name) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new ThreadlabError('platform_api', `Registering Discord commands failed: ${message}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID.`, { cause: err });
+    throw new ThreadlabError(
+      'platform_api',
+      `Registering Discord commands failed: ${message}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID.`,
+      { cause: err },
+    );
   }
 }

@@ -7,8 +7,11 @@ export function defuseFences(text: string): string {
 }
 
 function runText(run: RunRecord): string {
-  const parts = [`\`\`\`${run.language === 'python' ? 'py' : 'bash'}\n${defuseFences(run.code.replace(/\n+$/, ''))}\n\`\`\``];
-  if (run.outputExcerpt && run.outputExcerpt.trim()) parts.push(`\`\`\`\n${defuseFences(run.outputExcerpt.replace(/\n+$/, ''))}\n\`\`\``);
+  const parts = [
+    `\`\`\`${run.language === 'python' ? 'py' : 'bash'}\n${defuseFences(run.code.replace(/\n+$/, ''))}\n\`\`\``,
+  ];
+  if (run.outputExcerpt && run.outputExcerpt.trim())
+    parts.push(`\`\`\`\n${defuseFences(run.outputExcerpt.replace(/\n+$/, ''))}\n\`\`\``);
   if (run.status !== 'ok') parts.push(`Status: **${run.status}** after ${formatDuration(run.durationMs)}`);
   return parts.join('\n');
 }
@@ -23,7 +26,8 @@ export function replyMarkdown(reply: Reply, extraOmitted: { name: string; reason
   if (text) sections.push(reply.kind === 'error' && !text.startsWith('⚠') ? `⚠️ ${text}` : text);
   else if (reply.runs.length > 0) sections.push(reply.runs.map(runText).join('\n'));
   const omitted = [...(reply.omitted ?? []), ...extraOmitted];
-  if (omitted.length > 0) sections.push(omitted.map((o) => `⚠️ \`${o.name}\` was not attached: ${o.reason}`).join('\n'));
+  if (omitted.length > 0)
+    sections.push(omitted.map((o) => `⚠️ \`${o.name}\` was not attached: ${o.reason}`).join('\n'));
   if (reply.footer) {
     const f = reply.footer;
     const bits = [`⏱ ${formatDuration(f.durationMs)}`, `${f.runs} run${f.runs === 1 ? '' : 's'}`];

@@ -9,7 +9,7 @@ export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   let cleaned = base
     .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .replace(/\p{Cc}/gu, '')
     .replace(/[^\p{L}\p{N}._\-+()@ ]/gu, '_')
     .replace(/\s+/g, '_')
     .replace(/^[.\-_]+/, '')

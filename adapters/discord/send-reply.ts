@@ -16,17 +16,28 @@ export function tooLargeNotice(file: OutgoingFile, limitBytes: number): string {
  * refused as too large (413, code 40005) is sent again without its files, each file is retried alone, and
  * every file that is still refused is named in the thread with its size and the limit: never a silent drop.
  */
-export async function sendMessages(target: ReplyTarget, messages: OutgoingMessage[], options: { limitBytes: number; logger: Logger }): Promise<void> {
+export async function sendMessages(
+  target: ReplyTarget,
+  messages: OutgoingMessage[],
+  options: { limitBytes: number; logger: Logger },
+): Promise<void> {
   for (const message of messages) await sendOne(target, message, options);
 }
 
-async function sendOne(target: ReplyTarget, message: OutgoingMessage, options: { limitBytes: number; logger: Logger }): Promise<void> {
+async function sendOne(
+  target: ReplyTarget,
+  message: OutgoingMessage,
+  options: { limitBytes: number; logger: Logger },
+): Promise<void> {
   try {
     await target.post(message);
     return;
   } catch (err) {
     if (!isTooLarge(err) || message.files.length === 0) throw platformError(err, 'post a message');
-    options.logger.warn({ files: message.files.map((f) => ({ name: f.name, bytes: f.data.length })) }, 'Discord refused an upload as too large');
+    options.logger.warn(
+      { files: message.files.map((f) => ({ name: f.name, bytes: f.data.length })) },
+      'Discord refused an upload as too large',
+    );
   }
   if (message.content) await sendOne(target, { content: message.content, files: [] }, options);
   if (message.files.length > 1) {

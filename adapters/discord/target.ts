@@ -34,7 +34,10 @@ export interface ReplyTarget {
 export function restFailure(err: unknown): { status?: number; code?: number | string } {
   if (typeof err !== 'object' || err === null) return {};
   const e = err as { status?: unknown; code?: unknown };
-  return { ...(typeof e.status === 'number' ? { status: e.status } : {}), ...(typeof e.code === 'number' || typeof e.code === 'string' ? { code: e.code } : {}) };
+  return {
+    ...(typeof e.status === 'number' ? { status: e.status } : {}),
+    ...(typeof e.code === 'number' || typeof e.code === 'string' ? { code: e.code } : {}),
+  };
 }
 
 /** Whether Discord refused a message because an attachment was too large (413, code 40005). */
@@ -55,18 +58,28 @@ export function platformError(err: unknown, what: string): ThreadlabError {
   });
 }
 
-function body(message: Partial<OutgoingMessage>): { body: Record<string, unknown>; files?: { name: string; data: Buffer; contentType: string }[] } {
+function body(message: Partial<OutgoingMessage>): {
+  body: Record<string, unknown>;
+  files?: { name: string; data: Buffer; contentType: string }[];
+} {
   const out: Record<string, unknown> = { allowed_mentions: { parse: [] } };
   if (message.content !== undefined) out.content = message.content;
   if (message.components !== undefined) out.components = message.components;
   if (message.files === undefined) return { body: out };
-  out.attachments = message.files.map((f, i) => ({ id: i, filename: f.name, ...(f.description ? { description: f.description.slice(0, 1024) } : {}) }));
+  out.attachments = message.files.map((f, i) => ({
+    id: i,
+    filename: f.name,
+    ...(f.description ? { description: f.description.slice(0, 1024) } : {}),
+  }));
   return { body: out, files: message.files.map((f) => ({ name: f.name, data: f.data, contentType: f.mime })) };
 }
 
 /** Messages in a channel (a thread or a DM), sent with the bot token. */
 export class ChannelTarget implements ReplyTarget {
-  constructor(private readonly rest: REST, readonly channelId: string) {}
+  constructor(
+    private readonly rest: REST,
+    readonly channelId: string,
+  ) {}
 
   async post(message: OutgoingMessage): Promise<string> {
     const created = (await this.rest.post(Routes.channelMessages(this.channelId), body(message))) as { id: string };
@@ -109,25 +122,44 @@ export class InteractionTarget implements ReplyTarget {
   async post(message: OutgoingMessage): Promise<string> {
     if (this.expired) return this.options.channel.post(message);
     const { applicationId, token } = this.options;
-    return this.orFallback(async () => {
-      if (!this.originalUsed) {
-        await this.rest.patch(Routes.webhookMessage(applicationId, token, '@original'), { ...body({ components: [], ...message }), auth: false });
-        this.originalUsed = true;
-        return '@original';
-      }
-      const created = (await this.rest.post(Routes.webhook(applicationId, token), { ...body(message), query: new URLSearchParams({ wait: 'true' }), auth: false })) as { id: string };
-      return created.id;
-    }, () => this.options.channel.post(message));
+    return this.orFallback(
+      async () => {
+        if (!this.originalUsed) {
+          await this.rest.patch(Routes.webhookMessage(applicationId, token, '@original'), {
+            ...body({ components: [], ...message }),
+            auth: false,
+          });
+          this.originalUsed = true;
+          return '@original';
+        }
+        const created = (await this.rest.post(Routes.webhook(applicationId, token), {
+          ...body(message),
+          query: new URLSearchParams({ wait: 'true' }),
+          auth: false,
+        })) as { id: string };
+        return created.id;
+      },
+      () => this.options.channel.post(message),
+    );
   }
 
   async edit(messageId: string, message: Partial<OutgoingMessage>): Promise<void> {
     if (this.expired) return;
-    await this.orFallback(() => this.rest.patch(Routes.webhookMessage(this.options.applicationId, this.options.token, messageId), { ...body(message), auth: false }), async () => undefined);
+    await this.orFallback(
+      () =>
+        this.rest.patch(Routes.webhookMessage(this.options.applicationId, this.options.token, messageId), {
+          ...body(message),
+          auth: false,
+        }),
+      async () => undefined,
+    );
   }
 
   async remove(messageId: string): Promise<void> {
     if (this.expired) return;
-    await this.rest.delete(Routes.webhookMessage(this.options.applicationId, this.options.token, messageId), { auth: false });
+    await this.rest.delete(Routes.webhookMessage(this.options.applicationId, this.options.token, messageId), {
+      auth: false,
+    });
   }
 
   async typing(): Promise<void> {

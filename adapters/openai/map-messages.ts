@@ -51,7 +51,9 @@ export function toOpenAiTools(tools: ToolSpec[]): ChatCompletionTool[] {
 }
 
 /** Maps an API finish reason to ours. */
-export function mapFinishReason(reason: string | null | undefined): 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other' {
+export function mapFinishReason(
+  reason: string | null | undefined,
+): 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other' {
   if (reason === 'stop' || reason === 'tool_calls' || reason === 'length' || reason === 'content_filter') return reason;
   if (reason === 'function_call') return 'tool_calls';
   return 'other';

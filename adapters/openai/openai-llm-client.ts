@@ -29,6 +29,21 @@ export interface OpenAiLlmClientOptions {
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
+/**
+ * Settles with `promise`, or rejects as soon as `signal` aborts: the SDK sleeps through a long
+ * retry-after without watching the signal, and a user's Stop must not wait for that.
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void =>
+      reject(new ThreadlabError('cancelled', 'The model request was cancelled.', { isPolicy: true }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** The LlmClient over the `openai` SDK's Chat Completions with tool calling; works with any compatible server. */
 export class OpenAiLlmClient implements LlmClient {
   readonly model: string;
@@ -72,7 +87,8 @@ export class OpenAiLlmClient implements LlmClient {
       ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
     };
     try {
-      return this.options.stream ? await this.streamed(body, request) : await this.whole(body, request);
+      const pending = this.options.stream ? this.streamed(body, request) : this.whole(body, request);
+      return await untilAborted(pending, request.signal);
     } catch (err) {
       throw mapOpenAiError(err, {
         model: this.model,
@@ -85,19 +101,27 @@ export class OpenAiLlmClient implements LlmClient {
   }
 
   private async whole(body: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
-    const completion: ChatCompletion = await this.client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
+    const completion: ChatCompletion = await this.client.chat.completions.create(
+      { ...body, stream: false },
+      { signal: request.signal },
+    );
     const choice = completion.choices?.[0];
     if (!choice) throw new ThreadlabError('llm_api', 'The model API returned no choices.', { isRetryable: true });
     const message = choice.message;
     const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }] : [],
+      call.type === 'function'
+        ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }]
+        : [],
     );
     if (message.content) request.onTextDelta?.(message.content);
     return {
       content: message.content ?? null,
       toolCalls,
       finishReason: mapFinishReason(choice.finish_reason),
-      usage: { promptTokens: completion.usage?.prompt_tokens ?? 0, completionTokens: completion.usage?.completion_tokens ?? 0 },
+      usage: {
+        promptTokens: completion.usage?.prompt_tokens ?? 0,
+        completionTokens: completion.usage?.completion_tokens ?? 0,
+      },
       ...(message.refusal ? { refusal: message.refusal } : {}),
     };
   }
@@ -109,7 +133,8 @@ export class OpenAiLlmClient implements LlmClient {
     );
     const assembler = new StreamAssembler(request.onTextDelta);
     for await (const chunk of stream) assembler.push(chunk);
-    if (request.signal?.aborted) throw new ThreadlabError('cancelled', 'The model request was cancelled.', { isPolicy: true });
+    if (request.signal?.aborted)
+      throw new ThreadlabError('cancelled', 'The model request was cancelled.', { isPolicy: true });
     return assembler.result();
   }
 }

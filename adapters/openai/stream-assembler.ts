@@ -19,7 +19,10 @@ export class StreamAssembler {
 
   push(chunk: ChatCompletionChunk): void {
     if (chunk.usage) {
-      this.usage = { promptTokens: chunk.usage.prompt_tokens ?? 0, completionTokens: chunk.usage.completion_tokens ?? 0 };
+      this.usage = {
+        promptTokens: chunk.usage.prompt_tokens ?? 0,
+        completionTokens: chunk.usage.completion_tokens ?? 0,
+      };
     }
     const choice = chunk.choices?.[0];
     if (!choice) return;

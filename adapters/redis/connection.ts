@@ -24,7 +24,11 @@ export function createRedis(url: string, options: { logger: Logger; purpose: str
 }
 
 /** Connection options for BullMQ's own clients (it needs maxRetriesPerRequest null for workers). */
-export function bullConnection(url: string): { url: string; maxRetriesPerRequest: null; retryStrategy: (times: number) => number } {
+export function bullConnection(url: string): {
+  url: string;
+  maxRetriesPerRequest: null;
+  retryStrategy: (times: number) => number;
+} {
   return { url, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(200 * times, 2000) };
 }
 
@@ -32,8 +36,39 @@ export function bullConnection(url: string): { url: string; maxRetriesPerRequest
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
   try {
-    await Promise.race([redis.quit(), new Promise((_, reject) => setTimeout(() => reject(new Error('quit timeout')), 1000))]);
+    await Promise.race([
+      redis.quit(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('quit timeout')), 1000)),
+    ]);
   } catch {
     redis.disconnect();
   }
+}
+
+/** Logs a recurring error once per `intervalMs` (BullMQ repeats connection errors many times a second). */
+export function throttledWarn(logger: Logger, msg: string, intervalMs = 10_000): (err: unknown) => void {
+  let lastMs = 0;
+  let suppressed = 0;
+  return (err) => {
+    const now = Date.now();
+    if (now - lastMs < intervalMs) {
+      suppressed += 1;
+      return;
+    }
+    logger.warn({ err, suppressed }, msg);
+    lastMs = now;
+    suppressed = 0;
+  };
+}
+
+/** Deletes every key under `${prefix}:` (bench and test runs use a unique prefix each). */
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
 }

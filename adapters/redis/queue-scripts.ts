@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
  *   P:lock:<thread>     id of the BullMQ job draining the thread (PX threadLockTtlMs, renewed)
  *   P:cur:<thread>      event id that is running right now
  *   P:depth, P:inflight hash {u:<user>, w:<workspace>}, P:rl:u:<user>, P:rl:w:<ws> (per-minute windows)
+ *   P:aff:<thread>      id of the worker that last ran the thread (it holds the container)
+ *   P:hb:<worker>       heartbeat of a live worker; P:workers is the set of workers ever started
  */
 
 const RELEASE_COUNTERS = `
@@ -26,8 +28,18 @@ local function release(p, id)
 end
 `;
 
+const ROUTE_FN = `
+local function route(p, thread)
+  local w = redis.call('GET', p .. ':aff:' .. thread)
+  if w and redis.call('EXISTS', p .. ':hb:' .. w) == 1 then return w end
+  return ''
+end
+`;
+
 /** Admission: dedupe, limits (the same order as decide() in src/queue/limits.ts), then append. */
-const ENQUEUE = `
+const ENQUEUE =
+  ROUTE_FN +
+  `
 local p, id, thread, u, w, job = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local dedupeTtl, msgTtl = tonumber(ARGV[7]), tonumber(ARGV[8])
 local uMaxC, uMaxM, wMaxC, wMaxM, maxLen = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
@@ -54,14 +66,17 @@ local m = p .. ':msg:' .. id
 redis.call('HSET', m, 'job', job, 'u', u, 'w', w, 'attempts', 0)
 redis.call('PEXPIRE', m, msgTtl)
 local len = redis.call('RPUSH', p .. ':t:' .. thread, id)
-return {'accepted', len - 1, depth}
+-- Behind a live owner no drain job is needed: the owner runs it or hands the thread back.
+local trigger = 1
+if len > 1 and redis.call('EXISTS', p .. ':lock:' .. thread) == 1 then trigger = 0 end
+return {'accepted', len - 1, depth, trigger, route(p, thread)}
 `;
 
 /** A drainer takes the thread (or keeps it) and starts its head; releases the thread when empty. */
 const BEGIN =
   RELEASE_COUNTERS +
   `
-local p, thread, owner, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local p, thread, owner, ttl, worker, affTtl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[6])
 local lock, list, cur = p .. ':lock:' .. thread, p .. ':t:' .. thread, p .. ':cur:' .. thread
 local holder = redis.call('GET', lock)
 if holder and holder ~= owner then return {'busy'} end
@@ -77,6 +92,7 @@ while true do
     redis.call('SET', lock, owner, 'PX', ttl)
     redis.call('SET', cur, head, 'PX', ttl)
     local attempts = redis.call('HINCRBY', m, 'attempts', 1)
+    if worker ~= '' then redis.call('SET', p .. ':aff:' .. thread, worker, 'PX', affTtl) end
     return {'run', head, job, attempts}
   end
   -- the record expired (msgTtl): nothing left to run for this id
@@ -139,7 +155,18 @@ end
 return out
 `;
 
-const SCRIPTS = { tlEnqueue: ENQUEUE, tlBegin: BEGIN, tlFinish: FINISH, tlRenew: RENEW, tlRelease: RELEASE, tlCancel: CANCEL };
+/** The live worker that holds the thread's container, or ''. */
+const ROUTE = ROUTE_FN + `return route(ARGV[1], ARGV[2])`;
+
+const SCRIPTS = {
+  tlRoute: ROUTE,
+  tlEnqueue: ENQUEUE,
+  tlBegin: BEGIN,
+  tlFinish: FINISH,
+  tlRenew: RENEW,
+  tlRelease: RELEASE,
+  tlCancel: CANCEL,
+};
 type ScriptName = keyof typeof SCRIPTS;
 type Arg = string | number;
 
@@ -160,12 +187,46 @@ export class QueueScripts {
     return fn.call(this.redis, this.prefix, ...args);
   }
 
-  enqueue(a: { id: string; thread: string; user: string; workspace: string; payload: string; dedupeTtlMs: number; msgTtlMs: number; limits: number[]; windowMs: number }): Promise<[string, Arg?, Arg?]> {
-    return this.call('tlEnqueue', a.id, a.thread, a.user, a.workspace, a.payload, a.dedupeTtlMs, a.msgTtlMs, ...a.limits, a.windowMs) as Promise<[string, Arg?, Arg?]>;
+  enqueue(a: {
+    id: string;
+    thread: string;
+    user: string;
+    workspace: string;
+    payload: string;
+    dedupeTtlMs: number;
+    msgTtlMs: number;
+    limits: number[];
+    windowMs: number;
+  }): Promise<[string, Arg?, Arg?, Arg?, string?]> {
+    return this.call(
+      'tlEnqueue',
+      a.id,
+      a.thread,
+      a.user,
+      a.workspace,
+      a.payload,
+      a.dedupeTtlMs,
+      a.msgTtlMs,
+      ...a.limits,
+      a.windowMs,
+    ) as Promise<[string, Arg?, Arg?, Arg?, string?]>;
   }
 
-  begin(thread: string, owner: string, ttlMs: number): Promise<[string, string?, string?, number?]> {
-    return this.call('tlBegin', thread, owner, ttlMs) as Promise<[string, string?, string?, number?]>;
+  async route(thread: string): Promise<string> {
+    return String(await this.call('tlRoute', thread));
+  }
+
+  /** `worker` ('' for none) becomes the thread's affinity for `affinityTtlMs`. */
+  begin(a: {
+    thread: string;
+    owner: string;
+    ttlMs: number;
+    worker: string;
+    affinityTtlMs: number;
+  }): Promise<[string, string?, string?, number?]> {
+    return this.call('tlBegin', a.thread, a.owner, a.ttlMs, a.worker, a.affinityTtlMs) as Promise<
+      [string, string?, string?, number?]
+    >;
   }
 
   async finish(thread: string, id: string): Promise<number> {

@@ -4,6 +4,7 @@ import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Logger } from '../../src/logger.js';
 import type { Job, JobProcessor } from '../../src/ports/job-queue.js';
 import { notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
+import type { Semaphore } from '../../src/queue/semaphore.js';
 import type { QueueScripts } from './queue-scripts.js';
 
 /** What a thread list stores per event (plain JSON). */
@@ -13,7 +14,9 @@ export interface StoredJob {
 }
 
 /** Abort reason when the worker shuts down: the job is handed back, not finished. */
-export const SHUTDOWN = new ThreadlabError('cancelled', 'Threadlab is shutting down; the run will be retried.', { isRetryable: true });
+export const SHUTDOWN = new ThreadlabError('cancelled', 'Threadlab is shutting down; the run will be retried.', {
+  isRetryable: true,
+});
 /** Abort reason when the user stops the thread. */
 export const STOPPED = new ThreadlabError('cancelled', 'The run was stopped.', { isPolicy: true });
 
@@ -24,8 +27,18 @@ export interface ThreadDrainerOptions {
   observer: QueueObserver;
   onDropped: OnDropped | undefined;
   threadLockTtlMs: number;
+  /** This worker's id, recorded as the thread's affinity for `affinityTtlMs` when it runs an event. */
+  workerId: string;
+  affinityTtlMs: number;
+  /** Processor runs at once on this worker (shared by its shared-queue and own-queue BullMQ workers). */
+  slots: Semaphore;
   /** Deliveries of one event before it is given up (reported as 'failed'). */
   maxAttempts: number;
+  /**
+   * Events run per drain job before the thread goes to the back of the queue, so one busy thread
+   * cannot hold a worker slot while other threads wait. @defaultValue 1
+   */
+  runsPerTurn?: number;
   isClosing: () => boolean;
   /** Adds a fresh drain job for a thread this worker lets go of while it still has events. */
   retrigger: (thread: string) => Promise<void>;
@@ -42,9 +55,16 @@ export class ThreadDrainer {
 
   /** Drains `thread` as owner `owner` (the BullMQ job id) until it is empty or taken by another job. */
   async drain(thread: string, owner: string, outer?: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.o.isClosing() || outer?.aborted) return this.handBack(thread, owner);
-      const [state, id, payload, attempts] = await this.o.scripts.begin(thread, owner, this.o.threadLockTtlMs);
+    for (let runs = 0; ; runs++) {
+      if (this.o.isClosing() || outer?.aborted || runs >= (this.o.runsPerTurn ?? 1))
+        return this.handBack(thread, owner);
+      const [state, id, payload, attempts] = await this.o.scripts.begin({
+        thread,
+        owner,
+        ttlMs: this.o.threadLockTtlMs,
+        worker: this.o.workerId,
+        affinityTtlMs: this.o.affinityTtlMs,
+      });
       if (state !== 'run' || !id || !payload) return;
       let stored: StoredJob;
       try {
@@ -53,7 +73,13 @@ export class ThreadDrainer {
         await this.o.scripts.finish(thread, id);
         throw new UnrecoverableError(`event ${id} has an unreadable record: ${String(cause)}`);
       }
-      const job: Job = { id, threadKey: thread, message: stored.message, attempt: Number(attempts), enqueuedAtMs: stored.enqueuedAtMs };
+      const job: Job = {
+        id,
+        threadKey: thread,
+        message: stored.message,
+        attempt: Number(attempts),
+        enqueuedAtMs: stored.enqueuedAtMs,
+      };
       if (job.attempt > this.o.maxAttempts) {
         this.o.observer.depth(await this.o.scripts.finish(thread, id));
         this.o.logger.warn({ job: id, thread, attempt: job.attempt }, 'giving up an event after repeated worker loss');
@@ -87,16 +113,20 @@ export class ThreadDrainer {
     const onOuter = (): void => controller.abort(SHUTDOWN);
     outer?.addEventListener('abort', onOuter, { once: true });
     this.running.set(job.threadKey, controller);
-    const renew = setInterval(() => {
-      this.o.scripts.renew(job.threadKey, owner, this.o.threadLockTtlMs).then(
-        (kept) => {
-          if (kept) return;
-          this.o.logger.warn({ job: job.id, thread: job.threadKey }, 'lost the thread lock; stopping this run');
-          controller.abort(SHUTDOWN);
-        },
-        (err: unknown) => this.o.logger.warn({ err, thread: job.threadKey }, 'could not renew the thread lock'),
-      );
-    }, Math.max(100, Math.floor(this.o.threadLockTtlMs / 3)));
+    const renew = setInterval(
+      () => {
+        this.o.scripts.renew(job.threadKey, owner, this.o.threadLockTtlMs).then(
+          (kept) => {
+            if (kept) return;
+            this.o.logger.warn({ job: job.id, thread: job.threadKey }, 'lost the thread lock; stopping this run');
+            controller.abort(SHUTDOWN);
+          },
+          (err: unknown) => this.o.logger.warn({ err, thread: job.threadKey }, 'could not renew the thread lock'),
+        );
+      },
+      Math.max(100, Math.floor(this.o.threadLockTtlMs / 3)),
+    );
+    await this.o.slots.acquire();
     const startedAtMs = Date.now();
     if (job.attempt === 1) this.o.observer.started(startedAtMs - job.enqueuedAtMs);
     let outcome: JobOutcome = 'ok';
@@ -105,8 +135,10 @@ export class ThreadDrainer {
       if (controller.signal.aborted) outcome = 'cancelled';
     } catch (err) {
       outcome = controller.signal.aborted ? 'cancelled' : 'error';
-      if (!controller.signal.aborted) this.o.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
+      if (!controller.signal.aborted)
+        this.o.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
     } finally {
+      this.o.slots.release();
       clearInterval(renew);
       outer?.removeEventListener('abort', onOuter);
       this.running.delete(job.threadKey);

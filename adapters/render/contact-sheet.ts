@@ -26,35 +26,28 @@ export async function renderContactSheet(
 ): Promise<{ raw: RawImage; image: Omit<ReplyImage, 'data' | 'mime'> }> {
   if (images.length === 0) throw new RangeError('a contact sheet needs at least one image');
   const first = options.firstIndex ?? 1;
-  const cols = Math.ceil(Math.sqrt(images.length));
-  const rows = Math.ceil(images.length / cols);
   const sizes = await Promise.all(images.map(imageSize));
-  const aspect = clamp(median(sizes.map((s) => s.height / s.width)), 0.5, 1.25);
-  const max = options.maxDimensionPx;
-
-  let cellW = Math.floor((max - GAP_PX * (cols + 1)) / cols);
-  const fontPx = clamp(Math.round(cellW / 28), 11, 20);
-  const captionH = Math.round(fontPx * 1.8);
-  const titleH = options.title ? Math.round(fontPx * 3) : 0;
-  const heightFor = (w: number) => titleH + rows * (Math.round(w * aspect) + captionH) + GAP_PX * (rows + 1);
-  if (heightFor(cellW) > max) cellW = Math.floor((max - titleH - GAP_PX * (rows + 1) - rows * captionH) / (rows * aspect));
-  cellW = Math.max(MIN_CELL_PX, cellW);
-  const thumbH = Math.round(cellW * aspect);
-  const width = cols * cellW + GAP_PX * (cols + 1);
-  const height = heightFor(cellW);
-
-  const cells = images.map((img, i) => {
-    const x = GAP_PX + (i % cols) * (cellW + GAP_PX);
-    const y = titleH + GAP_PX + Math.floor(i / cols) * (thumbH + captionH + GAP_PX);
-    return { img, x, y, caption: `${first + i}. ${img.alt || img.name}` };
+  const aspect = median(sizes.map((s) => s.height / s.width));
+  const layout = sheetLayout({
+    count: images.length,
+    aspect,
+    maxDimensionPx: options.maxDimensionPx,
+    titled: Boolean(options.title),
   });
+  const { cellW, thumbH, fontPx, titleH, width, height } = layout;
+
+  const cells = images.map((img, i) => ({ img, ...layout.cellAt(i), caption: `${first + i}. ${img.alt || img.name}` }));
   const thumbs = await Promise.all(
     cells.map(async ({ img, x, y }) => {
       const { data, info } = await sharp(img.data)
         .resize({ width: cellW, height: thumbH, fit: 'inside', withoutEnlargement: true })
         .png()
         .toBuffer({ resolveWithObject: true });
-      return { input: data, left: x + Math.floor((cellW - info.width) / 2), top: y + Math.floor((thumbH - info.height) / 2) };
+      return {
+        input: data,
+        left: x + Math.floor((cellW - info.width) / 2),
+        top: y + Math.floor((thumbH - info.height) / 2),
+      };
     }),
   );
   const maxCaptionChars = Math.max(4, Math.floor(cellW / (fontPx * 0.6)));
@@ -65,7 +58,9 @@ export async function renderContactSheet(
   );
   if (options.title) {
     const titlePx = fontPx + 4;
-    texts.unshift(`<text x="${GAP_PX}" y="${Math.round(titleH * 0.5 + titlePx * 0.6)}" font-size="${titlePx}" font-weight="bold">${escapeXml(options.title)}</text>`);
+    texts.unshift(
+      `<text x="${GAP_PX}" y="${Math.round(titleH * 0.5 + titlePx * 0.6)}" font-size="${titlePx}" font-weight="bold">${escapeXml(options.title)}</text>`,
+    );
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="${FONT}" fill="#222">${texts.join('')}</svg>`;
   const { data, info } = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
@@ -79,6 +74,60 @@ export async function renderContactSheet(
   return {
     raw: { data, width: info.width, height: info.height, channels: 3 },
     image: { name: `figures-${first}-${last}.png`, alt, width: info.width, height: info.height },
+  };
+}
+
+export interface SheetLayout {
+  cols: number;
+  rows: number;
+  cellW: number;
+  thumbH: number;
+  captionH: number;
+  titleH: number;
+  fontPx: number;
+  width: number;
+  height: number;
+  /** Top-left corner of cell `i`'s thumbnail box; its caption is the `captionH` band below. */
+  cellAt(i: number): { x: number; y: number };
+}
+
+/**
+ * The grid for `count` images of a typical height/width `aspect` (clamped to 0.5–1.25): as square as the count
+ * allows, fitted to `maxDimensionPx` on both sides, captions sized to the cells (11–20 px).
+ */
+export function sheetLayout(o: {
+  count: number;
+  aspect: number;
+  maxDimensionPx: number;
+  titled: boolean;
+}): SheetLayout {
+  const cols = Math.ceil(Math.sqrt(o.count));
+  const rows = Math.ceil(o.count / cols);
+  const aspect = clamp(o.aspect, 0.5, 1.25);
+  const max = o.maxDimensionPx;
+  let cellW = Math.floor((max - GAP_PX * (cols + 1)) / cols);
+  const fontPx = clamp(Math.round(cellW / 28), 11, 20);
+  const captionH = Math.round(fontPx * 1.8);
+  const titleH = o.titled ? Math.round(fontPx * 3) : 0;
+  const heightFor = (w: number) => titleH + rows * (Math.round(w * aspect) + captionH) + GAP_PX * (rows + 1);
+  if (heightFor(cellW) > max)
+    cellW = Math.floor((max - titleH - GAP_PX * (rows + 1) - rows * captionH) / (rows * aspect));
+  cellW = Math.max(MIN_CELL_PX, cellW);
+  const thumbH = Math.round(cellW * aspect);
+  return {
+    cols,
+    rows,
+    cellW,
+    thumbH,
+    captionH,
+    titleH,
+    fontPx,
+    width: cols * cellW + GAP_PX * (cols + 1),
+    height: heightFor(cellW),
+    cellAt: (i) => ({
+      x: GAP_PX + (i % cols) * (cellW + GAP_PX),
+      y: titleH + GAP_PX + Math.floor(i / cols) * (thumbH + captionH + GAP_PX),
+    }),
   };
 }
 
@@ -98,10 +147,15 @@ function clamp(v: number, lo: number, hi: number): number {
 }
 
 function ellipsis(s: string, max: number): string {
+  // Control characters are not allowed in XML; the caption goes into SVG.
+  // eslint-disable-next-line no-control-regex
   const flat = s.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function escapeXml(s: string): string {
-  return s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
+  return s.replace(
+    /[<>&'"]/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c,
+  );
 }

@@ -32,24 +32,37 @@ export interface Encoded {
  * (libimagequant, no dithering, effort 1 — higher efforts cost 3–4× the time for <1% fewer bytes) keeps them
  * sharp at a third of the size; it is checked against the pixels and kept only if faithful. Photo-like images
  * fail that check and go lossless PNG, or JPEG (mozjpeg) when opaque and much smaller: a JPEG must halve the
- * PNG to be worth its artefacts around text.
+ * PNG to be worth its artefacts around text. `fromJpeg` sources stay JPEG.
  */
-export async function encodeForChat(image: RawImage, options: EncodeOptions = {}): Promise<Encoded> {
+export async function encodeForChat(
+  image: RawImage,
+  options: EncodeOptions & { fromJpeg?: boolean } = {},
+): Promise<Encoded> {
   const opaque = image.channels === 3 || isOpaque(image.data);
   const pixels = opaque && image.channels === 4 ? dropAlpha(image) : image;
-  const input = () => sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: pixels.channels } });
+  const input = () =>
+    sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: pixels.channels } });
+  const jpegOf = () =>
+    input()
+      .jpeg({ quality: options.jpegQuality ?? 85, mozjpeg: true })
+      .toBuffer();
+  // A JPEG source is a photo or already carries JPEG artefacts: a palette would band it and a PNG would be
+  // larger, and trying both costs ~10× the time of a photo's JPEG encoding.
+  if (options.fromJpeg && opaque) return { data: await jpegOf(), format: 'jpeg', strategy: 'jpeg' };
 
-  const palette = await input().png({ palette: true, quality: 100, effort: 1, dither: 0, compressionLevel: 9 }).toBuffer();
-  const back = await sharp(palette)
-    [pixels.channels === 4 ? 'ensureAlpha' : 'removeAlpha']()
-    .raw()
+  const palette = await input()
+    .png({ palette: true, quality: 100, effort: 1, dither: 0, compressionLevel: 9 })
     .toBuffer();
-  if (psnrDb(pixels.data, back) >= (options.minPalettePsnrDb ?? 45)) return { data: palette, format: 'png', strategy: 'palette' };
+  const decoded = sharp(palette);
+  const back = await (pixels.channels === 4 ? decoded.ensureAlpha() : decoded.removeAlpha()).raw().toBuffer();
+  if (psnrDb(pixels.data, back) >= (options.minPalettePsnrDb ?? 45))
+    return { data: palette, format: 'png', strategy: 'palette' };
 
   const lossless = await input().png({ compressionLevel: 9, adaptiveFiltering: true }).toBuffer();
   if (!opaque) return { data: lossless, format: 'png', strategy: 'lossless' };
-  const jpeg = await input().jpeg({ quality: options.jpegQuality ?? 85, mozjpeg: true }).toBuffer();
-  if (jpeg.length <= lossless.length * (options.jpegMaxRatio ?? 0.5)) return { data: jpeg, format: 'jpeg', strategy: 'jpeg' };
+  const jpeg = await jpegOf();
+  if (jpeg.length <= lossless.length * (options.jpegMaxRatio ?? 0.5))
+    return { data: jpeg, format: 'jpeg', strategy: 'jpeg' };
   return { data: lossless, format: 'png', strategy: 'lossless' };
 }
 

@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 
 /**
  * Matplotlib charts of the kinds users ask for (lines, bars, scatter, histogram, heatmap, pie, subplots), at
- * 100–200 dpi, one base64 PNG per stdout line. Seeded, so every run makes the same bytes.
+ * 100–200 dpi, one base64 PNG (or SVG) per stdout line. Seeded, so every run makes the same bytes.
  */
 const CHARTS_PY = String.raw`
 import base64, io, sys
@@ -13,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 n = int(sys.argv[1])
+fmt = sys.argv[2] if len(sys.argv) > 2 else "png"
 rng = np.random.default_rng(7)
 def line(ax):
     x = np.linspace(0, 10, 400)
@@ -41,7 +42,7 @@ for i in range(n):
         fig, ax = plt.subplots(figsize=(6.4, 4.8), dpi=(100, 150, 200)[i % 3])
         kinds[i % len(kinds)](ax)
     fig.tight_layout()
-    buf = io.BytesIO(); fig.savefig(buf, format="png"); plt.close(fig)
+    buf = io.BytesIO(); fig.savefig(buf, format=fmt); plt.close(fig)
     sys.stdout.write(base64.b64encode(buf.getvalue()).decode() + "\n")
 `;
 
@@ -51,6 +52,8 @@ export interface SandboxChartsOptions {
   image: string;
   /** How many charts. @defaultValue 12 */
   count?: number;
+  /** @defaultValue "png" */
+  format?: 'png' | 'svg';
   /** Container name. @defaultValue "threadlab-bench-charts-<uuid>" */
   name?: string;
   /** @defaultValue 120000 */
@@ -58,7 +61,7 @@ export interface SandboxChartsOptions {
 }
 
 /**
- * Makes PNG charts with matplotlib inside the sandbox image, in a throwaway container with no network, a
+ * Makes charts (PNG, or SVG) with matplotlib inside the sandbox image, in a throwaway container with no network, a
  * read-only root and no capabilities (the same confinement user code gets), and returns their bytes. For
  * `threadlab bench render` and the renderer's integration tests.
  */
@@ -67,7 +70,7 @@ export async function generateSandboxCharts(options: SandboxChartsOptions): Prom
   const container = await options.docker.createContainer({
     name: options.name ?? `threadlab-bench-charts-${randomUUID()}`,
     Image: options.image,
-    Entrypoint: ['python3', '-c', CHARTS_PY, String(count)],
+    Entrypoint: ['python3', '-c', CHARTS_PY, String(count), options.format ?? 'png'],
     Cmd: [],
     Env: ['MPLCONFIGDIR=/tmp/mpl'],
     User: '1000:1000',
@@ -98,13 +101,18 @@ export async function generateSandboxCharts(options: SandboxChartsOptions): Prom
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`chart generation took over ${timeoutMs} ms`)), timeoutMs);
     });
-    const status = (await Promise.race([container.wait(), timedOut]).finally(() => clearTimeout(timer))) as { StatusCode: number };
+    const status = (await Promise.race([container.wait(), timedOut]).finally(() => clearTimeout(timer))) as {
+      StatusCode: number;
+    };
     await Promise.race([ended, new Promise((r) => setTimeout(r, 2000))]);
     if (status.StatusCode !== 0) {
       const tail = Buffer.concat(errChunks).toString('utf8').slice(-2000);
       throw new Error(`chart generation failed (exit ${status.StatusCode}): ${tail}`);
     }
-    const lines = Buffer.concat(outChunks).toString('latin1').split('\n').filter((l) => l.length > 0);
+    const lines = Buffer.concat(outChunks)
+      .toString('latin1')
+      .split('\n')
+      .filter((l) => l.length > 0);
     return lines.map((l) => Buffer.from(l, 'base64'));
   } finally {
     await container.remove({ force: true }).catch(() => undefined);

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Metadata } from 'sharp';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { ReplyImage } from '../../src/domain/reply.js';
 import type { ArtifactRenderer, ImageInput, RenderOptions } from '../../src/ports/artifact-renderer.js';
@@ -39,16 +39,23 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
     const started = performance.now();
     try {
       const meta = await sharp(input.data, { density: 72 }).metadata();
-      const density = format === 'svg' ? this.svgDensity(meta, options.maxDimensionPx) : undefined;
+      const density = format === 'svg' ? await this.svgDensity(input.data, meta, options.maxDimensionPx) : undefined;
       const raw = await decode(input.data, { format, density, hasAlpha: meta.hasAlpha, ...options });
       const resized = format === 'svg' || raw.width !== meta.autoOrient.width || raw.height !== meta.autoOrient.height;
       const rotated = (meta.orientation ?? 1) > 1;
-      let out = await encodeForChat(raw, this.encode);
+      let out = await encodeForChat(raw, { ...this.encode, fromJpeg: format === 'jpeg' });
       const keepable = !resized && !rotated && (format === 'png' || format === 'jpeg') && format === out.format;
       if (keepable && input.data.length <= out.data.length) out = { ...out, data: input.data };
       const frames = format === 'gif' && (meta.pages ?? 1) > 1 ? ` (first frame of ${meta.pages})` : '';
       this.logger?.debug(
-        { image: input.name, format, bytesIn: input.data.length, bytesOut: out.data.length, strategy: out.strategy, ms: Math.round(performance.now() - started) },
+        {
+          image: input.name,
+          format,
+          bytesIn: input.data.length,
+          bytesOut: out.data.length,
+          strategy: out.strategy,
+          ms: Math.round(performance.now() - started),
+        },
         'image rendered',
       );
       return {
@@ -68,14 +75,27 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
   async contactSheet(images: ReplyImage[], options: ContactSheetOptions): Promise<ReplyImage> {
     const sheet = await renderContactSheet(images, options);
     const out = await encodeForChat(sheet.raw, this.encode);
-    return { ...sheet.image, data: out.data, mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png', name: withExtension(sheet.image.name, out.format === 'jpeg' ? 'jpg' : 'png') };
+    return {
+      ...sheet.image,
+      data: out.data,
+      mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png',
+      name: withExtension(sheet.image.name, out.format === 'jpeg' ? 'jpg' : 'png'),
+    };
   }
 
-  private svgDensity(meta: sharp.Metadata, maxDimensionPx: number): number {
+  /**
+   * The density that rasterises an SVG at `svgScale` times its natural size, capped by `maxDimensionPx`. libvips
+   * scales px-sized SVGs linearly with density but applies it twice to pt/in/mm sizes (matplotlib writes pt), so
+   * the response is probed at 144 dpi instead of assumed.
+   */
+  private async svgDensity(data: Buffer, meta: Metadata, maxDimensionPx: number): Promise<number> {
     const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
     if (longest <= 0) return 72;
     const target = Math.min(maxDimensionPx, longest * this.svgScale);
-    return Math.min(72 * (target / longest), 2400);
+    const probe = await sharp(data, { density: 144 }).metadata();
+    const exponent = Math.log2(Math.max(probe.width ?? 0, probe.height ?? 0) / longest);
+    const density = 72 * (target / longest) ** (1 / (exponent > 0.5 ? exponent : 1));
+    return Math.min(Math.max(density, 1), 2400);
   }
 }
 

@@ -13,10 +13,19 @@ export function toSlackError(err: unknown, method: string): ThreadlabError {
   }
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof WebAPIRequestError && /rate limit/i.test(message)) {
-    return new ThreadlabError('platform_rate_limited', `Slack kept rate-limiting ${method} after retries.`, { cause: err, isRetryable: true });
+    return new ThreadlabError('platform_rate_limited', `Slack kept rate-limiting ${method} after retries.`, {
+      cause: err,
+      isRetryable: true,
+    });
   }
   if (err instanceof WebAPIPlatformError) {
-    return new ThreadlabError('platform_api', `Slack refused ${method}: ${err.data.error}.`, { cause: err, details: { error: err.data.error } });
+    return new ThreadlabError('platform_api', `Slack refused ${method}: ${err.data.error}.`, {
+      cause: err,
+      details: { error: err.data.error },
+    });
   }
-  return new ThreadlabError('platform_api', `Slack call ${method} failed: ${message}`, { cause: err, isRetryable: true });
+  return new ThreadlabError('platform_api', `Slack call ${method} failed: ${message}`, {
+    cause: err,
+    isRetryable: true,
+  });
 }

@@ -68,7 +68,12 @@ export function registerListeners(ctx: ListenerContext): void {
     await ack(); // within Slack's 3 seconds; the work continues in a thread
     try {
       if (parsed.kind === 'command' && parsed.command.name === 'help') {
-        const message = mapSlashCommand({ body, parsed, rootTs: `help-${body.trigger_id ?? Date.now()}`, nowMs: Date.now() });
+        const message = mapSlashCommand({
+          body,
+          parsed,
+          rootTs: `help-${body.trigger_id ?? Date.now()}`,
+          nowMs: Date.now(),
+        });
         message.replyContext = { ...message.replyContext, ephemeral: true };
         await ctx.handler.onMessage(message);
         return;
@@ -77,7 +82,11 @@ export function registerListeners(ctx: ListenerContext): void {
       if (parsed.kind === 'command' && parsed.command.name === 'run') {
         blocks.push(section(`\`\`\`\n${escapeMrkdwn(parsed.command.code).slice(0, 2900)}\n\`\`\``));
       }
-      const root = await ctx.client.chat.postMessage({ channel: body.channel_id, text: commandRootText(body, parsed), blocks });
+      const root = await ctx.client.chat.postMessage({
+        channel: body.channel_id,
+        text: commandRootText(body, parsed),
+        blocks,
+      });
       await deliver(mapSlashCommand({ body, parsed, rootTs: root.ts!, nowMs: Date.now() }));
     } catch (err) {
       logger.error({ err }, 'slash command failed');

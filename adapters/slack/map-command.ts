@@ -20,7 +20,15 @@ export type ParsedCommandText =
   | { kind: 'question'; text: string }
   | { kind: 'invalid'; error: string };
 
-const LANGUAGE_ALIASES: Record<string, Language> = { '': 'python', python: 'python', py: 'python', python3: 'python', bash: 'bash', sh: 'bash', shell: 'bash' };
+const LANGUAGE_ALIASES: Record<string, Language> = {
+  '': 'python',
+  python: 'python',
+  py: 'python',
+  python3: 'python',
+  bash: 'bash',
+  sh: 'bash',
+  shell: 'bash',
+};
 
 /**
  * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python or ```bash), `reset`,
@@ -33,14 +41,22 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   if (name === '' || name === 'help') return { kind: 'command', command: { name: 'help' } };
   if (name === 'reset' || name === 'files' || name === 'stop') return { kind: 'command', command: { name } };
   if (name !== 'run') return { kind: 'question', text };
-  if (rest.length === 0) return { kind: 'invalid', error: 'Nothing to run. Usage: `run print(1 + 1)` or `run ```python …````' };
+  if (rest.length === 0)
+    return { kind: 'invalid', error: 'Nothing to run. Usage: `run print(1 + 1)` or `run ```python …````' };
   const body = text.slice(word.length).trim();
-  const fenced = /^```([\w+-]*)[ \t]*\n?([\s\S]*?)\n?```\s*$/.exec(body);
+  // A language tag counts only when a newline follows it: ```print(1)``` is code, not a language.
+  const fenced = /^```(?:([\w+-]+)[ \t]*\n|\n?)([\s\S]*?)\n?```\s*$/.exec(body);
   const inline = /^`([^`]+)`$/.exec(body);
-  const lang = (fenced?.[1] ?? '').toLowerCase();
+  let lang = (fenced?.[1] ?? '').toLowerCase();
+  let code = fenced ? fenced[2]! : inline ? inline[1]! : body;
+  // One line typed in the command box: ```python print(1)``` — a known language word leads the code.
+  const sameLine = fenced && !fenced[1] ? /^(\w+)[ \t]+(\S[\s\S]*)$/.exec(code) : null;
+  if (sameLine && sameLine[1]!.toLowerCase() in LANGUAGE_ALIASES) {
+    lang = sameLine[1]!.toLowerCase();
+    code = sameLine[2]!;
+  }
   const language = LANGUAGE_ALIASES[lang];
   if (!language) return { kind: 'invalid', error: `Unknown language \`${lang}\`: use python or bash.` };
-  const code = fenced ? fenced[2]! : inline ? inline[1]! : body;
   if (code.trim() === '') return { kind: 'invalid', error: 'Nothing to run: the code block is empty.' };
   return { kind: 'command', command: { name: 'run', language, code } };
 }
@@ -69,7 +85,10 @@ export function mapSlashCommand(input: MapCommandInput): InboundMessage {
 }
 
 /** The root message a slash command posts, so its work has a thread to continue in. */
-export function commandRootText(body: SlackCommandBody, parsed: Exclude<ParsedCommandText, { kind: 'invalid' }>): string {
+export function commandRootText(
+  body: SlackCommandBody,
+  parsed: Exclude<ParsedCommandText, { kind: 'invalid' }>,
+): string {
   const who = `<@${body.user_id}>`;
   if (parsed.kind === 'question') return `${who} asked: ${escapeMrkdwn(truncate(parsed.text, 300))}`;
   const { command } = parsed;

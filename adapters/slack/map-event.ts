@@ -76,7 +76,12 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
 
   const workspace = body.team_id ?? body.authorizations?.[0]?.team_id ?? event.team ?? 'unknown';
   const isDm = event.channel_type === 'im' || event.channel.startsWith('D');
-  const thread: ThreadRef = { platform: 'slack', workspace, channel: event.channel, thread: event.thread_ts ?? event.ts };
+  const thread: ThreadRef = {
+    platform: 'slack',
+    workspace,
+    channel: event.channel,
+    thread: event.thread_ts ?? event.ts,
+  };
 
   if (event.type === 'message' && !isDm) {
     if (mentionsBot(event.text, botUserId)) return ignore('channel mention (handled as app_mention)');

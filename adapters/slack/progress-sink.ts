@@ -52,7 +52,9 @@ export class SlackProgressSink implements ProgressSink {
     await this.inFlight;
     const { client, channel, threadTs } = this.options;
     if (this.mode === 'assistant') {
-      await this.call('assistant.threads.setStatus', () => client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: '' }));
+      await this.call('assistant.threads.setStatus', () =>
+        client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: '' }),
+      );
       return;
     }
     if (!this.messageTs) return;

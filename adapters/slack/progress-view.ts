@@ -64,7 +64,10 @@ export function applyProgress(state: ProgressState, event: ProgressEvent): boole
 }
 
 /** Block Kit for the status message: phase, code being run, output tail, and the Stop button. */
-export function renderProgress(state: ProgressState, options: { threadKey: string; stoppable: boolean }): { text: string; blocks: SlackBlock[] } {
+export function renderProgress(
+  state: ProgressState,
+  options: { threadKey: string; stoppable: boolean },
+): { text: string; blocks: SlackBlock[] } {
   const lines = [`*${state.phase}*`];
   if (state.code) {
     const codeLines = state.code.code.split('\n');
@@ -83,7 +86,13 @@ export function renderProgress(state: ProgressState, options: { threadKey: strin
       type: 'actions',
       block_id: 'threadlab_progress',
       elements: [
-        { type: 'button', action_id: STOP_ACTION_ID, style: 'danger', text: { type: 'plain_text', text: 'Stop' }, value: options.threadKey },
+        {
+          type: 'button',
+          action_id: STOP_ACTION_ID,
+          style: 'danger',
+          text: { type: 'plain_text', text: 'Stop' },
+          value: options.threadKey,
+        },
       ],
     });
   }

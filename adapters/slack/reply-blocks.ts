@@ -45,18 +45,29 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
   const prefix = reply.kind === 'error' ? ':warning: ' : '';
   let mrkdwn = prefix + markdownToMrkdwn(reply.text);
   if (mrkdwn.length > maxInline) {
-    files.push({ name: 'answer.md', mime: 'text/markdown', data: Buffer.from(reply.text, 'utf8'), description: 'the full answer' });
+    files.push({
+      name: 'answer.md',
+      mime: 'text/markdown',
+      data: Buffer.from(reply.text, 'utf8'),
+      description: 'the full answer',
+    });
     const preview = splitMessage(mrkdwn, { maxChars: SECTION_CHARS - 200 })[0] ?? '';
     mrkdwn = `${preview}\n\n_…the answer is ${formatCount(reply.text.length)} characters long; the full text is attached as \`answer.md\`._`;
   }
-  const blocks: SlackBlock[] = mrkdwn.trim() === '' ? [] : splitMessage(mrkdwn, { maxChars: SECTION_CHARS }).map(section);
-  blocks.push(...codeBlocks(reply.runs, files, options));
+  const blocks: SlackBlock[] =
+    mrkdwn.trim() === '' ? [] : splitMessage(mrkdwn, { maxChars: SECTION_CHARS }).map(section);
+  blocks.push(...codeBlocks(reply, files, options));
   for (const omitted of reply.omitted ?? []) {
     const where = omitted.url ? ` <${omitted.url}|Download>` : '';
-    blocks.push(context(`:paperclip: \`${escapeMrkdwn(omitted.name)}\` (${formatBytes(omitted.bytes)}) was not attached: ${escapeMrkdwn(omitted.reason)}${where}`));
+    blocks.push(
+      context(
+        `:paperclip: \`${escapeMrkdwn(omitted.name)}\` (${formatBytes(omitted.bytes)}) was not attached: ${escapeMrkdwn(omitted.reason)}${where}`,
+      ),
+    );
   }
   if (reply.footer) blocks.push(context(footerText(reply.footer)));
-  if (blocks.length === 0) blocks.push(section(reply.images.length + reply.files.length > 0 ? 'Done. Results below.' : 'Done.'));
+  if (blocks.length === 0)
+    blocks.push(section(reply.images.length + reply.files.length > 0 ? 'Done. Results below.' : 'Done.'));
 
   const messages: SlackMessagePlan[] = [];
   for (let i = 0; i < blocks.length; i += maxBlocks) {
@@ -66,7 +77,8 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
   return { messages, files };
 }
 
-function codeBlocks(runs: RunRecord[], files: SlackReplyPlan['files'], options: ReplyBlocksOptions): SlackBlock[] {
+function codeBlocks(reply: Reply, files: SlackReplyPlan['files'], options: ReplyBlocksOptions): SlackBlock[] {
+  const runs = reply.runs;
   const maxChars = options.maxInlineCodeChars ?? 2_500;
   const maxLines = options.maxInlineCodeLines ?? 40;
   const blocks: SlackBlock[] = [];
@@ -75,11 +87,22 @@ function codeBlocks(runs: RunRecord[], files: SlackReplyPlan['files'], options: 
     const long = run.code.length > maxChars || run.code.split('\n').length > maxLines;
     if (long) {
       const name = `code-${i + 1}.${EXTENSIONS[run.language]}`;
-      files.push({ name, mime: 'text/plain', data: Buffer.from(run.code, 'utf8'), description: label, snippetType: run.language });
+      files.push({
+        name,
+        mime: 'text/plain',
+        data: Buffer.from(run.code, 'utf8'),
+        description: label,
+        snippetType: run.language,
+      });
       blocks.push(context(`:page_facing_up: ${label} — attached as \`${name}\``));
       return;
     }
-    const output = run.outputExcerpt ? `\n*Output*\n${fence(tail(run.outputExcerpt, SECTION_CHARS - run.code.length - label.length - 60))}` : '';
+    // Direct runs already show their output as the answer; do not show it twice.
+    const shown = run.outputExcerpt && !reply.text.includes(run.outputExcerpt.trim());
+    const output =
+      shown && run.outputExcerpt
+        ? `\n*Output*\n${fence(tail(run.outputExcerpt, SECTION_CHARS - run.code.length - label.length - 60))}`
+        : '';
     blocks.push(context(`:gear: ${label}`), section(`${fence(run.code)}${output}`));
   });
   return blocks;
@@ -96,7 +119,10 @@ function tail(text: string, maxChars: number): string {
 }
 
 function footerText(footer: NonNullable<Reply['footer']>): string {
-  const parts = [`:stopwatch: ${formatDuration(footer.durationMs)}`, `${footer.runs} run${footer.runs === 1 ? '' : 's'}`];
+  const parts = [
+    `:stopwatch: ${formatDuration(footer.durationMs)}`,
+    `${footer.runs} run${footer.runs === 1 ? '' : 's'}`,
+  ];
   if (footer.tokens !== undefined) parts.push(`${formatCount(footer.tokens)} tokens`);
   if (footer.model) parts.push(escapeMrkdwn(footer.model));
   return parts.join(' · ');

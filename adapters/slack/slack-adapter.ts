@@ -1,20 +1,17 @@
 import { App } from '@slack/bolt';
 import { WebClient, type RetryOptions } from '@slack/web-api';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
-import type { Reply, ReplyFile } from '../../src/domain/reply.js';
+import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
-import { fitFiles } from '../../src/replies/fit-files.js';
-import { fitImages } from '../../src/replies/fit-images.js';
 import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
-import { toSlackError } from './errors.js';
 import { KnownThreads } from './known-threads.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
-import { context, planReply } from './reply-blocks.js';
+import { postReply } from './post-reply.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), used for every Web API call and file download. */
@@ -49,8 +46,6 @@ export interface SlackAdapterOptions {
   /** Origins the bot token may be sent to when downloading. @defaultValue files.slack.com and the API URL's origin */
   fileOrigins?: string[];
 }
-
-const FILES_PER_UPLOAD = 10;
 
 /** Slack through bolt: events in (Socket Mode or HTTP), Block Kit, files and a live status out. */
 export class SlackAdapter implements PlatformAdapter {
@@ -101,14 +96,20 @@ export class SlackAdapter implements PlatformAdapter {
     if (socketMode) {
       await app.start();
     } else {
-      const server = (await app.start({ port: options.port ?? 3000, ...(options.host ? { host: options.host } : {}) })) as {
+      const server = (await app.start({
+        port: options.port ?? 3000,
+        ...(options.host ? { host: options.host } : {}),
+      })) as {
         address(): { port: number } | string | null;
       };
       const address = server.address();
       this.port = typeof address === 'object' && address ? address.port : options.port;
     }
     this.app = app;
-    options.logger.info({ mode: socketMode ? 'socket' : 'http', port: this.port, bot: auth.user_id }, 'slack adapter started');
+    options.logger.info(
+      { mode: socketMode ? 'socket' : 'http', port: this.port, bot: auth.user_id },
+      'slack adapter started',
+    );
   }
 
   async stop(): Promise<void> {
@@ -147,82 +148,31 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async reply(message: InboundMessage, reply: Reply): Promise<void> {
-    const plan = planReply(reply);
-    const responseUrl = message.replyContext?.responseUrl;
-    if (message.replyContext?.ephemeral && typeof responseUrl === 'string') {
-      await this.respond(responseUrl, plan.messages[0] ?? { text: reply.text, blocks: [] });
-      return;
-    }
-    const channel = message.thread.channel;
-    const threadTs = message.thread.thread;
     this.known.add(threadKey(message.thread));
-    for (const m of plan.messages) {
-      await this.call('chat.postMessage', () => this.client.chat.postMessage({ channel, thread_ts: threadTs, text: m.text, blocks: m.blocks, unfurl_links: false }));
-    }
-    const problems: string[] = [];
-    const images = await this.fitImages(reply);
-    const fitted = await fitFiles([...images, ...reply.files, ...plan.files], { maxBytes: this.maxUploadBytes });
-    for (let i = 0; i < fitted.files.length; i += FILES_PER_UPLOAD) {
-      const batch = fitted.files.slice(i, i + FILES_PER_UPLOAD);
-      try {
-        await this.client.filesUploadV2({
-          channel_id: channel,
-          thread_ts: threadTs,
-          file_uploads: batch.map((f) => ({
-            file: f.data,
-            filename: f.name,
-            title: f.name,
-            ...('alt' in f && typeof f.alt === 'string' ? { alt_text: f.alt.slice(0, 1000) } : {}),
-            ...('snippetType' in f && typeof f.snippetType === 'string' ? { snippet_type: f.snippetType } : {}),
-          })),
-        });
-      } catch (err) {
-        const error = toSlackError(err, 'files.uploadV2');
-        this.options.logger.error({ err: error, files: batch.map((f) => f.name) }, 'slack upload failed');
-        problems.push(`:warning: Could not upload ${batch.map((f) => `\`${f.name}\``).join(', ')}: ${error.message}`);
-      }
-    }
-    problems.push(...fitted.omitted.map((o) => `:paperclip: \`${o.name}\` was not attached: ${o.reason}`));
-    if (problems.length > 0) {
-      await this.call('chat.postMessage', () =>
-        this.client.chat.postMessage({ channel, thread_ts: threadTs, text: problems.join('\n'), blocks: problems.map(context) }),
-      );
-    }
-  }
-
-  /** Images become files in the thread; beyond 10, and with a renderer, the rest go into one contact sheet. */
-  private async fitImages(reply: Reply): Promise<(ReplyFile & { alt?: string })[]> {
-    const { renderer } = this.options;
-    const fitted =
-      renderer && reply.images.length > FILES_PER_UPLOAD
-        ? await fitImages(reply.images, { maxPerMessage: FILES_PER_UPLOAD, renderer, maxDimensionPx: this.options.maxImageDimensionPx ?? 2048 })
-        : { individual: reply.images };
-    const all = fitted.contactSheet ? [...fitted.individual, fitted.contactSheet] : fitted.individual;
-    return all.map((img) => ({ name: img.name, mime: img.mime, data: img.data, alt: img.alt }));
-  }
-
-  private async respond(url: string, body: { text: string; blocks: unknown[] }): Promise<void> {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...body }),
-    });
-    if (!res.ok) throw toSlackError(new Error(`response_url answered ${res.status}`), 'response_url');
-  }
-
-  private async call<T>(method: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw toSlackError(err, method);
-    }
+    await postReply(
+      {
+        client: this.client,
+        logger: this.options.logger,
+        maxUploadBytes: this.maxUploadBytes,
+        maxImageDimensionPx: this.options.maxImageDimensionPx ?? 2048,
+        ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
+      },
+      message,
+      reply,
+    );
   }
 
   private clientOptions(): ConstructorParameters<typeof WebClient>[1] {
     const { options } = this;
     return {
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      retryConfig: options.retryConfig ?? { retries: 5, factor: 2, minTimeout: 1000, maxTimeout: 30_000, randomize: true },
+      retryConfig: options.retryConfig ?? {
+        retries: 5,
+        factor: 2,
+        minTimeout: 1000,
+        maxTimeout: 30_000,
+        randomize: true,
+      },
       logger: boltLogger(options.logger.child({ component: 'slack-web-api' })),
     };
   }

@@ -59,6 +59,7 @@ export function markdownToMrkdwn(markdown: string): string {
 export function safeFileName(name: string, fallback = 'file'): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   const cleaned = base
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
     .replace(/[\u0000-\u001f\u007f]/g, '')
     .replace(/[<>:"|?*]/g, '_')
     .replace(/^\.+/, '')

@@ -55,6 +55,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
 
   return [
     { method: 'GET', pattern: '/api/health', handle: ({ res }) => sendJson(res, 200, { ok: true }) },
+    { method: 'GET', pattern: '/api/info', handle: ({ res }) => sendJson(res, 200, { platform: 'web', maxUploadBytes: deps.maxUploadBytes }) },
     {
       method: 'GET',
       pattern: '/api/threads',

@@ -44,6 +44,15 @@ export function mimeFromName(name: string): string {
   return MIME_BY_EXT[ext] ?? 'application/octet-stream';
 }
 
+/**
+ * The MIME type to record: the extension's when it is known (browsers report CSV as Excel on some
+ * systems, and multipart parts without a type default to text/plain), else what the client declared.
+ */
+export function pickMime(name: string, declared: string | undefined): string {
+  const guessed = mimeFromName(name);
+  return guessed !== 'application/octet-stream' ? guessed : declared || guessed;
+}
+
 /** A file name safe to show and store: no directories, no control characters, at most 120 characters. */
 export function safeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
@@ -81,7 +90,7 @@ async function parseMultipart(contentType: string, body: Buffer, maxFileBytes: n
     if (typeof entry === 'string') continue;
     const name = safeFileName(entry.name);
     const data = Buffer.from(await entry.arrayBuffer());
-    files.push(checkSize({ name, mime: entry.type || mimeFromName(name), data }, maxFileBytes));
+    files.push(checkSize({ name, mime: pickMime(name, entry.type), data }, maxFileBytes));
   }
   const text = form.get('text');
   const id = form.get('id');
@@ -107,7 +116,7 @@ function parseJson(body: Buffer, maxFileBytes: number): PostedMessage {
       throw new WebRequestError(400, `attachments: ${a.name} is not valid base64.`);
     }
     const name = safeFileName(a.name);
-    return checkSize({ name, mime: a.mime || mimeFromName(name), data: Buffer.from(a.dataBase64, 'base64') }, maxFileBytes);
+    return checkSize({ name, mime: pickMime(name, a.mime), data: Buffer.from(a.dataBase64, 'base64') }, maxFileBytes);
   });
   return { text: parsed.data.text, files, clientId: parsed.data.id };
 }

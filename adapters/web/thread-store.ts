@@ -16,6 +16,13 @@ async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
   await rename(tmp, path);
 }
 
+/** A thread title from its first message: the text without code fences, else the uploaded names. */
+export function titleOf(message: WebMessage): string {
+  const text = message.text.replace(/^\s*```[^\n]*$/gm, ' ').replace(/\s+/g, ' ').trim();
+  const names = (message.attachments ?? []).map((a) => a.name).join(', ');
+  return (text || names).slice(0, 80);
+}
+
 /**
  * Threads, messages and blobs (uploads and reply files) of the web chat on disk, so a restart keeps
  * the history. Layout under `root`: `threads/<id>/thread.json`, `threads/<id>/messages.jsonl`,
@@ -94,9 +101,7 @@ export class WebThreadStore {
     if (!thread) return false;
     await appendFile(join(this.root, 'threads', thread.id, 'messages.jsonl'), `${JSON.stringify(message)}\n`);
     thread.updatedAtMs = Math.max(thread.updatedAtMs, message.createdAtMs);
-    if (!thread.title && message.role === 'user' && message.text.trim() && !message.command) {
-      thread.title = message.text.trim().replace(/\s+/g, ' ').slice(0, 80);
-    }
+    if (!thread.title && message.role === 'user' && !message.command) thread.title = titleOf(message);
     await writeAtomic(this.threadFile(thread.id), JSON.stringify(thread));
     return true;
   }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { ThreadlabError } from '../domain/errors.js';
-import type { FilePreview, SandboxFile } from '../domain/execution.js';
+import type { FilePreview, Language, SandboxFile } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
 import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
@@ -33,6 +33,13 @@ const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
 /** Longest user message kept in memory, in characters. */
 const MEMORY_TEXT_CHARS = 4000;
 
+/** What the thread remembers of a turn's reply: the text itself, or a short note for a turn that did not finish. */
+function rememberedAnswer(outcome: TurnResult['outcome'], text: string): string {
+  if (outcome === 'cancelled') return '(The user stopped this turn before an answer.)';
+  if (outcome === 'failed') return '(This turn failed: the model API could not be reached.)';
+  return cutHeadTail(text, { maxChars: MEMORY_TEXT_CHARS }).text;
+}
+
 /**
  * Turns one user message into an answer. A message that is only a fenced code block runs as is
  * (direct mode); anything else goes through the LLM loop when a model is configured.
@@ -47,28 +54,53 @@ export class Interpreter {
 
   constructor(options: InterpreterOptions) {
     this.options = options;
-    this.memory = new ThreadMemory({ store: options.store, memoryTokens: options.settings.memoryTokens, ttlMs: options.memoryTtlMs });
+    this.memory = new ThreadMemory({
+      store: options.store,
+      memoryTokens: options.settings.memoryTokens,
+      ttlMs: options.memoryTtlMs,
+    });
   }
 
   async handle(input: TurnInput, options: TurnOptions = {}): Promise<TurnResult> {
     const startedMs = Date.now();
     const logger = this.options.logger.child({ thread: input.threadKey });
     const direct = parseDirectCode(input.text);
-    if (direct) return this.handleDirect(input, options, { ...direct, startedMs });
+    if (direct) return this.runDirect({ threadKey: input.threadKey, ...direct }, options);
     const { llm } = this.options;
     if (!llm) {
       logger.info('natural-language message without an LLM configured');
-      return { outcome: 'not_configured', text: NOT_CONFIGURED_TEXT, runs: [], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: Date.now() - startedMs, direct: false };
+      return {
+        outcome: 'not_configured',
+        text: NOT_CONFIGURED_TEXT,
+        runs: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+        durationMs: Date.now() - startedMs,
+        direct: false,
+      };
     }
     if (options.signal?.aborted) {
-      return { outcome: 'cancelled', text: 'Stopped at your request.', runs: [], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: 0, model: llm.model, direct: false };
+      return {
+        outcome: 'cancelled',
+        text: 'Stopped at your request.',
+        runs: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+        durationMs: 0,
+        model: llm.model,
+        direct: false,
+      };
     }
     const record = await this.memory.load(input.threadKey);
     const system = await this.systemPrompt(input, record.trimmedEntries);
     const uploadedNames = input.uploaded.map((f) => f.path);
-    const userText = input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
-    const user = uploadedNames.length > 0 ? `${userText}\n\n(Uploaded with this message: ${uploadedNames.join(', ')})` : userText;
-    const messages: LlmMessage[] = [{ role: 'system', content: system }, ...historyToMessages(record.history), { role: 'user', content: user }];
+    const userText =
+      input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
+    const user =
+      uploadedNames.length > 0 ? `${userText}\n\n(Uploaded with this message: ${uploadedNames.join(', ')})` : userText;
+    const messages: LlmMessage[] = [
+      { role: 'system', content: system },
+      ...historyToMessages(record.history),
+      { role: 'user', content: user },
+    ];
 
     const result = await runLoop({
       llm,
@@ -83,23 +115,40 @@ export class Interpreter {
     });
     const nowMs = Date.now();
     const entries: HistoryEntry[] = [
-      { role: 'user', text: cutHeadTail(userText, { maxChars: MEMORY_TEXT_CHARS }).text, atMs: startedMs, ...(uploadedNames.length > 0 ? { files: uploadedNames } : {}) },
+      {
+        role: 'user',
+        text: cutHeadTail(userText, { maxChars: MEMORY_TEXT_CHARS }).text,
+        atMs: startedMs,
+        ...(uploadedNames.length > 0 ? { files: uploadedNames } : {}),
+      },
       ...result.runs.map((run) => codeEntry(run, nowMs)),
-      { role: 'assistant', text: result.text, atMs: nowMs },
+      { role: 'assistant', text: rememberedAnswer(result.outcome, result.text), atMs: nowMs },
     ];
     await this.memory.append(input.threadKey, entries);
     logger.info({ outcome: result.outcome, runs: result.runs.length, usage: result.usage }, 'turn finished');
-    return { outcome: result.outcome, text: result.text, runs: result.runs, usage: result.usage, durationMs: nowMs - startedMs, model: llm.model, direct: false };
+    return {
+      outcome: result.outcome,
+      text: result.text,
+      runs: result.runs,
+      usage: result.usage,
+      durationMs: nowMs - startedMs,
+      model: llm.model,
+      direct: false,
+    };
   }
 
-  private async handleDirect(
-    input: TurnInput,
-    options: TurnOptions,
-    direct: { language: 'python' | 'bash'; code: string; startedMs: number },
+  /**
+   * Runs code as is, without an LLM (direct mode, or a platform's `run` command), and records it in
+   * the thread's memory so a later question can refer to it. Outcome `answer` with empty text.
+   */
+  async runDirect(
+    direct: { threadKey: string; language: Language; code: string },
+    options: TurnOptions = {},
   ): Promise<TurnResult> {
+    const startedMs = Date.now();
     const run = await runStep({
       sandbox: this.options.sandbox,
-      threadKey: input.threadKey,
+      threadKey: direct.threadKey,
       language: direct.language,
       code: direct.code,
       round: 1,
@@ -107,9 +156,16 @@ export class Interpreter {
       signal: options.signal,
       onProgress: options.onProgress,
     });
-    await this.memory.append(input.threadKey, [codeEntry(run, Date.now())]);
-    const outcome = options.signal?.aborted ? 'cancelled' : 'answer';
-    return { outcome, text: '', runs: [run], usage: { promptTokens: 0, completionTokens: 0 }, durationMs: Date.now() - direct.startedMs, direct: true };
+    await this.memory.append(direct.threadKey, [codeEntry(run, Date.now())]);
+    const cancelled = options.signal?.aborted === true;
+    return {
+      outcome: cancelled ? 'cancelled' : 'answer',
+      text: cancelled ? 'Stopped at your request.' : '',
+      runs: [run],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      durationMs: Date.now() - startedMs,
+      direct: true,
+    };
   }
 
   private async systemPrompt(input: TurnInput, trimmedEntries: number): Promise<string> {
@@ -123,7 +179,9 @@ export class Interpreter {
   private async previews(threadKey: string, files: SandboxFile[], uploaded: string[]): Promise<FilePreview[]> {
     const candidates = files
       .filter((f) => PREVIEWABLE.test(f.path) && !f.path.startsWith('.threadlab/'))
-      .sort((a, b) => Number(uploaded.includes(b.path)) - Number(uploaded.includes(a.path)) || b.modifiedMs - a.modifiedMs)
+      .sort(
+        (a, b) => Number(uploaded.includes(b.path)) - Number(uploaded.includes(a.path)) || b.modifiedMs - a.modifiedMs,
+      )
       .slice(0, this.options.maxPreviews ?? 8)
       .map((f) => f.path);
     if (candidates.length === 0) return [];

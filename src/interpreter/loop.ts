@@ -2,13 +2,12 @@ import type { Config } from '../config.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
-import type { ContentPart, LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
+import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
-import { runStep } from './run-step.js';
-import { formatToolResult, pngDisplays } from './tool-result.js';
-import { parseToolCall, RUN_CODE_SPEC } from './tools.js';
+import { runToolRound } from './tool-round.js';
+import { RUN_CODE_SPEC } from './tools.js';
 import type { TurnOutcome, TurnRun } from './turn.js';
 
 /** Everything one model-and-sandbox loop needs. */
@@ -60,7 +59,13 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   let lastText: string | undefined;
   let corrected = { refusal: false, empty: false };
 
-  const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({ outcome, text, runs, usage, messages });
+  const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({
+    outcome,
+    text,
+    runs,
+    usage,
+    messages,
+  });
   const stop = (reason: StopReason): LoopResult => {
     const outcome = reason.kind === 'cancelled' ? 'cancelled' : reason.kind === 'failed' ? 'failed' : 'budget';
     options.logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
@@ -102,10 +107,17 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         }
         throw err;
       }
-      const counted = response.usage.promptTokens + response.usage.completionTokens > 0 ? response.usage : estimateUsage(messages, response);
+      const counted =
+        response.usage.promptTokens + response.usage.completionTokens > 0
+          ? response.usage
+          : estimateUsage(messages, response);
       usage.promptTokens += counted.promptTokens;
       usage.completionTokens += counted.completionTokens;
-      messages.push({ role: 'assistant', content: response.content, ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}) });
+      messages.push({
+        role: 'assistant',
+        content: response.content,
+        ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+      });
       if (response.content?.trim()) lastText = response.content;
 
       if (response.toolCalls.length === 0) {
@@ -124,42 +136,22 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       }
       if (round === settings.maxRounds) break;
 
-      const images: ContentPart[] = [];
-      for (const call of response.toolCalls) {
-        const parsed = parseToolCall(call);
-        if (!parsed.ok) {
-          options.logger.info({ tool: call.name }, 'model sent an invalid tool call');
-          messages.push({ role: 'tool', toolCallId: call.id, content: parsed.error });
-          continue;
-        }
-        const reason = abortReason();
-        if (reason) return stop(reason);
-        const run = await runStep({
-          sandbox: options.sandbox,
-          threadKey: options.threadKey,
-          language: parsed.language,
-          code: parsed.code,
-          round,
-          timeoutMs: Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
-          signal,
-          onProgress: options.onProgress,
-        }).catch((err: unknown) => {
-          if (abortReason() && (isThreadlabError(err, 'cancelled') || (err instanceof Error && err.name === 'AbortError'))) return undefined;
-          throw err;
-        });
-        if (!run) return stop(abortReason()!);
-        runs.push(run);
-        messages.push({ role: 'tool', toolCallId: call.id, content: formatToolResult(run.result) });
-        for (const display of pngDisplays(run.result)) {
-          images.push({ type: 'image', mime: 'image/png', base64: display.data['image/png']! });
-        }
-      }
-      const maxImages = options.maxImagesPerRound ?? 4;
-      if (images.length > 0 && settings.images && llm.acceptsImages) {
-        const shown = images.slice(0, maxImages);
-        const more = images.length > shown.length ? ` (${images.length - shown.length} more not shown)` : '';
-        messages.push({ role: 'user', content: [{ type: 'text', text: `[Threadlab] The chart image(s) your code displayed above${more}:` }, ...shown] });
-      }
+      const completed = await runToolRound({
+        calls: response.toolCalls,
+        round,
+        sandbox: options.sandbox,
+        threadKey: options.threadKey,
+        runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
+        signal,
+        isAborted: () => abortReason() !== undefined,
+        sendImages: settings.images && llm.acceptsImages,
+        maxImages: options.maxImagesPerRound ?? 4,
+        logger: options.logger,
+        onProgress: options.onProgress,
+        messages,
+        runs,
+      });
+      if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
     }
     const aborted = abortReason();
     return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });

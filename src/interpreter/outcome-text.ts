@@ -38,10 +38,13 @@ export function stoppedText(reason: StopReason, runs: TurnRun[], lastModelText: 
       const code = firstLine.length > 80 ? `${firstLine.slice(0, 77)}…` : firstLine;
       return `${i + 1}. ${run.language} \`${code.replace(/`/g, "'")}\` — ${run.result.status}: ${summarizeRun(run.result, 200)}`;
     });
-    parts.push(`What was done so far (${runs.length} run${runs.length > 1 ? 's' : ''}; files in /mnt/data and variables are kept):\n${lines.join('\n')}`);
+    parts.push(
+      `What was done so far (${runs.length} run${runs.length > 1 ? 's' : ''}; files in /mnt/data and variables are kept):\n${lines.join('\n')}`,
+    );
   }
   if (lastModelText?.trim()) parts.push(`Last note from the model:\n${lastModelText.trim()}`);
   if (reason.kind !== 'cancelled' && reason.kind !== 'failed') parts.push('Send "continue" to pick up from here.');
-  if (reason.kind === 'failed') parts.push('Try again in a moment; if it keeps failing, check OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.');
+  if (reason.kind === 'failed')
+    parts.push('Try again in a moment; if it keeps failing, check OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.');
   return parts.join('\n\n');
 }

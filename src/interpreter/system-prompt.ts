@@ -14,7 +14,21 @@ export interface SystemPromptInput {
   maxFilesListed?: number;
 }
 
-const MAIN_PACKAGES = ['pandas', 'numpy', 'matplotlib', 'scipy', 'scikit-learn', 'statsmodels', 'seaborn', 'openpyxl', 'pyarrow', 'sympy'];
+const MAIN_PACKAGES = [
+  'pandas',
+  'numpy',
+  'matplotlib',
+  'scipy',
+  'scikit-learn',
+  'statsmodels',
+  'seaborn',
+  'openpyxl',
+  'pyarrow',
+  'sympy',
+];
+
+/** Most packages named in the prompt; the main data packages come first. */
+const MAX_PACKAGES = 40;
 
 function describePackages(packages: Record<string, string>): string {
   const names = Object.keys(packages).sort((a, b) => {
@@ -23,7 +37,10 @@ function describePackages(packages: Record<string, string>): string {
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
   });
   if (names.length === 0) return 'only the standard library';
-  return names.map((n) => `${n} ${packages[n]}`).join(', ');
+  const listed = names.slice(0, MAX_PACKAGES).map((n) => `${n} ${packages[n]}`);
+  if (names.length > MAX_PACKAGES)
+    listed.push(`and ${names.length - MAX_PACKAGES} more (importlib.metadata lists them)`);
+  return listed.join(', ');
 }
 
 function describeEnvironment(env: SandboxEnvironment): string {
@@ -45,14 +62,22 @@ function describePreview(p: FilePreview): string {
     const sheet = t.sheet !== undefined ? `sheet "${t.sheet}": ` : '';
     const cols = t.columns.map((c) => `${c.name} (${c.dtype})`).join(', ');
     lines.push(`  ${sheet}${t.rows} rows; columns: ${cols}`);
-    if (t.head.trim()) lines.push(`  first rows:\n${indent(cutHeadTail(t.head, { maxChars: 1500, headShare: 1 }).text, '    ')}`);
+    if (t.head.trim())
+      lines.push(`  first rows:\n${indent(cutHeadTail(t.head, { maxChars: 1500, headShare: 1 }).text, '    ')}`);
   }
-  if (p.text) lines.push(`  ${p.kind === 'json' ? 'structure' : 'first lines'}:\n${indent(cutHeadTail(p.text, { maxChars: 1200, headShare: 1 }).text, '    ')}`);
+  if (p.text)
+    lines.push(
+      `  ${p.kind === 'json' ? 'structure' : 'first lines'}:\n${indent(cutHeadTail(p.text, { maxChars: 1200, headShare: 1 }).text, '    ')}`,
+    );
   return lines.join('\n');
 }
 
 function indent(text: string, prefix: string): string {
-  return text.replace(/\s+$/, '').split('\n').map((l) => prefix + l).join('\n');
+  return text
+    .replace(/\s+$/, '')
+    .split('\n')
+    .map((l) => prefix + l)
+    .join('\n');
 }
 
 function describeFiles(input: SystemPromptInput): string {
@@ -84,5 +109,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     '',
     describeFiles(input),
     memory,
-  ].join('\n').trimEnd();
+  ]
+    .join('\n')
+    .trimEnd();
 }

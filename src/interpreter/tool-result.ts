@@ -26,8 +26,8 @@ function describeStatus(result: ExecutionResult): string {
   return base;
 }
 
-function section(title: string, body: string, elided: number, note = ''): string {
-  const suffix = elided > 0 ? ` [${elided} characters elided from the middle${note}]` : '';
+function section(title: string, body: string, notes: string[]): string {
+  const suffix = notes.length > 0 ? ` [${notes.join('; ')}]` : '';
   return `${title}:${suffix}\n${body.replace(/\s+$/, '')}`;
 }
 
@@ -53,17 +53,23 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
   const streamChars = limits.streamChars ?? 6000;
   const parts: string[] = [describeStatus(result)];
   if (result.stateReset) {
-    parts.push(`note: the interpreter state was reset before or during this run (${result.stateReset.reason}). Variables from earlier runs are gone; files in /mnt/data are kept. Re-run any setup code you need.`);
+    parts.push(
+      `note: the interpreter state was reset before or during this run (${result.stateReset.reason}). Variables from earlier runs are gone; files in /mnt/data are kept. Re-run any setup code you need.`,
+    );
   }
-  const sandboxNote = result.truncated?.fullOutputPath ? `; full output saved to /mnt/data/${result.truncated.fullOutputPath}` : '';
+  const savedTo = result.truncated?.fullOutputPath
+    ? `; full output saved to /mnt/data/${result.truncated.fullOutputPath}`
+    : '';
   for (const stream of ['stdout', 'stderr'] as const) {
     const text = result[stream];
     if (!text) continue;
     const cut = cutHeadTail(text, { maxChars: streamChars });
     const sandboxBytes = stream === 'stdout' ? result.truncated?.stdoutBytes : result.truncated?.stderrBytes;
-    const extra = sandboxBytes ? `; the sandbox already left out ${sandboxBytes} bytes${sandboxNote}` : '';
-    parts.push(section(stream, cut.text, cut.elidedChars, extra));
-    if (cut.elidedChars === 0 && extra) parts.push(`(${stream} shortened by the sandbox${extra.replace(/^;/, ':')})`);
+    const notes = [
+      cut.elidedChars > 0 ? `${cut.elidedChars} characters elided from the middle` : '',
+      sandboxBytes ? `the sandbox already left out ${sandboxBytes} bytes${savedTo}` : '',
+    ].filter(Boolean);
+    parts.push(section(stream, cut.text, notes));
   }
   if (!result.stdout && !result.stderr && result.displays.length === 0 && result.status === 'ok') {
     parts.push('(no output: print() or display values to see them)');
@@ -73,7 +79,13 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
     parts.push(`error: ${name}: ${value}`);
     if (traceback) {
       const cut = cutHeadTail(traceback, { maxChars: limits.tracebackChars ?? 4000, headShare: 0.3 });
-      parts.push(section('traceback', cut.text, cut.elidedChars));
+      parts.push(
+        section(
+          'traceback',
+          cut.text,
+          cut.elidedChars > 0 ? [`${cut.elidedChars} characters elided from the middle`] : [],
+        ),
+      );
     }
   }
   if (result.displays.length > 0) {
@@ -81,11 +93,15 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
     parts.push(`displayed values:\n${result.displays.map((d, i) => describeDisplay(d, i + 1, limit)).join('\n')}`);
   }
   if (result.artifacts.length > 0) {
-    const lines = result.artifacts.map((a) => `- /mnt/data/${a.path} (${a.change}, ${formatBytes(a.bytes)}, ${a.mime})`);
+    const lines = result.artifacts.map(
+      (a) => `- /mnt/data/${a.path} (${a.change}, ${formatBytes(a.bytes)}, ${a.mime})`,
+    );
     parts.push(`files created or changed:\n${lines.join('\n')}`);
   }
   if (result.skippedArtifacts?.length) {
-    parts.push(`files not returned to the user:\n${result.skippedArtifacts.map((s) => `- ${s.path}: ${s.reason}`).join('\n')}`);
+    parts.push(
+      `files not returned to the user:\n${result.skippedArtifacts.map((s) => `- ${s.path}: ${s.reason}`).join('\n')}`,
+    );
   }
   return parts.join('\n');
 }

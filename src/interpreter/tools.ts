@@ -8,7 +8,7 @@ export const RUN_CODE_TOOL = 'run_code';
 export const RUN_CODE_SPEC: ToolSpec = {
   name: RUN_CODE_TOOL,
   description:
-    'Run code in this thread\'s sandbox (working directory /mnt/data, no network). Python keeps its ' +
+    "Run code in this thread's sandbox (working directory /mnt/data, no network). Python keeps its " +
     'variables between calls, like a notebook; bash runs shell commands in the same /mnt/data. Returns ' +
     'status, stdout, stderr, the error with its traceback, displayed values and the files created or changed.',
   parameters: {
@@ -27,9 +27,7 @@ const runCodeArgs = z.object({
   code: z.string().min(1, { error: 'code must not be empty' }),
 });
 
-export type ParsedToolCall =
-  | { ok: true; language: Language; code: string }
-  | { ok: false; error: string };
+export type ParsedToolCall = { ok: true; language: Language; code: string } | { ok: false; error: string };
 
 /**
  * Validates one tool call of the model. Anything wrong comes back as an error text for the model to

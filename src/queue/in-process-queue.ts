@@ -7,6 +7,7 @@ import { SeenIds } from './dedupe.js';
 import { DEFAULT_LIMITS, limitSubject, type QueueLimits } from './limits.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import { noopObserver, notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from './queue-events.js';
+import { settlesWithin } from './settles-within.js';
 
 export interface InProcessJobQueueOptions {
   logger: Logger;
@@ -126,7 +127,10 @@ export class InProcessJobQueue implements JobQueue {
     if (running.length === 0) return;
     const all = Promise.all(running.map((r) => r.done));
     if (await settlesWithin(all, timeoutMs)) return;
-    this.options.logger.warn({ jobs: running.length, timeoutMs }, 'aborting jobs still running at the shutdown deadline');
+    this.options.logger.warn(
+      { jobs: running.length, timeoutMs },
+      'aborting jobs still running at the shutdown deadline',
+    );
     const reason = new ThreadlabError('cancelled', 'Threadlab is shutting down.', { isRetryable: true });
     for (const r of running) r.controller.abort(reason);
     await settlesWithin(all, this.options.abortGraceMs ?? 5000);
@@ -175,15 +179,5 @@ export class InProcessJobQueue implements JobQueue {
     else this.threads.delete(job.threadKey);
     this.observer.depth(this.limiter.length);
     this.pump();
-  }
-}
-
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

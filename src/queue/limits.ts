@@ -112,7 +112,8 @@ export function decide(counts: LimitCounts, limits: QueueLimits): LimitRefusal |
   if (counts.userInWindow >= limits.userMaxPerMinute) return refusal('user_rate', counts.userWindowLeftMs, limits);
   if (counts.workspaceInWindow >= limits.workspaceMaxPerMinute)
     return refusal('workspace_rate', counts.workspaceWindowLeftMs, limits);
-  if (counts.userInFlight >= limits.userMaxConcurrent) return refusal('user_concurrent', limits.busyRetryAfterMs, limits);
+  if (counts.userInFlight >= limits.userMaxConcurrent)
+    return refusal('user_concurrent', limits.busyRetryAfterMs, limits);
   if (counts.workspaceInFlight >= limits.workspaceMaxConcurrent)
     return refusal('workspace_concurrent', limits.busyRetryAfterMs, limits);
   return undefined;

@@ -38,7 +38,12 @@ export function findFences(text: string): FenceSpan[] {
       const m = OPEN_RE.exec(line);
       const marker = m?.[1];
       if (marker && !(marker[0] === '`' && (m[2] ?? '').includes('`'))) {
-        open = { openStart: lineStart, bodyStart: nl === -1 ? text.length : nl + 1, marker, openLine: line.trimStart() };
+        open = {
+          openStart: lineStart,
+          bodyStart: nl === -1 ? text.length : nl + 1,
+          marker,
+          openLine: line.trimStart(),
+        };
       }
     }
     if (nl === -1) break;

@@ -100,7 +100,7 @@ function hardCut(text: string, pos: number, limit: number): number {
 /**
  * A cut just before a closing fence would leave the next chunk an empty reopened block, and a cut within
  * or just after an opening fence line would leave this chunk one: move such cuts past the closing line or
- * before the opening line when that still fits.
+ * before the opening line when that still fits (else one code line back, so the next chunk has code).
  */
 function avoidEmptyFences(text: string, at: { cut: number; pos: number; limit: number; spans: FenceSpan[] }): number {
   const { cut, pos, limit, spans } = at;
@@ -109,6 +109,8 @@ function avoidEmptyFences(text: string, at: { cut: number; pos: number; limit: n
       const nl = text.indexOf('\n', span.closeStart);
       const after = nl === -1 ? text.length : nl + 1;
       if (after <= limit) return after;
+      const previousLine = text.lastIndexOf('\n', span.closeStart - 2) + 1;
+      if (previousLine > span.bodyStart && previousLine > pos) return previousLine;
     }
     if (cut > span.openStart && cut <= span.bodyStart && span.openStart > pos) return span.openStart;
   }

@@ -25,12 +25,16 @@ export function formatTable(table: TableData, options: FormatTableOptions = {}):
   };
   const header = Array.from({ length: width }, (_, i) => cellText(table.columns[i]));
   const body = table.rows.map((r) => Array.from({ length: width }, (_, i) => cellText(r[i])));
-  const numeric = Array.from({ length: width }, (_, i) =>
-    body.length > 0 && body.every((r) => r[i] === '' || isNumeric(r[i] ?? '')),
+  const numeric = Array.from(
+    { length: width },
+    (_, i) => body.length > 0 && body.every((r) => r[i] === '' || isNumeric(r[i] ?? '')),
   );
   const widths = Array.from({ length: width }, (_, i) => Math.max(header[i]!.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
@@ -57,7 +61,8 @@ export function parseHtmlTable(html: string): TableData | undefined {
 function decodeEntities(s: string): string {
   const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
   return s.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (all, e: string) => {
-    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
+    if (e[0] === '#')
+      return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
     return named[e.toLowerCase()] ?? all;
   });
 }
@@ -80,8 +85,14 @@ export function readTableDisplay(display: Display): TableDisplay | undefined {
   const plain = display.data['text/plain'];
   const shape = /\[(\d+) rows x (\d+) columns\]\s*$/.exec(plain ?? '');
   if (plain) {
-    const abbreviated = Boolean(shape) || /^\s*\.\.\.(\s|$)/m.test(plain) || /\s\.\.\.\s/.test(plain);
-    return { text: plain.trimEnd(), rows: shape ? Number(shape[1]) : undefined, columns: shape ? Number(shape[2]) : undefined, abbreviated };
+    // pandas prints the shape line exactly when it left rows or columns out (display.show_dimensions='truncate').
+    const abbreviated = Boolean(shape);
+    return {
+      text: plain.trimEnd(),
+      rows: shape ? Number(shape[1]) : undefined,
+      columns: shape ? Number(shape[2]) : undefined,
+      abbreviated,
+    };
   }
   const parsed = parseHtmlTable(html);
   if (!parsed) return undefined;

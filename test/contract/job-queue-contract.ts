@@ -161,7 +161,11 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       let runs = 0;
       await queue.process(async () => void (runs += 1));
       await waitFor(() => runs === 1);
-      await waitFor(async () => (await queue.enqueue(testMessage({ thread: 'x3', user: 'sam' }))).accepted, 5000, 'slot freed');
+      await waitFor(
+        async () => (await queue.enqueue(testMessage({ thread: 'x3', user: 'sam' }))).accepted,
+        5000,
+        'slot freed',
+      );
     });
 
     it('refuses with queue_full past the length cap', async () => {
@@ -169,7 +173,11 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       await queue.enqueue(testMessage({ thread: 'q1' }));
       await queue.enqueue(testMessage({ thread: 'q2' }));
       const refused = await queue.enqueue(testMessage({ thread: 'q3' }));
-      expect(refused).toMatchObject({ accepted: false, reason: 'queue_full', message: expect.stringMatching(/try again/) });
+      expect(refused).toMatchObject({
+        accepted: false,
+        reason: 'queue_full',
+        message: expect.stringMatching(/try again/),
+      });
     });
 
     it('close waits for a running job, and aborts it at the deadline', async () => {

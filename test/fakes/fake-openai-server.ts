@@ -109,7 +109,9 @@ export class FakeOpenAiServer {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-      return this.json(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+      return this.json(res, 404, {
+        error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' },
+      });
     }
     let body: ChatRequestBody;
     try {
@@ -119,7 +121,12 @@ export class FakeOpenAiServer {
     }
     const index = this.requests.length;
     this.requests.push({ body, headers: req.headers, atMs: Date.now() });
-    const step = this.steps.shift() ?? this.options.fallback ?? { kind: 'error', status: 500, body: { error: { message: `fake: no scripted reply for request #${index + 1}` } } };
+    const step = this.steps.shift() ??
+      this.options.fallback ?? {
+        kind: 'error',
+        status: 500,
+        body: { error: { message: `fake: no scripted reply for request #${index + 1}` } },
+      };
     const reply = typeof step === 'function' ? step(body, index) : step;
     if (reply.kind === 'hang') {
       this.hanging.add(res);
@@ -127,37 +134,70 @@ export class FakeOpenAiServer {
       return;
     }
     if (reply.kind === 'error') {
-      return this.json(res, reply.status, reply.body ?? { error: { message: `fake error ${reply.status}`, type: 'server_error' } }, reply.headers);
+      return this.json(
+        res,
+        reply.status,
+        reply.body ?? { error: { message: `fake error ${reply.status}`, type: 'server_error' } },
+        reply.headers,
+      );
     }
-    const calls = (reply.toolCalls ?? []).map((c) => ({ id: c.id ?? `call_${++idSeq}`, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+    const calls = (reply.toolCalls ?? []).map((c) => ({
+      id: c.id ?? `call_${++idSeq}`,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments },
+    }));
     const finish = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
     const usage = reply.usage === undefined ? { prompt_tokens: 50, completion_tokens: 10 } : reply.usage;
     const id = `chatcmpl-${++idSeq}`;
     const created = Math.floor(Date.now() / 1000);
     if (!body.stream) {
-      const message = { role: 'assistant', content: reply.content ?? null, refusal: reply.refusal ?? null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+      const message = {
+        role: 'assistant',
+        content: reply.content ?? null,
+        refusal: reply.refusal ?? null,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      };
       return this.json(res, 200, {
-        id, object: 'chat.completion', created, model: body.model,
+        id,
+        object: 'chat.completion',
+        created,
+        model: body.model,
         choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
         ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
       });
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const size = this.options.chunkChars ?? 7;
-    const send = (delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}): void => {
-      const chunk = { id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], ...extra };
+    const send = (
+      delta: Record<string, unknown>,
+      finishReason: string | null = null,
+      extra: Record<string, unknown> = {},
+    ): void => {
+      const chunk = {
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+        ...extra,
+      };
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     };
     send({ role: 'assistant', content: '' });
     for (const text of pieces(reply.content ?? '', size)) send({ content: text });
     if (reply.refusal) send({ refusal: reply.refusal });
     calls.forEach((call, index) => {
-      send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
-      for (const args of pieces(call.function.arguments, size)) send({ tool_calls: [{ index, function: { arguments: args } }] });
+      send({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      });
+      for (const args of pieces(call.function.arguments, size))
+        send({ tool_calls: [{ index, function: { arguments: args } }] });
     });
     send({}, finish);
     if (usage && body.stream_options?.include_usage && !this.options.omitStreamUsage) {
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+      );
     }
     res.end('data: [DONE]\n\n');
   }

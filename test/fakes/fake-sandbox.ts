@@ -48,9 +48,18 @@ export interface FakeSandboxCall {
 }
 
 const MIME: Record<string, string> = {
-  csv: 'text/csv', tsv: 'text/tab-separated-values', json: 'application/json', txt: 'text/plain', md: 'text/markdown',
-  png: 'image/png', jpg: 'image/jpeg', svg: 'image/svg+xml', html: 'text/html', py: 'text/x-python',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  json: 'application/json',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  svg: 'image/svg+xml',
+  html: 'text/html',
+  py: 'text/x-python',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  parquet: 'application/vnd.apache.parquet',
 };
 
 /** The MIME type the fake reports for a path, from its extension. */
@@ -87,10 +96,16 @@ export function simplePreview(path: string, data: Buffer): FilePreview {
     const header = (lines[0] ?? '').split(sep);
     const rows = lines.slice(1).map((l) => l.split(sep));
     const columns = header.map((name, i) => ({ name, dtype: inferDtype(rows.map((r) => r[i] ?? '')) }));
-    return { path, bytes: data.length, kind: 'table', tables: [{ rows: rows.length, columns, head: lines.slice(0, 6).join('\n') }] };
+    return {
+      path,
+      bytes: data.length,
+      kind: 'table',
+      tables: [{ rows: rows.length, columns, head: lines.slice(0, 6).join('\n') }],
+    };
   }
   if (/\.json$/i.test(path)) return { path, bytes: data.length, kind: 'json', text: text.slice(0, 500) };
-  if (/^[\x09\x0a\x0d\x20-\x7e]*$/.test(text.slice(0, 200))) return { path, bytes: data.length, kind: 'text', text: text.split('\n').slice(0, 10).join('\n') };
+  if (!data.subarray(0, 200).includes(0))
+    return { path, bytes: data.length, kind: 'text', text: text.split('\n').slice(0, 10).join('\n') };
   return { path, bytes: data.length, kind: 'binary' };
 }
 
@@ -115,11 +130,16 @@ export class FakeSandbox implements Sandbox {
   }
 
   async run(key: string, request: RunRequest): Promise<ExecutionResult> {
-    this.record({ method: 'run', key, detail: { language: request.language, code: request.code, timeoutMs: request.timeoutMs } });
+    this.record({
+      method: 'run',
+      key,
+      detail: { language: request.language, code: request.code, timeoutMs: request.timeoutMs },
+    });
     const session = this.session(key);
     const index = this.runs.length;
     this.runs.push({ key, request });
-    const outcome = this.queue.shift() ?? (await this.options.handler?.({ key, request, index, files: this.view(session) })) ?? {};
+    const outcome =
+      this.queue.shift() ?? (await this.options.handler?.({ key, request, index, files: this.view(session) })) ?? {};
     if (outcome.throws) throw outcome.throws;
     const started = Date.now();
     const interrupted = outcome.delayMs ? await this.wait(outcome.delayMs, request) : false;
@@ -129,7 +149,8 @@ export class FakeSandbox implements Sandbox {
       const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
       session.files.set(path, { data, modifiedMs: Date.now() });
       const old = before.get(path);
-      if (!old || !old.equals(data)) artifacts.push({ path, bytes: data.length, mime: fakeMime(path), change: old ? 'modified' : 'created' });
+      if (!old || !old.equals(data))
+        artifacts.push({ path, bytes: data.length, mime: fakeMime(path), change: old ? 'modified' : 'created' });
     }
     const stdout = outcome.stdout ?? '';
     const stderr = outcome.stderr ?? '';
@@ -138,7 +159,9 @@ export class FakeSandbox implements Sandbox {
     if (stderr) request.onStderr?.(stderr);
     for (const display of displays) request.onDisplay?.(display);
     const status = interrupted ? 'timeout' : (outcome.status ?? (outcome.error ? 'error' : 'ok'));
-    const stateReset = outcome.stateReset ?? (session.live ? undefined : session.executionCount > 0 ? { reason: 'the interpreter was restarted' } : undefined);
+    const stateReset =
+      outcome.stateReset ??
+      (session.live ? undefined : session.executionCount > 0 ? { reason: 'the interpreter was restarted' } : undefined);
     session.executionCount = stateReset ? 1 : session.executionCount + 1;
     session.live = status !== 'killed';
     const { writeFiles: _w, throws: _t, delayMs: _d, ...rest } = outcome;
@@ -167,7 +190,12 @@ export class FakeSandbox implements Sandbox {
   async listFiles(key: string): Promise<SandboxFile[]> {
     this.record({ method: 'listFiles', key });
     const files = this.sessions.get(key)?.files ?? new Map();
-    return [...files].map(([path, f]) => ({ path, bytes: f.data.length, mime: fakeMime(path), modifiedMs: f.modifiedMs }));
+    return [...files].map(([path, f]) => ({
+      path,
+      bytes: f.data.length,
+      mime: fakeMime(path),
+      modifiedMs: f.modifiedMs,
+    }));
   }
 
   async readFile(key: string, path: string): Promise<Buffer> {

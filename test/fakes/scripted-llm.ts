@@ -29,12 +29,20 @@ export function runCodeCall(code: string, language: 'python' | 'bash' = 'python'
 }
 
 /** A response that calls tools. */
-export function toolCalls(calls: ToolCall[], usage = { promptTokens: 100, completionTokens: 20 }, content: string | null = null): LlmResponse {
+export function toolCalls(
+  calls: ToolCall[],
+  usage = { promptTokens: 100, completionTokens: 20 },
+  content: string | null = null,
+): LlmResponse {
   return { content, toolCalls: calls, finishReason: 'tool_calls', usage };
 }
 
 /** A response that asks to run one piece of code. */
-export function runCode(code: string, language: 'python' | 'bash' = 'python', usage?: LlmResponse['usage']): LlmResponse {
+export function runCode(
+  code: string,
+  language: 'python' | 'bash' = 'python',
+  usage?: LlmResponse['usage'],
+): LlmResponse {
   return toolCalls([runCodeCall(code, language)], usage);
 }
 
@@ -82,7 +90,8 @@ export class ScriptedLlm implements LlmClient {
     const outcome = typeof step === 'function' ? step(request, index) : step;
     if (outcome instanceof Error) throw outcome;
     const size = this.options.deltaChars ?? 8;
-    for (let i = 0; outcome.content && i < outcome.content.length; i += size) request.onTextDelta?.(outcome.content.slice(i, i + size));
+    for (let i = 0; outcome.content && i < outcome.content.length; i += size)
+      request.onTextDelta?.(outcome.content.slice(i, i + size));
     return structuredClone(outcome);
   }
 }

@@ -87,7 +87,7 @@ function openThread(threadId) {
   clearView();
   setStatus('');
   setBusy(false);
-  for (const id of ['reset', 'delete']) $(id).disabled = !threadId;
+  for (const id of ['reset', 'delete', 'files']) $(id).disabled = !threadId;
   renderThreadList();
   if (!threadId) return void ($('thread-title').textContent = 'New thread');
   let loaded = false;
@@ -95,6 +95,7 @@ function openThread(threadId) {
     state: (s) => {
       setBusy(s.busy);
       if (s.busy) progress.setLabel('Working…');
+      else if (progress.node) finishJob(); // the job ended while the stream was down
       if (!loaded) {
         loaded = true;
         void loadMessages(threadId);
@@ -117,8 +118,11 @@ function openThread(threadId) {
       setStatus('Stopping…', 'working');
     },
     reply: (m) => {
+      const hadProgress = progress.node !== null;
       progress.clear();
       appendMessage(m);
+      // a refusal or a stop notice comes without a job, hence without an idle event
+      if (!hadProgress) finishJob();
       if (m.kind === 'error') setStatus('Failed', 'error');
       void refreshThreads();
     },
@@ -130,13 +134,19 @@ function openThread(threadId) {
 async function ensureThread() {
   if (state.current) return state.current;
   const thread = await api.createThread();
+  state.threads.unshift(thread);
   location.hash = `#/t/${thread.id}`;
   openThread(thread.id);
   return thread.id;
 }
 
 function route() {
-  const id = /^#\/t\/([\w-]+)$/.exec(location.hash)?.[1] ?? null;
+  let id = /^#\/t\/([\w-]+)$/.exec(location.hash)?.[1] ?? null;
+  if (id && !state.threads.some((t) => t.id === id)) {
+    // a deleted thread, or one of another server: start fresh instead of streaming a 404
+    window.history.replaceState(null, '', location.pathname);
+    id = null;
+  }
   if (id !== state.current) openThread(id);
 }
 
@@ -145,7 +155,7 @@ function setupLightbox() {
   const img = $('lightbox-img');
   messagesBox.addEventListener('click', (e) => {
     const target = e.target;
-    if (target instanceof HTMLImageElement && target.classList.contains('chart')) {
+    if (target.tagName === 'IMG' && target.classList.contains('chart')) {
       img.src = target.src;
       img.alt = target.alt;
       box.hidden = false;
@@ -163,16 +173,24 @@ async function main() {
     maxUploadBytes: info.maxUploadBytes,
     onSend: async (text, files) => {
       const threadId = await ensureThread();
-      const message = await api.send(threadId, text, files);
-      appendMessage(message);
+      // busy before the POST: the reply's events may arrive before its response does
+      state.stopping = false;
       setBusy(true);
-      setStatus('Sent', 'working');
+      setStatus('Sending…', 'working');
+      try {
+        appendMessage(await api.send(threadId, text, files));
+      } catch (err) {
+        setBusy(false);
+        setStatus('');
+        throw err;
+      }
       void refreshThreads();
     },
   });
   setupLightbox();
   $('new-thread').addEventListener('click', async () => {
     const thread = await api.createThread();
+    state.threads.unshift(thread);
     location.hash = `#/t/${thread.id}`;
   });
   $('stop').addEventListener('click', async () => {
@@ -181,17 +199,29 @@ async function main() {
     setStatus('Stopping…', 'working');
     await api.stop(state.current).catch((err) => setStatus(err.message, 'error'));
   });
+  // Files and Help are the /files and /help commands; the core answers them in the thread.
+  for (const name of ['files', 'help']) {
+    $(name).addEventListener('click', async () => {
+      const threadId = await ensureThread();
+      setBusy(true);
+      appendMessage(await api.send(threadId, `/${name}`, []));
+    });
+  }
   $('reset').addEventListener('click', async () => {
-    if (state.current) await api.reset(state.current).catch((err) => setStatus(err.message, 'error'));
+    if (!state.current) return;
     setBusy(true);
+    await api.reset(state.current).catch((err) => {
+      setBusy(false);
+      setStatus(err.message, 'error');
+    });
   });
   $('delete').addEventListener('click', async () => {
-    if (!state.current || !confirm('Delete this thread and its files?')) return;
+    if (!state.current || !window.confirm('Delete this thread and its files?')) return;
     await api.deleteThread(state.current);
     location.hash = '';
     await refreshThreads();
   });
-  window.addEventListener('hashchange', route);
+  window.addEventListener('hashchange', () => void refreshThreads().then(route));
   await refreshThreads();
   route();
   if (!state.current && state.threads[0]) location.hash = `#/t/${state.threads[0].id}`;

@@ -97,7 +97,9 @@ export function setupComposer({ onSend, maxUploadBytes }) {
     void submit();
   });
   textarea.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    // inside an unclosed ``` fence, Enter is a new line: code is typed, not sent
+    const inFence = (textarea.value.slice(0, textarea.selectionStart).match(/```/g) ?? []).length % 2 === 1;
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !inFence) {
       e.preventDefault();
       void submit();
     }

@@ -83,11 +83,32 @@ function renderRun(run, open) {
   return details;
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** A small document-with-arrow icon (emoji fonts are not everywhere). */
+function fileIcon() {
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('width', '16');
+  svg.setAttribute('height', '16');
+  svg.setAttribute('class', 'file-icon');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(SVG_NS, 'path');
+  path.setAttribute('d', 'M14 2H6a2 2 0 00-2 2v16a2 2 0 002 2h12a2 2 0 002-2V8zM14 2v6h6M12 11v6M9 14l3 3 3-3');
+  path.setAttribute('fill', 'none');
+  path.setAttribute('stroke', 'currentColor');
+  path.setAttribute('stroke-width', '2');
+  path.setAttribute('stroke-linecap', 'round');
+  path.setAttribute('stroke-linejoin', 'round');
+  svg.append(path);
+  return svg;
+}
+
 function fileLink(file, className) {
   const a = el('a', className);
   a.href = `${file.url}?download=1`;
   a.download = file.name;
-  a.append(el('span', 'file-icon', '📄'), el('span', 'file-name', file.name), el('span', 'file-size', formatBytes(file.bytes)));
+  a.append(fileIcon(), el('span', 'file-name', file.name), el('span', 'file-size', formatBytes(file.bytes)));
   if (file.description) a.title = file.description;
   return a;
 }

@@ -1,10 +1,13 @@
 """Runs a cell of Python (notebook semantics, one persistent namespace) or a bash script."""
 import ast
 import builtins
+import importlib.abc
+import importlib.machinery
 import linecache
 import os
 import signal
 import subprocess
+import sys
 import time
 import traceback
 
@@ -21,6 +24,7 @@ class Interpreter:
         self.emit_display = emit_display
         self.bash = None  # the running bash process, for interrupts
         builtins.display = self.display
+        sys.meta_path.insert(0, _IPythonDisplayHook(self.display))
         self._patch_show()
 
     def display(self, *objs, **_kwargs):
@@ -122,3 +126,31 @@ def kill_others():
         except OSError:
             return
         time.sleep(0.005)
+
+
+class _IPythonDisplayHook(importlib.abc.MetaPathFinder):
+    """Makes `from IPython.display import display` use the runner's display (IPython has no shell here)."""
+
+    TARGET = "IPython.core.display_functions"
+
+    def __init__(self, display):
+        self.display = display
+
+    def find_spec(self, name, path, target=None):
+        if name != self.TARGET:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None:
+            return spec
+        inner, display = spec.loader, self.display
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return inner.create_module(spec)
+
+            def exec_module(self, module):
+                inner.exec_module(module)
+                module.display = display
+
+        spec.loader = Loader()
+        return spec

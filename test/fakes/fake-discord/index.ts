@@ -110,7 +110,14 @@ export class FakeDiscord implements RestState {
       times: options.times ?? 1,
       status: 429,
       body: { message: 'You are being rate limited.', retry_after: retry, global: false },
-      headers: { 'retry-after': String(Math.ceil(retry)), 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': String(retry), 'x-ratelimit-bucket': 'fakebucket', 'x-ratelimit-scope': 'user' },
+      headers: {
+        'retry-after': String(Math.ceil(retry)),
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': String(retry),
+        'x-ratelimit-bucket': 'fakebucket',
+        'x-ratelimit-scope': 'user',
+      },
     });
   }
 
@@ -123,7 +130,13 @@ export class FakeDiscord implements RestState {
   }
 
   /** Sends a user's message through the gateway; returns the payload. */
-  userMessage(options: { channelId: string; content: string; attachments?: payloads.FakeAttachment[]; mentionBot?: boolean; author?: payloads.FakeUser }): Record<string, unknown> {
+  userMessage(options: {
+    channelId: string;
+    content: string;
+    attachments?: payloads.FakeAttachment[];
+    mentionBot?: boolean;
+    author?: payloads.FakeUser;
+  }): Record<string, unknown> {
     const dm = options.channelId === this.dmChannelId;
     const msg = payloads.message({
       channelId: options.channelId,
@@ -151,7 +164,10 @@ export class FakeDiscord implements RestState {
     for (;;) {
       const found = this.requests.find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching Discord request within ${timeoutMs} ms; saw:\n${this.requests.map((r) => `${r.status} ${r.method} ${r.path}`).join('\n')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching Discord request within ${timeoutMs} ms; saw:\n${this.requests.map((r) => `${r.status} ${r.method} ${r.path}`).join('\n')}`,
+        );
       await new Promise((r) => setTimeout(r, 25));
     }
   }
@@ -163,7 +179,9 @@ export class FakeDiscord implements RestState {
     const raw = Buffer.concat(chunks);
     if (url.pathname.startsWith('/attachments/')) {
       const file = this.files.get(url.pathname.split('/')[2] ?? '');
-      res.writeHead(file ? 200 : 404, { 'content-type': file?.contentType ?? 'text/plain' }).end(file?.data ?? 'not found');
+      res
+        .writeHead(file ? 200 : 404, { 'content-type': file?.contentType ?? 'text/plain' })
+        .end(file?.data ?? 'not found');
       return;
     }
     const path = decodeURIComponent(url.pathname.replace(/^\/api\/v\d+/, ''));
@@ -185,11 +203,15 @@ export class FakeDiscord implements RestState {
       res.writeHead(204, result.headers ?? {}).end();
       return;
     }
-    res.writeHead(result.status, { 'content-type': 'application/json', ...result.headers }).end(JSON.stringify(result.body ?? {}));
+    res
+      .writeHead(result.status, { 'content-type': 'application/json', ...result.headers })
+      .end(JSON.stringify(result.body ?? {}));
   }
 
   private answer(recorded: RecordedRequest): RestResult {
-    const failure = this.failures.find((f) => f.times > 0 && f.path.test(recorded.path) && (!f.method || f.method === recorded.method));
+    const failure = this.failures.find(
+      (f) => f.times > 0 && f.path.test(recorded.path) && (!f.method || f.method === recorded.method),
+    );
     if (failure) {
       failure.times -= 1;
       return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
@@ -208,11 +230,16 @@ async function parseBody(recorded: RecordedRequest, raw: Buffer): Promise<void> 
     return;
   }
   if (type.startsWith('multipart/form-data')) {
-    const form = await new Response(raw, { headers: { 'content-type': type } }).formData();
-    for (const [field, value] of form.entries()) {
+    const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': type } }).formData();
+    for (const [field, value] of form as unknown as Iterable<[string, string | File]>) {
       if (field === 'payload_json' && typeof value === 'string') recorded.json = JSON.parse(value);
       else if (typeof value !== 'string') {
-        recorded.files.push({ field, filename: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
+        recorded.files.push({
+          field,
+          filename: value.name,
+          contentType: value.type,
+          data: Buffer.from(await value.arrayBuffer()),
+        });
       }
     }
   }

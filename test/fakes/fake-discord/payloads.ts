@@ -20,15 +20,42 @@ export interface FakeUser {
 }
 
 export function user(id: string, username: string, bot = false): FakeUser {
-  return { id, username, global_name: bot ? null : username, discriminator: '0', avatar: null, ...(bot ? { bot: true } : {}) };
+  return {
+    id,
+    username,
+    global_name: bot ? null : username,
+    discriminator: '0',
+    avatar: null,
+    ...(bot ? { bot: true } : {}),
+  };
 }
 
 export function textChannel(id: string, guildId: string, name: string, type = 0): Record<string, unknown> {
-  return { id, type, guild_id: guildId, name, position: 0, permission_overwrites: [], nsfw: false, parent_id: null, topic: null, last_message_id: null, rate_limit_per_user: 0, flags: 0 };
+  return {
+    id,
+    type,
+    guild_id: guildId,
+    name,
+    position: 0,
+    permission_overwrites: [],
+    nsfw: false,
+    parent_id: null,
+    topic: null,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    flags: 0,
+  };
 }
 
 /** A thread channel (type 11 public, 12 private). */
-export function thread(options: { id: string; guildId: string; parentId: string; name: string; ownerId: string; type?: number }): Record<string, unknown> {
+export function thread(options: {
+  id: string;
+  guildId: string;
+  parentId: string;
+  name: string;
+  ownerId: string;
+  type?: number;
+}): Record<string, unknown> {
   return {
     id: options.id,
     type: options.type ?? 11,
@@ -42,11 +69,24 @@ export function thread(options: { id: string; guildId: string; parentId: string;
     member_count: 1,
     flags: 0,
     total_message_sent: 0,
-    thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false, create_timestamp: new Date().toISOString() },
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440,
+      archive_timestamp: new Date().toISOString(),
+      locked: false,
+      create_timestamp: new Date().toISOString(),
+    },
   };
 }
 
-export function guild(options: { id: string; name: string; ownerId: string; bot: FakeUser; channels: Record<string, unknown>[]; threads?: Record<string, unknown>[] }): Record<string, unknown> {
+export function guild(options: {
+  id: string;
+  name: string;
+  ownerId: string;
+  bot: FakeUser;
+  channels: Record<string, unknown>[];
+  threads?: Record<string, unknown>[];
+}): Record<string, unknown> {
   const now = new Date().toISOString();
   return {
     id: options.id,
@@ -60,7 +100,19 @@ export function guild(options: { id: string; name: string; ownerId: string; bot:
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
-    roles: [{ id: options.id, name: '@everyone', color: 0, hoist: false, position: 0, permissions: '1071698660929', managed: false, mentionable: false, flags: 0 }],
+    roles: [
+      {
+        id: options.id,
+        name: '@everyone',
+        color: 0,
+        hoist: false,
+        position: 0,
+        permissions: '1071698660929',
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
     emojis: [],
     stickers: [],
     features: [],
@@ -115,7 +167,12 @@ export function message(options: {
     id: options.id ?? snowflake(),
     type: 0,
     channel_id: options.channelId,
-    ...(options.guildId ? { guild_id: options.guildId, member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } } : {}),
+    ...(options.guildId
+      ? {
+          guild_id: options.guildId,
+          member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+        }
+      : {}),
     ...(options.channelType !== undefined ? { channel_type: options.channelType } : {}),
     author: options.author,
     content: options.content,
@@ -143,7 +200,18 @@ export interface InteractionBase {
 
 function interactionBase(options: InteractionBase, type: number): Record<string, unknown> {
   const who = options.guildId
-    ? { guild_id: options.guildId, member: { user: options.user, roles: [], permissions: '1071698660929', joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 } }
+    ? {
+        guild_id: options.guildId,
+        member: {
+          user: options.user,
+          roles: [],
+          permissions: '1071698660929',
+          joined_at: new Date().toISOString(),
+          deaf: false,
+          mute: false,
+          flags: 0,
+        },
+      }
     : { user: options.user };
   return {
     id: snowflake(),
@@ -165,15 +233,28 @@ function interactionBase(options: InteractionBase, type: number): Record<string,
 }
 
 /** A chat-input (slash) command interaction. */
-export function slashCommand(options: InteractionBase & { name: string; commandId?: string; options?: { name: string; type: number; value: string }[] }): Record<string, unknown> {
+export function slashCommand(
+  options: InteractionBase & {
+    name: string;
+    commandId?: string;
+    options?: { name: string; type: number; value: string }[];
+  },
+): Record<string, unknown> {
   return {
     ...interactionBase(options, 2),
-    data: { id: options.commandId ?? snowflake(), name: options.name, type: 1, ...(options.options ? { options: options.options } : {}) },
+    data: {
+      id: options.commandId ?? snowflake(),
+      name: options.name,
+      type: 1,
+      ...(options.options ? { options: options.options } : {}),
+    },
   };
 }
 
 /** A button press on a message. */
-export function buttonPress(options: InteractionBase & { customId: string; message: Record<string, unknown> }): Record<string, unknown> {
+export function buttonPress(
+  options: InteractionBase & { customId: string; message: Record<string, unknown> },
+): Record<string, unknown> {
   return {
     ...interactionBase(options, 3),
     data: { custom_id: options.customId, component_type: 2 },

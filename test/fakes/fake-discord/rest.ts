@@ -1,5 +1,9 @@
 import { message as messagePayload, snowflake, thread as threadPayload, type FakeUser } from './payloads.js';
 
+/** A parsed JSON body: recorded wire data of any shape, read field by field by tests. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- wire data of any shape
+export type JsonBody = any;
+
 /** One REST request as the fake saw it. Paths are decoded and relative to `/api/v10`. */
 export interface RecordedRequest {
   method: string;
@@ -7,7 +11,7 @@ export interface RecordedRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   /** The JSON body, or `payload_json` of a multipart body. */
-  json: any;
+  json: JsonBody;
   /** Files of a multipart body, in field order (`files[0]`, `files[1]`, …). */
   files: { field: string; filename: string; contentType: string; data: Buffer }[];
   status: number;
@@ -35,19 +39,38 @@ export interface RestState {
 const json = (status: number, body: unknown): RestResult => ({ status, body });
 const noContent: RestResult = { status: 204 };
 
-function botMessage(state: RestState, channelId: string, body: any, files: RecordedRequest['files'], id = snowflake()): Record<string, unknown> {
+function botMessage(
+  state: RestState,
+  channelId: string,
+  body: JsonBody,
+  files: RecordedRequest['files'],
+  id = snowflake(),
+): Record<string, unknown> {
   const channel = state.channels.get(channelId);
-  const base = messagePayload({ id, channelId, author: state.bot, content: String(body?.content ?? ''), ...(channel?.guild_id ? { guildId: String(channel.guild_id) } : {}) });
+  const base = messagePayload({
+    id,
+    channelId,
+    author: state.bot,
+    content: String(body?.content ?? ''),
+    ...(channel?.guild_id ? { guildId: String(channel.guild_id) } : {}),
+  });
   return {
     ...base,
     components: body?.components ?? [],
     embeds: body?.embeds ?? [],
-    attachments: files.map((f, i) => ({ id: snowflake(), filename: f.filename, size: f.data.length, url: `http://127.0.0.1/att/${i}/${f.filename}`, proxy_url: '', content_type: f.contentType })),
+    attachments: files.map((f, i) => ({
+      id: snowflake(),
+      filename: f.filename,
+      size: f.data.length,
+      url: `http://127.0.0.1/att/${i}/${f.filename}`,
+      proxy_url: '',
+      content_type: f.contentType,
+    })),
     ...(body?.flags !== undefined ? { flags: body.flags } : {}),
   };
 }
 
-function createThread(state: RestState, parentId: string, body: any, fromMessageId?: string): RestResult {
+function createThread(state: RestState, parentId: string, body: JsonBody, fromMessageId?: string): RestResult {
   const parent = state.channels.get(parentId);
   if (!parent) return json(404, { message: 'Unknown Channel', code: 10003 });
   if (fromMessageId) {
@@ -55,13 +78,24 @@ function createThread(state: RestState, parentId: string, body: any, fromMessage
     if (msg?.thread) return json(400, { message: 'A thread has already been created for this message', code: 160004 });
   }
   const id = fromMessageId ?? snowflake();
-  const created = threadPayload({ id, guildId: String(parent.guild_id), parentId, name: String(body?.name ?? 'thread'), ownerId: state.bot.id, type: body?.type ?? 11 });
+  const created = threadPayload({
+    id,
+    guildId: String(parent.guild_id),
+    parentId,
+    name: String(body?.name ?? 'thread'),
+    ownerId: state.bot.id,
+    type: body?.type ?? 11,
+  });
   state.channels.set(id, created);
   if (fromMessageId) {
     const msg = state.messages.get(fromMessageId);
     if (msg) msg.thread = created;
   }
-  state.dispatch('THREAD_CREATE', { ...created, newly_created: true, member: { id, user_id: state.bot.id, join_timestamp: new Date().toISOString(), flags: 0 } });
+  state.dispatch('THREAD_CREATE', {
+    ...created,
+    newly_created: true,
+    member: { id, user_id: state.bot.id, join_timestamp: new Date().toISOString(), flags: 0 },
+  });
   return json(201, created);
 }
 
@@ -70,7 +104,11 @@ export function route(state: RestState, method: string, path: string, req: Recor
   const p = path.split('/').filter(Boolean);
   const body = req.json;
   if (method === 'GET' && path === '/gateway/bot') {
-    return json(200, { url: state.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 } });
+    return json(200, {
+      url: state.gatewayUrl,
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+    });
   }
   if (method === 'GET' && path === '/gateway') return json(200, { url: state.gatewayUrl });
   if (method === 'GET' && path === '/users/@me') return json(200, state.bot);
@@ -100,7 +138,11 @@ export function route(state: RestState, method: string, path: string, req: Recor
         return noContent;
       }
       if (method === 'PATCH') {
-        const edited = { ...existing, ...botMessage(state, channelId, { ...existing, ...body }, req.files, messageId), edited_timestamp: new Date().toISOString() };
+        const edited = {
+          ...existing,
+          ...botMessage(state, channelId, { ...existing, ...body }, req.files, messageId),
+          edited_timestamp: new Date().toISOString(),
+        };
         state.messages.set(messageId!, edited);
         return json(200, edited);
       }
@@ -111,7 +153,9 @@ export function route(state: RestState, method: string, path: string, req: Recor
     const channelId = String(state.interactionOriginals.get(token)?.channel_id ?? '0');
     const original = botMessage(state, channelId, body?.data ?? {}, req.files);
     state.interactionOriginals.set(token, original);
-    return req.query.with_response === 'true' ? json(200, { interaction: { id: p[1] }, resource: { type: body?.type, message: original } }) : noContent;
+    return req.query.with_response === 'true'
+      ? json(200, { interaction: { id: p[1] }, resource: { type: body?.type, message: original } })
+      : noContent;
   }
   if (p[0] === 'webhooks' && p[1] === state.applicationId && p[2]) {
     const token = p[2];
@@ -140,7 +184,12 @@ export function route(state: RestState, method: string, path: string, req: Recor
   }
   if (p[0] === 'applications' && p[1] === state.applicationId && method === 'PUT') {
     const scope = p[2] === 'guilds' ? `guild:${p[3]}` : 'global';
-    const registered = (Array.isArray(body) ? body : []).map((c: Record<string, unknown>) => ({ ...c, id: snowflake(), application_id: state.applicationId, version: snowflake() }));
+    const registered = (Array.isArray(body) ? body : []).map((c: Record<string, unknown>) => ({
+      ...c,
+      id: snowflake(),
+      application_id: state.applicationId,
+      version: snowflake(),
+    }));
     state.commands.set(scope, registered);
     return json(200, registered);
   }

@@ -34,7 +34,14 @@ export interface Rig {
   events: ProgressEvent[];
 }
 
-export function rig(options: { llm?: LlmClient; sandbox?: FakeSandbox; settings?: Partial<Config['llm']>; sandboxTimeoutMs?: number } = {}): Rig {
+export function rig(
+  options: {
+    llm?: LlmClient;
+    sandbox?: FakeSandbox;
+    settings?: Partial<Config['llm']>;
+    sandboxTimeoutMs?: number;
+  } = {},
+): Rig {
   const sandbox = options.sandbox ?? new FakeSandbox();
   const store = new MemorySessionStore({ sweepIntervalMs: 0 });
   const interpreter = new Interpreter({

@@ -26,7 +26,11 @@ describe('InProcessJobQueue', () => {
 
   it('reports waiting jobs dropped at shutdown and refuses new ones politely', async () => {
     const dropped: Array<[string, DropReason]> = [];
-    const queue = new InProcessJobQueue({ logger, concurrency: 1, onDropped: (job, reason) => void dropped.push([job.message.text, reason]) });
+    const queue = new InProcessJobQueue({
+      logger,
+      concurrency: 1,
+      onDropped: (job, reason) => void dropped.push([job.message.text, reason]),
+    });
     await queue.process(() => sleep(200));
     await queue.enqueue(testMessage({ thread: 'a', text: 'running' }));
     await queue.enqueue(testMessage({ thread: 'b', text: 'waiting-b' }));
@@ -36,7 +40,11 @@ describe('InProcessJobQueue', () => {
       ['waiting-a', 'shutdown'],
       ['waiting-b', 'shutdown'],
     ]);
-    expect(await queue.enqueue(testMessage({ thread: 'c' }))).toMatchObject({ accepted: false, reason: 'queue_full', message: expect.stringContaining('restarting') });
+    expect(await queue.enqueue(testMessage({ thread: 'c' }))).toMatchObject({
+      accepted: false,
+      reason: 'queue_full',
+      message: expect.stringContaining('restarting'),
+    });
   });
 
   it('holds jobs until process() is called and reports positions within the thread', async () => {
@@ -57,7 +65,11 @@ describe('InProcessJobQueue', () => {
     const events: string[] = [];
     const queue = new InProcessJobQueue({
       logger,
-      observer: { depth: (n) => events.push(`depth ${n}`), started: () => events.push('started'), finished: (_ms, outcome) => events.push(`finished ${outcome}`) },
+      observer: {
+        depth: (n) => events.push(`depth ${n}`),
+        started: () => events.push('started'),
+        finished: (_ms, outcome) => events.push(`finished ${outcome}`),
+      },
     });
     await queue.process(async (job) => {
       if (job.message.text === 'fail') throw new Error('x');

@@ -46,7 +46,15 @@ describe('limits', () => {
   });
 
   it('checks the queue length first and says queue_full', () => {
-    const counts = { userInFlight: 0, workspaceInFlight: 0, queueLength: 10, userInWindow: 0, userWindowLeftMs: 0, workspaceInWindow: 0, workspaceWindowLeftMs: 0 };
+    const counts = {
+      userInFlight: 0,
+      workspaceInFlight: 0,
+      queueLength: 10,
+      userInWindow: 0,
+      userWindowLeftMs: 0,
+      workspaceInWindow: 0,
+      workspaceWindowLeftMs: 0,
+    };
     expect(decide(counts, limits)).toMatchObject({ reason: 'queue_full', limit: 'queue_length' });
     expect(decide({ ...counts, queueLength: 9 }, limits)).toBeUndefined();
   });
@@ -65,7 +73,13 @@ describe('limits', () => {
         THREADLAB_WORKSPACE_MAX_PER_MINUTE: 4,
         THREADLAB_QUEUE_MAX_LENGTH: 5,
       }),
-    ).toMatchObject({ userMaxConcurrent: 1, userMaxPerMinute: 2, workspaceMaxConcurrent: 3, workspaceMaxPerMinute: 4, maxQueueLength: 5 });
+    ).toMatchObject({
+      userMaxConcurrent: 1,
+      userMaxPerMinute: 2,
+      workspaceMaxConcurrent: 3,
+      workspaceMaxPerMinute: 4,
+      maxQueueLength: 5,
+    });
   });
 
   it('forgets a seen id after its TTL', () => {

@@ -1,0 +1,207 @@
+import {
+  Client,
+  Events,
+  GatewayIntentBits,
+  MessageFlags,
+  Partials,
+  REST,
+  type Interaction,
+  type Message,
+} from 'discord.js';
+import { toThreadlabError } from '../../src/domain/errors.js';
+import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { Reply } from '../../src/domain/reply.js';
+import { threadKey } from '../../src/domain/thread-key.js';
+import type { Logger } from '../../src/logger.js';
+import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import { downloadAttachment } from './download.js';
+import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
+import { planReply } from './plan-reply.js';
+import { DiscordProgressSink } from './progress-sink.js';
+import { sendMessages } from './send-reply.js';
+import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
+import { ThreadFollower } from './thread-follower.js';
+import { viewFromCommand } from './views.js';
+
+export interface DiscordAdapterOptions {
+  /** The bot token (DISCORD_TOKEN). */
+  token: string;
+  /** The application id (DISCORD_APPLICATION_ID). */
+  applicationId: string;
+  /** REST base, e.g. `http://127.0.0.1:PORT/api` (DISCORD_API_URL); the gateway URL is discovered through it. */
+  apiUrl?: string;
+  /** Upload limit when Discord gives none for an interaction, in bytes (THREADLAB_DISCORD_MAX_UPLOAD_MB). */
+  maxUploadBytes: number;
+  logger: Logger;
+  /** Renders contact sheets when a reply has more than 10 images. */
+  renderer?: ArtifactRenderer;
+  /** Longest side of a contact sheet, in pixels. @defaultValue 2048 */
+  maxImagePx?: number;
+  /** Minimum time between status message edits, in ms. @defaultValue 1000 */
+  progressThrottleMs?: number;
+  /** How long `start` waits for the gateway to be ready, in ms. @defaultValue 30000 */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Discord through discord.js 14. The gateway (started by `start`) maps messages and interactions to
+ * InboundMessages; `download`, `progress` and `reply` use REST only, so a worker without a gateway
+ * connection can answer.
+ */
+export class DiscordAdapter implements PlatformAdapter {
+  readonly platform = 'discord' as const;
+  readonly maxUploadBytes: number;
+  private readonly rest: REST;
+  private readonly log: Logger;
+  private readonly sinks = new Map<string, DiscordProgressSink>();
+  private client: Client | undefined;
+  private readonly follower = new ThreadFollower();
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.maxUploadBytes = options.maxUploadBytes;
+    this.log = options.logger.child({ platform: 'discord' });
+    this.rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(options.token);
+  }
+
+  async start(handler: InboundHandler): Promise<void> {
+    const client = new Client({
+      intents: [
+        GatewayIntentBits.Guilds,
+        GatewayIntentBits.GuildMessages,
+        GatewayIntentBits.MessageContent,
+        GatewayIntentBits.DirectMessages,
+      ],
+      partials: [Partials.Channel],
+      ...(this.options.apiUrl ? { rest: { api: this.options.apiUrl } } : {}),
+    });
+    this.client = client;
+    client.on(Events.MessageCreate, (message) => void this.onGatewayMessage(message, handler));
+    client.on(Events.InteractionCreate, (interaction) => void this.onInteraction(interaction, handler));
+    client.on(Events.Error, (err) => this.log.error({ err }, 'Discord client error'));
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('Discord gateway not ready in time')),
+        this.options.readyTimeoutMs ?? 30_000,
+      );
+      client.once(Events.ClientReady, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    await client.login(this.options.token);
+    await ready;
+    this.log.info({ user: client.user?.tag }, 'connected to Discord');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.sinks.values()].map((s) => s.finish()));
+    await this.client?.destroy();
+    this.client = undefined;
+  }
+
+  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+    return downloadAttachment(attachment, options);
+  }
+
+  progress(message: InboundMessage): ProgressSink {
+    const sink = new DiscordProgressSink({
+      target: this.targetFor(message),
+      threadKey: threadKey(message.thread),
+      logger: this.log.child({ thread: threadKey(message.thread) }),
+      statusIsOriginal: message.replyContext?.kind === 'interaction',
+      onClose: () => this.sinks.delete(message.id),
+      ...(this.options.progressThrottleMs !== undefined ? { throttleMs: this.options.progressThrottleMs } : {}),
+    });
+    this.sinks.set(message.id, sink);
+    return sink;
+  }
+
+  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    await this.sinks.get(message.id)?.finish({ replied: true });
+    const limitBytes = this.uploadLimitFor(message);
+    const planned = await planReply(reply, {
+      uploadLimitBytes: limitBytes,
+      ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
+      ...(this.options.maxImagePx ? { maxImagePx: this.options.maxImagePx } : {}),
+    });
+    await sendMessages(this.targetFor(message), planned, {
+      limitBytes,
+      logger: this.log.child({ thread: threadKey(message.thread) }),
+    });
+  }
+
+  /** The interaction's own limit when Discord gave one, else the configured limit. */
+  private uploadLimitFor(message: InboundMessage): number {
+    const fromInteraction = message.replyContext?.attachmentSizeLimit;
+    return typeof fromInteraction === 'number' && fromInteraction > 0 ? fromInteraction : this.maxUploadBytes;
+  }
+
+  private targetFor(message: InboundMessage): ReplyTarget {
+    const ctx = message.replyContext ?? {};
+    const channel = new ChannelTarget(
+      this.rest,
+      typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread,
+    );
+    if (
+      ctx.kind === 'interaction' &&
+      typeof ctx.interactionToken === 'string' &&
+      typeof ctx.applicationId === 'string'
+    ) {
+      return new InteractionTarget(this.rest, {
+        applicationId: ctx.applicationId,
+        token: ctx.interactionToken,
+        channel,
+      });
+    }
+    return channel;
+  }
+
+  private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
+    try {
+      const inbound = await this.follower.route(message);
+      if (inbound) await handler.onMessage(inbound);
+    } catch (err) {
+      this.log.error(
+        { err: toThreadlabError(err), message: message.id },
+        'could not hand a Discord message to the core',
+      );
+    }
+  }
+
+  private async onInteraction(interaction: Interaction, handler: InboundHandler): Promise<void> {
+    try {
+      if (interaction.isButton()) {
+        const key = parseStopButtonId(interaction.customId);
+        if (!key) return;
+        // Acknowledge first (Discord allows 3 s), but cancel even if the acknowledgement failed.
+        const ack = interaction.reply({ content: '🛑 Stopping…', flags: MessageFlags.Ephemeral });
+        const [acked, cancelled] = await Promise.allSettled([ack, handler.onCancel(key)]);
+        if (acked.status === 'rejected') this.log.warn({ err: acked.reason }, 'could not acknowledge the Stop button');
+        if (cancelled.status === 'rejected')
+          this.log.error({ err: toThreadlabError(cancelled.reason), thread: key }, 'stop failed');
+        return;
+      }
+      if (!interaction.isChatInputCommand()) return;
+      // Defer at once: Discord drops interactions not acknowledged within 3 s. If deferring failed, the
+      // answer still reaches the channel (the reply target falls back when the token does not work).
+      await interaction
+        .deferReply()
+        .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
+      if (!interaction.channel && interaction.guildId && interaction.channelId) {
+        await interaction.client.channels.fetch(interaction.channelId).catch(() => null);
+      }
+      const inbound = toCommandMessage(viewFromCommand(interaction));
+      if (!inbound) {
+        await interaction.editReply({ content: `Unknown command /${interaction.commandName}.` });
+        return;
+      }
+      await handler.onMessage(inbound);
+    } catch (err) {
+      this.log.error(
+        { err: toThreadlabError(err), interaction: interaction.id },
+        'could not handle a Discord interaction',
+      );
+    }
+  }
+}

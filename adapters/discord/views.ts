@@ -1,0 +1,64 @@
+import type { ChatInputCommandInteraction, Message } from 'discord.js';
+import type { CommandView } from './map-interaction.js';
+import type { MessageView } from './map-message.js';
+
+/** The facts of a discord.js message the mapping needs (the only place that reads discord.js structures). */
+export function viewFromMessage(message: Message): MessageView {
+  const channel = message.channel;
+  return {
+    id: message.id,
+    content: message.content ?? '',
+    createdAtMs: message.createdTimestamp,
+    author: {
+      id: message.author.id,
+      name: message.author.globalName ?? message.author.username,
+      bot: message.author.bot || Boolean(message.webhookId),
+    },
+    guildId: message.guildId ?? null,
+    channel: {
+      id: message.channelId,
+      type: channel.type,
+      parentId: 'parentId' in channel ? (channel.parentId ?? null) : null,
+    },
+    mentionedUserIds: [...message.mentions.users.keys()],
+    attachments: [...message.attachments.values()].map((a) => ({
+      id: a.id,
+      filename: a.name,
+      size: a.size,
+      url: a.url,
+      contentType: a.contentType ?? null,
+    })),
+  };
+}
+
+/** The facts of a slash command interaction. */
+export function viewFromCommand(interaction: ChatInputCommandInteraction): CommandView {
+  const options: Record<string, string> = {};
+  for (const option of interaction.options.data) {
+    if (typeof option.value === 'string') options[option.name] = option.value;
+  }
+  const channel = interaction.channel;
+  const raw = channel ?? null;
+  return {
+    id: interaction.id,
+    token: interaction.token,
+    applicationId: interaction.applicationId,
+    commandName: interaction.commandName,
+    options,
+    guildId: interaction.guildId ?? null,
+    channel: {
+      id: interaction.channelId,
+      type: raw?.type ?? 0,
+      parentId: raw && 'parentId' in raw ? (raw.parentId ?? null) : null,
+    },
+    user: {
+      id: interaction.user.id,
+      name: interaction.user.globalName ?? interaction.user.username,
+      bot: interaction.user.bot,
+    },
+    createdAtMs: interaction.createdTimestamp,
+    ...(typeof interaction.attachmentSizeLimit === 'number'
+      ? { attachmentSizeLimit: interaction.attachmentSizeLimit }
+      : {}),
+  };
+}

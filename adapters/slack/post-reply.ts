@@ -1,0 +1,105 @@
+import type { WebClient } from '@slack/web-api';
+import type { InboundMessage } from '../../src/domain/messages.js';
+import type { Reply, ReplyFile } from '../../src/domain/reply.js';
+import type { Logger } from '../../src/logger.js';
+import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import { fitFiles } from '../../src/replies/fit-files.js';
+import { fitImages } from '../../src/replies/fit-images.js';
+import { toSlackError } from './errors.js';
+import { context, planReply } from './reply-blocks.js';
+
+/** Slack shows at most 10 files in one message. */
+export const FILES_PER_UPLOAD = 10;
+
+export interface PostReplyDeps {
+  client: WebClient;
+  logger: Logger;
+  /** Largest upload, in bytes; bigger files are zipped or listed as omitted. */
+  maxUploadBytes: number;
+  /** When given, more than 10 images are fitted into 9 plus a contact sheet. */
+  renderer?: ArtifactRenderer;
+  maxImageDimensionPx: number;
+}
+
+type UploadFile = ReplyFile & { alt?: string; snippetType?: string };
+
+/**
+ * Posts a Reply into its thread: the Block Kit messages, then images and files with `filesUploadV2`
+ * (channel_id + thread_ts), 10 per message. A failed upload is said in the thread rather than lost; a
+ * failed message throws a ThreadlabError. A reply to `/interpreter help` goes privately to its response_url.
+ */
+export async function postReply(deps: PostReplyDeps, message: InboundMessage, reply: Reply): Promise<void> {
+  const plan = planReply(reply);
+  const responseUrl = message.replyContext?.responseUrl;
+  if (message.replyContext?.ephemeral && typeof responseUrl === 'string') {
+    await respond(responseUrl, plan.messages[0] ?? { text: reply.text, blocks: [] });
+    return;
+  }
+  const { client } = deps;
+  const channel = message.thread.channel;
+  const threadTs = message.thread.thread;
+  const post = async (text: string, blocks: unknown[]): Promise<void> => {
+    try {
+      await client.chat.postMessage({
+        channel,
+        thread_ts: threadTs,
+        text,
+        blocks: blocks as never,
+        unfurl_links: false,
+      });
+    } catch (err) {
+      throw toSlackError(err, 'chat.postMessage');
+    }
+  };
+  for (const m of plan.messages) await post(m.text, m.blocks);
+
+  const images = await fitReplyImages(deps, reply);
+  const fitted = await fitFiles([...images, ...reply.files, ...plan.files], { maxBytes: deps.maxUploadBytes });
+  const problems: string[] = [];
+  for (let i = 0; i < fitted.files.length; i += FILES_PER_UPLOAD) {
+    const batch = fitted.files.slice(i, i + FILES_PER_UPLOAD) as UploadFile[];
+    try {
+      await client.filesUploadV2({
+        channel_id: channel,
+        thread_ts: threadTs,
+        file_uploads: batch.map((f) => ({
+          file: f.data,
+          filename: f.name,
+          title: f.name,
+          ...(f.alt ? { alt_text: f.alt.slice(0, 1000) } : {}),
+          ...(f.snippetType ? { snippet_type: f.snippetType } : {}),
+        })),
+      });
+    } catch (err) {
+      const error = toSlackError(err, 'files.uploadV2');
+      deps.logger.error({ err: error, files: batch.map((f) => f.name) }, 'slack upload failed');
+      problems.push(`:warning: Could not upload ${batch.map((f) => `\`${f.name}\``).join(', ')}: ${error.message}`);
+    }
+  }
+  problems.push(...fitted.omitted.map((o) => `:paperclip: \`${o.name}\` was not attached: ${o.reason}`));
+  if (problems.length > 0) await post(problems.join('\n'), problems.map(context));
+}
+
+/** Images become files in the thread; beyond 10, and with a renderer, the rest go into one contact sheet. */
+async function fitReplyImages(deps: PostReplyDeps, reply: Reply): Promise<UploadFile[]> {
+  const { renderer } = deps;
+  const fitted =
+    renderer && reply.images.length > FILES_PER_UPLOAD
+      ? await fitImages(reply.images, {
+          maxPerMessage: FILES_PER_UPLOAD,
+          renderer,
+          maxDimensionPx: deps.maxImageDimensionPx,
+        })
+      : { individual: reply.images };
+  const all = fitted.contactSheet ? [...fitted.individual, fitted.contactSheet] : fitted.individual;
+  return all.map((img) => ({ name: img.name, mime: img.mime, data: img.data, alt: img.alt }));
+}
+
+async function respond(url: string, body: { text: string; blocks: unknown[] }): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...body }),
+  });
+  if (!res.ok) throw toSlackError(new Error(`response_url answered ${res.status}`), 'response_url');
+}

@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } from '../src/domain/execution.js';
+import { ThreadlabError } from '../src/domain/errors.js';
+import type { Logger } from '../src/logger.js';
+import type { RunRequest, Sandbox } from '../src/ports/sandbox.js';
+import { containerName, launchContainer } from './container-launcher.js';
+import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
+import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
+import { FileMirror } from './file-mirror.js';
+import { mimeFromPath, sanitizeFileName } from './file-names.js';
+import { putFile, readFile } from './file-transfer.js';
+import type { LiveContainer } from './live-container.js';
+import { removeOrphans } from './orphans.js';
+import { executeRun, type RunOutcome } from './run-execution.js';
+import type { ReadyFrame } from './runner-protocol.js';
+import { hashKey, SessionRegistry, type Session } from './session-registry.js';
+import { WarmPool } from './warm-pool.js';
+
+export interface DockerSandboxOptions {
+  docker: Docker;
+  /** Image tag of the sandbox (built by `threadlab sandbox build`). */
+  image: string;
+  limits: SandboxLimits;
+  /** Host directory for the per-session file mirrors. */
+  dataDir: string;
+  logger: Logger;
+  /** Labels this process's containers. @defaultValue a fresh id per process */
+  instanceId?: string;
+  /** How long a new container may take to say ready. @defaultValue 60000 */
+  readyTimeoutMs?: number;
+}
+
+const MB = 1024 * 1024;
+
+/** The Sandbox port on Docker: one container per live session, a warm pool, files mirrored on the host. */
+export class DockerSandbox implements Sandbox {
+  readonly instanceId: string;
+  readonly pool: WarmPool;
+  private readonly registry: SessionRegistry;
+  private readonly starting = new Set<Session>();
+  private readonly launches = new Set<Promise<LiveContainer>>();
+  private started: Promise<void> | undefined;
+  private readyInfo: ReadyFrame | undefined;
+  private closed = false;
+
+  constructor(private readonly options: DockerSandboxOptions) {
+    this.instanceId = options.instanceId ?? `${Date.now().toString(36)}-${process.pid}-${randomBytes(2).toString('hex')}`;
+    const { limits } = options;
+    this.registry = new SessionRegistry({
+      dataDir: options.dataDir,
+      idleTtlMs: limits.idleTtlMs,
+      maxAgeMs: limits.maxAgeMs,
+      onExpire: (session, reason) => void this.registry.serialize(session, () => this.retire(session, reason)),
+    });
+    this.pool = new WarmPool({ size: limits.poolSize, launch: () => this.launch(POOL_SESSION), logger: options.logger });
+  }
+
+  /** Checks the image, removes orphans of crashed instances, starts the reaper and fills the pool. */
+  start(): Promise<void> {
+    this.started ??= this.startOnce().catch((err: unknown) => {
+      this.started = undefined;
+      throw err;
+    });
+    return this.started;
+  }
+
+  private async startOnce(): Promise<void> {
+    const { docker, image, logger } = this.options;
+    try {
+      await docker.getImage(image).inspect();
+    } catch (err) {
+      if (isUnreachable(err)) throw dockerUnreachable(err);
+      if (isNotFound(err)) throw imageMissing(image, err);
+      throw startFailure(image, err);
+    }
+    const removed = await removeOrphans(docker, { olderThanInstance: this.instanceId });
+    if (removed.length > 0) logger.info({ removed }, 'removed orphaned sandbox containers');
+    this.registry.startReaper();
+    this.pool.fill();
+  }
+
+  async run(key: string, request: RunRequest): Promise<ExecutionResult> {
+    await this.start();
+    const session = this.registry.get(key);
+    return this.registry.serialize(session, async () => {
+      const live = await this.ensureLive(session);
+      const pendingReset = session.pendingReset;
+      session.pendingReset = undefined;
+      const { limits } = this.options;
+      const outcome = await executeRun({
+        live,
+        request,
+        timeoutMs: request.timeoutMs ?? limits.timeoutMs,
+        graceMs: limits.graceMs,
+        outputBytes: limits.outputBytes,
+        maxFileBytes: limits.maxFileBytes,
+      });
+      if (outcome.lost) {
+        if (session.live === live) session.live = undefined;
+        session.pendingReset = undefined;
+        await live.remove();
+      } else {
+        await this.syncMirror(session, live, outcome);
+      }
+      if (pendingReset && !outcome.result.stateReset) outcome.result.stateReset = { reason: pendingReset };
+      return outcome.result;
+    });
+  }
+
+  async putFile(key: string, name: string, data: Buffer): Promise<SandboxFile> {
+    const path = sanitizeFileName(name);
+    if (data.length > this.options.limits.maxFileBytes) {
+      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${this.options.limits.maxFileBytes / MB} MB (THREADLAB_MAX_FILE_MB).`, { isPolicy: true });
+    }
+    await this.start();
+    const session = this.registry.get(key);
+    return this.registry.serialize(session, async () => {
+      const live = await this.ensureLive(session);
+      const file = await putFile(live.connection, path, data);
+      await session.mirror.write(path, data);
+      return file;
+    });
+  }
+
+  async listFiles(key: string): Promise<SandboxFile[]> {
+    const session = this.registry.get(key);
+    return this.registry.serialize(session, async () => {
+      if (session.live?.isAlive) {
+        const frame = await session.live.connection.request({ op: 'list_files' });
+        if (frame.type === 'files') return frame.files;
+      }
+      return (await session.mirror.list()).map((f) => ({ ...f, mime: mimeFromPath(f.path) }));
+    });
+  }
+
+  async readFile(key: string, path: string): Promise<Buffer> {
+    const session = this.registry.get(key);
+    session.mirror.resolve(path); // refuses traversal before anything else
+    return this.registry.serialize(session, async () => {
+      if (session.live?.isAlive) return readFile(session.live.connection, path, this.options.limits.maxFileBytes);
+      return session.mirror.read(path);
+    });
+  }
+
+  async previewFiles(key: string, paths: string[]): Promise<FilePreview[]> {
+    await this.start();
+    const session = this.registry.get(key);
+    return this.registry.serialize(session, async () => {
+      const live = await this.ensureLive(session);
+      const frame = await live.connection.request({ op: 'preview', paths });
+      if (frame.type !== 'previews') throw new ThreadlabError('sandbox_protocol', `Preview failed: ${frame.type}`);
+      return frame.previews;
+    });
+  }
+
+  async reset(key: string): Promise<void> {
+    const session = this.registry.peek(key);
+    if (!session) {
+      await new FileMirror(join(this.options.dataDir, hashKey(key))).clear();
+      return;
+    }
+    await this.registry.serialize(session, async () => {
+      const live = session.live;
+      session.live = undefined;
+      await live?.remove();
+      await session.mirror.clear();
+      this.registry.delete(key);
+    });
+  }
+
+  isLive(key: string): boolean {
+    return Boolean(this.registry.peek(key)?.live?.isAlive);
+  }
+
+  async environment(): Promise<SandboxEnvironment> {
+    await this.start();
+    if (!this.readyInfo) {
+      const probe = await this.launch('probe');
+      await probe.remove();
+    }
+    const ready = this.readyInfo as ReadyFrame;
+    const { limits } = this.options;
+    return {
+      imageVersion: ready.imageVersion ?? 'unknown',
+      python: ready.python,
+      packages: ready.packages,
+      limits: {
+        memoryMb: limits.memoryMb,
+        cpus: limits.cpus,
+        timeoutMs: limits.timeoutMs,
+        dataMb: limits.dataMb,
+        maxFileMb: Math.round(limits.maxFileBytes / MB),
+        network: false,
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.registry.stopReaper();
+    await this.pool.close();
+    await Promise.allSettled([...this.launches]);
+    await Promise.all(
+      this.registry.all().map(async (session) => {
+        const live = session.live;
+        session.live = undefined;
+        await live?.remove();
+      }),
+    );
+  }
+
+  /** Live session containers (for tests and metrics). */
+  liveSessions(): number {
+    return this.registry.liveCount();
+  }
+
+  /** Removes the session's container (its files stay mirrored); the next run says why state was reset. */
+  private async retire(session: Session, reason: string): Promise<void> {
+    const live = session.live;
+    if (!live) return;
+    session.live = undefined;
+    session.pendingReset = reason;
+    this.options.logger.info({ container: live.name, reason }, 'sandbox session retired');
+    await live.remove();
+  }
+
+  private async ensureLive(session: Session): Promise<LiveContainer> {
+    if (session.live?.isAlive) return session.live;
+    if (session.live) {
+      void session.live.remove();
+      session.live = undefined;
+      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
+    }
+    await this.makeRoom(session);
+    this.starting.add(session);
+    let live: LiveContainer;
+    try {
+      const pooled = this.pool.take();
+      if (pooled) {
+        live = pooled;
+        void live.container.rename({ name: containerName(this.instanceId, session.hash) }).catch(() => undefined);
+      } else {
+        live = await this.launch(session.hash);
+      }
+    } finally {
+      this.starting.delete(session);
+    }
+    session.live = live;
+    session.generation += 1;
+    void live.connection.closed.then(() => {
+      if (session.live !== live) return;
+      session.live = undefined;
+      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
+      void live.remove();
+    });
+    const files = await session.mirror.list();
+    if (files.length > 0) {
+      // Files from before this bot process started: their variables are gone.
+      if (session.generation === 1) session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
+      for (const file of files) await putFile(live.connection, file.path, await session.mirror.read(file.path));
+    }
+    return live;
+  }
+
+  /** Evicts least recently used idle sessions while the live count is at THREADLAB_SANDBOX_MAX_SESSIONS. */
+  private async makeRoom(session: Session): Promise<void> {
+    const max = this.options.limits.maxSessions;
+    while (this.registry.liveCount() + this.starting.size >= max) {
+      const victim = this.registry.leastRecentlyUsed(session);
+      if (!victim) {
+        throw new ThreadlabError('sandbox_busy', `All ${max} sandbox sessions are busy; try again shortly or raise THREADLAB_SANDBOX_MAX_SESSIONS.`, { isRetryable: true, retryAfterMs: 2000 });
+      }
+      await this.retire(victim, `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`);
+    }
+  }
+
+  private async launch(session: string): Promise<LiveContainer> {
+    if (this.closed) throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
+    const launch = launchContainer({
+      docker: this.options.docker,
+      image: this.options.image,
+      limits: this.options.limits,
+      instanceId: this.instanceId,
+      session,
+      logger: this.options.logger,
+      readyTimeoutMs: this.options.readyTimeoutMs,
+    });
+    this.launches.add(launch);
+    try {
+      const live = await launch;
+      this.readyInfo ??= live.ready;
+      if (this.closed) {
+        await live.remove();
+        throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
+      }
+      return live;
+    } finally {
+      this.launches.delete(launch);
+    }
+  }
+
+  /** Brings the run's changed and deleted files into the host mirror. */
+  private async syncMirror(session: Session, live: LiveContainer, outcome: RunOutcome): Promise<void> {
+    try {
+      for (const path of outcome.deleted) await session.mirror.remove(path);
+      for (const artifact of outcome.result.artifacts) {
+        const data = await readFile(live.connection, artifact.path, this.options.limits.maxFileBytes);
+        await session.mirror.write(artifact.path, data);
+      }
+    } catch (err) {
+      this.options.logger.warn({ err, session: session.hash }, 'sandbox file mirror could not be updated');
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { lstat, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { ThreadlabError } from '../src/domain/errors.js';
+
+/** A file kept in a session's host-side mirror. */
+export interface MirroredFile {
+  path: string;
+  bytes: number;
+  modifiedMs: number;
+}
+
+/**
+ * The host copy of one session's `/mnt/data`, so files outlive the container: updated after each run
+ * (artifacts written, deletions applied) and after uploads, restored into the next container.
+ */
+export class FileMirror {
+  constructor(readonly root: string) {}
+
+  /** Resolves a sandbox-relative path inside the mirror, refusing anything that could leave it. */
+  resolve(path: string): string {
+    const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+    if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0'))) {
+      throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, { isPolicy: true });
+    }
+    return join(this.root, ...parts);
+  }
+
+  async write(path: string, data: Buffer): Promise<void> {
+    const target = this.resolve(path);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = `${target}.threadlab-tmp`;
+    await writeFile(temp, data);
+    await rename(temp, target);
+  }
+
+  async remove(path: string): Promise<void> {
+    await unlink(this.resolve(path)).catch(() => undefined);
+  }
+
+  async read(path: string): Promise<Buffer> {
+    const target = this.resolve(path);
+    const info = await lstat(target).catch(() => undefined);
+    if (!info?.isFile()) {
+      throw new ThreadlabError('sandbox_file_rejected', `No such file in the session: ${path}`, { isPolicy: true });
+    }
+    return readFile(target);
+  }
+
+  /** Every regular file, with sandbox-relative `/` paths. */
+  async list(): Promise<MirroredFile[]> {
+    const entries = await readdir(this.root, { recursive: true, withFileTypes: true }).catch(() => []);
+    const files: MirroredFile[] = [];
+    for (const entry of entries) {
+      if (!entry.isFile() || entry.name.endsWith('.threadlab-tmp')) continue;
+      const full = join(entry.parentPath, entry.name);
+      const info = await lstat(full).catch(() => undefined);
+      if (!info?.isFile()) continue;
+      files.push({ path: relative(this.root, full).split(sep).join('/'), bytes: info.size, modifiedMs: info.mtimeMs });
+    }
+    return files.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.list()).length === 0;
+  }
+
+  async clear(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+}

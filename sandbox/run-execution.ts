@@ -1,0 +1,205 @@
+import type { Display, ExecutionResult, KillReason } from '../src/domain/execution.js';
+import { ThreadlabError } from '../src/domain/errors.js';
+import type { RunRequest } from '../src/ports/sandbox.js';
+import type { LiveContainer } from './live-container.js';
+import type { FinalFrame, ResultFrame, StreamFrame } from './runner-protocol.js';
+
+export interface ExecuteOptions {
+  live: LiveContainer;
+  request: RunRequest;
+  timeoutMs: number;
+  graceMs: number;
+  outputBytes: number;
+  maxFileBytes: number;
+}
+
+/** A finished run, plus what the driver needs to keep the session's files in step. */
+export interface RunOutcome {
+  result: ExecutionResult;
+  /** Paths deleted by the run (for the file mirror). */
+  deleted: string[];
+  /** The container was killed or died: the session must get a new one. */
+  lost: boolean;
+}
+
+/** Displays kept per run, and their total size in characters (base64 PNGs included). */
+export const MAX_DISPLAYS = 100;
+export const MAX_DISPLAY_CHARS = 48 * 1024 * 1024;
+
+const KILL_TEXT: Record<KillReason, string> = {
+  timeout: 'the code did not stop when interrupted at its time limit, so its container was killed',
+  cancelled: 'the run was stopped and did not yield, so its container was killed',
+  memory: 'the code ran out of memory (THREADLAB_SANDBOX_MEMORY_MB) and its container was killed',
+  crash: 'the interpreter process exited',
+};
+
+/** Keeps the streamed text up to a cap, for results of runs whose runner never answered. */
+class StreamTail {
+  text = '';
+  add(chunk: string, capChars: number): void {
+    if (this.text.length < capChars) this.text += chunk.slice(0, capChars - this.text.length);
+  }
+}
+
+/**
+ * Runs one request: interrupts at the deadline or on abort, kills the container if the code does
+ * not yield within the grace period, and turns OOM kills and crashes into a `killed` result.
+ */
+export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
+  const { live, request } = options;
+  const started = Date.now();
+  const displays: Display[] = [];
+  const stdout = new StreamTail();
+  const stderr = new StreamTail();
+  let interruptedBy: 'timeout' | 'cancelled' | undefined;
+  let killedBy: KillReason | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+
+  let sent = false;
+  const interrupt = (reason: 'timeout' | 'cancelled') => {
+    if (interruptedBy) return;
+    interruptedBy = reason;
+    if (sent) live.connection.interrupt();
+    graceTimer = setTimeout(() => {
+      killedBy = reason;
+      void live.kill();
+    }, options.graceMs);
+  };
+  const deadline = setTimeout(() => interrupt('timeout'), options.timeoutMs);
+  const onAbort = () => interrupt('cancelled');
+  request.signal?.addEventListener('abort', onAbort, { once: true });
+  if (request.signal?.aborted) onAbort();
+
+  // The runner caps what it streams, but it shares a process with the user's code: cap again here.
+  let streamedChars = 0;
+  let displayChars = 0;
+  let droppedDisplays = 0;
+  const onFrame = (frame: StreamFrame) => {
+    if (frame.type === 'stdout' || frame.type === 'stderr') {
+      streamedChars += frame.text.length;
+      if (streamedChars > 4 * options.outputBytes) return;
+      (frame.type === 'stdout' ? stdout : stderr).add(frame.text, options.outputBytes);
+      (frame.type === 'stdout' ? request.onStdout : request.onStderr)?.(frame.text);
+      return;
+    }
+    const size = Object.values(frame.data).reduce((n, v) => n + v.length, 0);
+    if (displays.length >= MAX_DISPLAYS || displayChars + size > MAX_DISPLAY_CHARS) {
+      droppedDisplays += 1;
+      return;
+    }
+    displayChars += size;
+    const display: Display = frame.meta ? { data: frame.data, meta: frame.meta } : { data: frame.data };
+    displays.push(display);
+    request.onDisplay?.(display);
+  };
+
+  let frame: FinalFrame | undefined;
+  try {
+    frame = await live.connection.request(
+      {
+        op: 'run',
+        language: request.language,
+        code: request.code,
+        timeoutMs: options.timeoutMs,
+        outputBytes: options.outputBytes,
+        maxFileBytes: options.maxFileBytes,
+      },
+      onFrame,
+      () => {
+        sent = true;
+        if (interruptedBy) live.connection.interrupt();
+      },
+    );
+  } catch {
+    frame = undefined; // the container went away; why is decided below
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(graceTimer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
+  const durationMs = Date.now() - started;
+
+  if (frame?.type === 'result') {
+    const result = fromResultFrame(frame, displays, interruptedBy, options.timeoutMs);
+    if (droppedDisplays > 0) {
+      result.stderr += `\n[threadlab: ${droppedDisplays} more displays were dropped (at most ${MAX_DISPLAYS} per run)]\n`;
+    }
+    return { result, deleted: frame.deleted, lost: false };
+  }
+  if (frame && frame.type === 'error' && interruptedBy) {
+    // The interrupt landed between the user's code and the answer: the interpreter is intact.
+    const result = baseResult('timeout', stdout.text, stderr.text, displays, durationMs);
+    return { result, deleted: [], lost: false };
+  }
+  if (frame) {
+    throw new ThreadlabError('sandbox_protocol', `The sandbox runner answered a run with ${frame.type}.`);
+  }
+
+  let reason: string;
+  if (killedBy) {
+    reason = KILL_TEXT[killedBy];
+  } else {
+    let exit = await waitForExit(live);
+    if (!exit.oomKilled && exit.exitCode === 137) {
+      // SIGKILLed: the OOM event may be recorded a moment after the exit.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      exit = await live.exitState();
+    }
+    killedBy = exit.oomKilled ? 'memory' : 'crash';
+    reason = killedBy === 'crash' && exit.exitCode !== undefined ? `${KILL_TEXT.crash} (status ${exit.exitCode})` : KILL_TEXT[killedBy];
+  }
+  const result = baseResult('killed', stdout.text, stderr.text, displays, durationMs);
+  result.killReason = killedBy;
+  result.stateReset = { reason };
+  result.error = { name: 'SandboxKilled', value: reason, traceback: '' };
+  return { result, deleted: [], lost: true };
+}
+
+async function waitForExit(live: LiveContainer): Promise<{ oomKilled: boolean; exitCode: number | undefined }> {
+  // The engine records OOMKilled a moment after the process dies.
+  for (let i = 0; i < 20; i++) {
+    const exit = await live.exitState();
+    if (exit.exitCode !== undefined) return exit;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return live.exitState();
+}
+
+function baseResult(
+  status: ExecutionResult['status'],
+  stdout: string,
+  stderr: string,
+  displays: Display[],
+  durationMs: number,
+): ExecutionResult {
+  return { status, stdout, stderr, displays, artifacts: [], durationMs, executionCount: 0 };
+}
+
+function fromResultFrame(
+  frame: ResultFrame,
+  displays: Display[],
+  interruptedBy: 'timeout' | 'cancelled' | undefined,
+  timeoutMs: number,
+): ExecutionResult {
+  const status = frame.status === 'interrupted' ? 'timeout' : frame.status;
+  const result: ExecutionResult = {
+    status,
+    stdout: frame.stdout,
+    stderr: frame.stderr,
+    displays,
+    artifacts: frame.artifacts,
+    durationMs: Math.round(frame.durationMs),
+    executionCount: frame.executionCount,
+  };
+  if (frame.error) result.error = frame.error;
+  if (status === 'timeout') {
+    const value =
+      interruptedBy === 'cancelled'
+        ? 'The run was stopped by the user; variables are kept.'
+        : `The run exceeded its time limit of ${timeoutMs} ms and was interrupted; variables are kept. Set THREADLAB_SANDBOX_TIMEOUT_MS to raise the limit.`;
+    result.error = { name: frame.error?.name ?? 'KeyboardInterrupt', value, traceback: frame.error?.traceback ?? '' };
+  }
+  if (frame.truncated) result.truncated = frame.truncated;
+  if (frame.skippedArtifacts?.length) result.skippedArtifacts = frame.skippedArtifacts;
+  return result;
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { FileMirror } from './file-mirror.js';
+import type { LiveContainer } from './live-container.js';
+
+/** A session's container label and mirror directory name: the key itself never leaves the bot. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 24);
+}
+
+/** One thread's sandbox: its container while live, its files always. */
+export interface Session {
+  readonly key: string;
+  readonly hash: string;
+  readonly mirror: FileMirror;
+  live: LiveContainer | undefined;
+  lastUsedMs: number;
+  /** Operations queued or running; a busy session is never evicted or reaped. */
+  busy: number;
+  /** Containers this session has had since the bot started. */
+  generation: number;
+  /** Why the variables were lost since the last run, told in the next result. */
+  pendingReset: string | undefined;
+  queue: Promise<unknown>;
+}
+
+export interface SessionRegistryOptions {
+  /** Host directory holding one file mirror per session. */
+  dataDir: string;
+  idleTtlMs: number;
+  maxAgeMs: number;
+  /** Called by the reaper for a live, idle session past its idle TTL or maximum age. */
+  onExpire: (session: Session, reason: string) => void;
+  /** How often the reaper looks. @defaultValue a quarter of the shorter limit, between 1 s and 60 s */
+  sweepMs?: number;
+}
+
+/** Sessions by key, with per-session serialisation, LRU choice and an idle/max-age reaper. */
+export class SessionRegistry {
+  private readonly sessions = new Map<string, Session>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: SessionRegistryOptions) {}
+
+  get(key: string): Session {
+    let session = this.sessions.get(key);
+    if (!session) {
+      const hash = hashKey(key);
+      session = {
+        key,
+        hash,
+        mirror: new FileMirror(join(this.options.dataDir, hash)),
+        live: undefined,
+        lastUsedMs: Date.now(),
+        busy: 0,
+        generation: 0,
+        pendingReset: undefined,
+        queue: Promise.resolve(),
+      };
+      this.sessions.set(key, session);
+    }
+    return session;
+  }
+
+  peek(key: string): Session | undefined {
+    return this.sessions.get(key);
+  }
+
+  delete(key: string): void {
+    this.sessions.delete(key);
+  }
+
+  all(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Sessions holding a container. */
+  liveCount(): number {
+    return this.all().filter((s) => s.live).length;
+  }
+
+  /** The least recently used live session that is not busy, other than `except`. */
+  leastRecentlyUsed(except: Session): Session | undefined {
+    return this.all()
+      .filter((s) => s !== except && s.live && s.busy === 0)
+      .sort((a, b) => a.lastUsedMs - b.lastUsedMs)[0];
+  }
+
+  /** Runs `fn` after every earlier operation of the session: one request in flight per container. */
+  serialize<T>(session: Session, fn: () => Promise<T>): Promise<T> {
+    session.busy += 1;
+    const result = session.queue.then(fn, fn).finally(() => {
+      session.busy -= 1;
+      session.lastUsedMs = Date.now();
+    });
+    session.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  startReaper(): void {
+    if (this.timer) return;
+    const shorter = Math.min(this.options.idleTtlMs, this.options.maxAgeMs);
+    const sweepMs = this.options.sweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(shorter / 4)));
+    this.timer = setInterval(() => this.sweep(), sweepMs);
+    this.timer.unref();
+  }
+
+  stopReaper(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Expires idle and old sessions now; the reaper calls this on its timer. */
+  sweep(now = Date.now()): void {
+    for (const session of this.all()) {
+      if (!session.live || session.busy > 0) continue;
+      if (now - session.lastUsedMs >= this.options.idleTtlMs) {
+        this.options.onExpire(session, `the session was idle for ${formatMs(now - session.lastUsedMs)}`);
+      } else if (now - session.live.startedMs >= this.options.maxAgeMs) {
+        this.options.onExpire(session, `the session reached its maximum age of ${formatMs(this.options.maxAgeMs)}`);
+      }
+    }
+  }
+}
+
+function formatMs(ms: number): string {
+  if (ms >= 3_600_000) return `${Math.round(ms / 360_000) / 10} h`;
+  if (ms >= 60_000) return `${Math.round(ms / 6000) / 10} min`;
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,112 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ErrorCode } from '../domain/errors.js';
+import type { QueueObserver } from '../queue/queue-events.js';
+
+/** What the sandbox warm pool reports (sandbox/ calls this; it never imports prom-client). */
+export interface PoolMetrics {
+  /** Warm containers ready to be handed to a thread. */
+  size(warm: number): void;
+  /** Containers held by threads right now. */
+  sessions(active: number): void;
+  /** A thread got a warm container. */
+  hit(): void;
+  /** A thread had to wait for a cold start. */
+  miss(): void;
+}
+
+/** What the LLM client reports after each call. */
+export interface LlmMetrics {
+  tokens(counts: { prompt: number; completion: number }): void;
+}
+
+export interface ThreadlabMetrics {
+  registry: Registry;
+  /** Pass as `observer` to InProcessJobQueue / BullMqJobQueue. */
+  queue: QueueObserver;
+  pool: PoolMetrics;
+  llm: LlmMetrics;
+  /** Counts an infrastructure or policy failure by its stable code (logged once, at a boundary). */
+  error(code: ErrorCode): void;
+}
+
+export interface CreateMetricsOptions {
+  /** Also collect Node process metrics (CPU, memory, event loop lag). @defaultValue true */
+  defaultMetrics?: boolean;
+  /** Added as a `role` label to every metric (all, gateway, worker). @defaultValue 'all' */
+  role?: string;
+}
+
+const SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/** A fresh Prometheus registry with Threadlab's metrics (a new one per call, so tests do not clash). */
+export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ role: options.role ?? 'all' });
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'threadlab_' });
+  const registers = [registry];
+
+  const depth = new Gauge({
+    name: 'threadlab_queue_depth',
+    help: 'Jobs waiting or running, as last seen by this process',
+    registers,
+  });
+  const wait = new Histogram({
+    name: 'threadlab_queue_wait_seconds',
+    help: 'Time from enqueue to start of a job',
+    buckets: SECONDS,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'threadlab_job_duration_seconds',
+    help: 'Time a job ran, by outcome (ok, error, cancelled)',
+    labelNames: ['outcome'] as const,
+    buckets: SECONDS,
+    registers,
+  });
+  const poolSize = new Gauge({ name: 'threadlab_sandbox_pool_size', help: 'Warm sandbox containers ready', registers });
+  const poolSessions = new Gauge({
+    name: 'threadlab_sandbox_sessions',
+    help: 'Sandbox containers held by threads',
+    registers,
+  });
+  const poolRequests = new Counter({
+    name: 'threadlab_sandbox_pool_requests_total',
+    help: 'Sandbox requests served from the warm pool (hit) or by a cold start (miss)',
+    labelNames: ['result'] as const,
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'threadlab_llm_tokens_total',
+    help: 'LLM tokens used, by kind',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const errors = new Counter({
+    name: 'threadlab_errors_total',
+    help: 'Failures by stable error code',
+    labelNames: ['code'] as const,
+    registers,
+  });
+
+  return {
+    registry,
+    queue: {
+      depth: (jobs) => depth.set(jobs),
+      started: (waitMs) => wait.observe(Math.max(0, waitMs) / 1000),
+      finished: (durationMs, outcome) => duration.observe({ outcome }, Math.max(0, durationMs) / 1000),
+    },
+    pool: {
+      size: (warm) => poolSize.set(warm),
+      sessions: (active) => poolSessions.set(active),
+      hit: () => poolRequests.inc({ result: 'hit' }),
+      miss: () => poolRequests.inc({ result: 'miss' }),
+    },
+    llm: {
+      tokens: ({ prompt, completion }) => {
+        if (prompt > 0) tokens.inc({ kind: 'prompt' }, prompt);
+        if (completion > 0) tokens.inc({ kind: 'completion' }, completion);
+      },
+    },
+    error: (code) => errors.inc({ code }),
+  };
+}

@@ -1,0 +1,9 @@
+/** The platform-neutral reply logic adapters and the worker call. */
+export { buildReply, type BuildReplyDeps, type ReplyLimits } from './build-reply.js';
+export { splitMessage, planSplit, TEXT_LIMITS, type SplitOptions, type SplitChunk } from './split-message.js';
+export { fitImages, type FitImagesOptions, type FittedImages } from './fit-images.js';
+export { fitFiles, type FitFilesOptions, type FittedFiles } from './fit-files.js';
+export { formatTable, parseHtmlTable, readTableDisplay, type TableData, type TableDisplay } from './tables.js';
+export { formatBytes, formatCount, formatDuration } from './format.js';
+export { benchRender, type BenchRenderOptions, type BenchRenderResult } from './bench-render.js';
+export { writeZip, type ZipEntry } from './zip.js';

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import type { Artifact, Display } from '../domain/execution.js';
+import type { OmittedFile, ReplyFile, ReplyImage } from '../domain/reply.js';
+import type { TurnRun } from '../interpreter/turn.js';
+import type { ArtifactRenderer, ImageInput } from '../ports/artifact-renderer.js';
+import type { Sandbox } from '../ports/sandbox.js';
+import type { Logger } from '../logger.js';
+import { basename, formatBytes } from './format.js';
+
+/** Display formats shown as images, best first (a figure often comes as PNG and SVG both). */
+const DISPLAY_IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/svg+xml'] as const;
+const IMAGE_FILE_RE = /\.(png|jpe?g|gif|webp|svg)$/i;
+/** Internal files of the runner (full outputs) are not the user's files. */
+const INTERNAL_PREFIX = '.threadlab/';
+/** More images than this are attached as files only; a contact sheet of hundreds would help nobody. */
+export const MAX_RENDERED_IMAGES = 60;
+
+export interface MediaDeps {
+  sandbox: Pick<Sandbox, 'readFile'>;
+  renderer: ArtifactRenderer;
+  threadKey: string;
+  maxImageDimensionPx: number;
+  maxFileBytes: number;
+  webUrl?: (path: string) => string;
+  logger?: Logger;
+}
+
+/** Hands out file names unique within one reply: "data.csv", then "data (2).csv". */
+export class FileNames {
+  private readonly used = new Set<string>();
+
+  unique(name: string): string {
+    let candidate = name;
+    const dot = name.lastIndexOf('.');
+    const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    for (let n = 2; this.used.has(candidate.toLowerCase()); n++) candidate = `${stem} (${n})${ext}`;
+    this.used.add(candidate.toLowerCase());
+    return candidate;
+  }
+}
+
+/** Alt text from what the runner knew of a chart: "Revenue by quarter (x: quarter, y: k$)". */
+export function altText(meta: Display['meta'], figureNumber: number): string {
+  const title = meta?.title?.trim() || `Figure ${figureNumber}`;
+  const axes = [
+    meta?.xlabel?.trim() && `x: ${meta.xlabel.trim()}`,
+    meta?.ylabel?.trim() && `y: ${meta.ylabel.trim()}`,
+  ].filter(Boolean);
+  return axes.length > 0 ? `${title} (${axes.join(', ')})` : title;
+}
+
+/** The image of a display, decoded from base64 (SVG may come as text), or undefined when it has none. */
+export function displayImage(display: Display, figureNumber: number): ImageInput | undefined {
+  const mime = DISPLAY_IMAGE_MIMES.find((m) => typeof display.data[m] === 'string');
+  if (!mime) return undefined;
+  const raw = display.data[mime]!;
+  const data =
+    mime === 'image/svg+xml' && raw.trimStart().startsWith('<') ? Buffer.from(raw, 'utf8') : Buffer.from(raw, 'base64');
+  const ext = mime === 'image/svg+xml' ? 'svg' : mime === 'image/jpeg' ? 'jpg' : 'png';
+  return { name: `figure-${figureNumber}.${ext}`, data, mime, alt: altText(display.meta, figureNumber) };
+}
+
+/** The newest record of each file the runs created or changed, in first-seen order, without runner internals. */
+export function latestArtifacts(runs: TurnRun[]): Artifact[] {
+  const byPath = new Map<string, Artifact>();
+  for (const run of runs)
+    for (const a of run.result.artifacts) if (!a.path.startsWith(INTERNAL_PREFIX)) byPath.set(a.path, a);
+  return [...byPath.values()];
+}
+
+export interface CollectedFiles {
+  files: ReplyFile[];
+  /** Image files, to be shown as images too. */
+  images: ImageInput[];
+  omitted: OmittedFile[];
+  /** The attached name of each sandbox path that was attached. */
+  nameByPath: Map<string, string>;
+}
+
+/** Reads every generated file from the sandbox under its own name; what cannot be read or is too large is omitted with why. */
+export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: FileNames): Promise<CollectedFiles> {
+  const out: CollectedFiles = { files: [], images: [], omitted: [], nameByPath: new Map() };
+  for (const artifact of latestArtifacts(runs)) {
+    const name = names.unique(basename(artifact.path));
+    const url = deps.webUrl?.(artifact.path);
+    if (artifact.bytes > deps.maxFileBytes) {
+      out.omitted.push({
+        name,
+        bytes: artifact.bytes,
+        reason: `${formatBytes(artifact.bytes)} is over the ${formatBytes(deps.maxFileBytes)} attachment limit; it stays in /mnt/data/${artifact.path} for your next message`,
+        ...(url ? { url } : {}),
+      });
+      continue;
+    }
+    let data: Buffer;
+    try {
+      data = await deps.sandbox.readFile(deps.threadKey, artifact.path);
+    } catch (err) {
+      deps.logger?.warn({ err, path: artifact.path }, 'artifact could not be read');
+      out.omitted.push({
+        name,
+        bytes: artifact.bytes,
+        reason: `it could not be read from the sandbox (${(err as Error).message})`,
+      });
+      continue;
+    }
+    const verb = artifact.change === 'created' ? 'created' : 'changed';
+    out.nameByPath.set(artifact.path, name);
+    out.files.push({
+      name,
+      mime: artifact.mime,
+      data,
+      description: `${verb} by your code (/mnt/data/${artifact.path})`,
+    });
+    if (artifact.mime.startsWith('image/') || IMAGE_FILE_RE.test(artifact.path))
+      out.images.push({ name, data, mime: artifact.mime, alt: name });
+  }
+  for (const run of runs) {
+    for (const skipped of run.result.skippedArtifacts ?? []) {
+      // The sandbox did not say how large it was; 0 means unknown here.
+      out.omitted.push({
+        name: basename(skipped.path),
+        bytes: 0,
+        reason: `it was not brought back from the sandbox: ${skipped.reason}`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Renders images for chat, skipping exact duplicates (a figure both displayed and saved). An image file that
+ * fails to render is still attached as a file, so it is only logged; a displayed figure that fails is omitted
+ * with the reason. Beyond {@link MAX_RENDERED_IMAGES}, image files stay files.
+ */
+export async function renderImages(
+  inputs: { input: ImageInput; fromFile: boolean }[],
+  deps: MediaDeps,
+): Promise<{ images: ReplyImage[]; omitted: OmittedFile[] }> {
+  const images: ReplyImage[] = [];
+  const omitted: OmittedFile[] = [];
+  const seen = new Set<string>();
+  for (const { input, fromFile } of inputs) {
+    const hash = createHash('sha256').update(input.data).digest('hex');
+    if (seen.has(hash)) continue;
+    seen.add(hash);
+    if (images.length >= MAX_RENDERED_IMAGES) {
+      if (!fromFile)
+        omitted.push({
+          name: input.name,
+          bytes: input.data.length,
+          reason: `more than ${MAX_RENDERED_IMAGES} figures in one answer`,
+        });
+      continue;
+    }
+    try {
+      images.push(await deps.renderer.renderImage(input, { maxDimensionPx: deps.maxImageDimensionPx }));
+    } catch (err) {
+      deps.logger?.debug({ err, image: input.name }, 'image not rendered');
+      if (!fromFile) omitted.push({ name: input.name, bytes: input.data.length, reason: (err as Error).message });
+    }
+  }
+  return { images, omitted };
+}

@@ -1,0 +1,133 @@
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerCommands } from '../../../adapters/discord/index.js';
+import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
+import { textReply, type ReplyImage } from '../../../src/domain/reply.js';
+import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { FAKE_TOKEN, makePng, silentLogger, startHarness, type Harness } from './harness.js';
+
+describe('Discord: command registration', () => {
+  it('registers /run /reset /files /help globally and per guild with PUT', async () => {
+    const fake = new FakeDiscord();
+    await fake.start();
+    try {
+      const global = await registerCommands({
+        token: FAKE_TOKEN,
+        applicationId: fake.applicationId,
+        apiUrl: fake.apiUrl,
+      });
+      expect(global).toEqual({ scope: 'global', names: ['run', 'reset', 'files', 'help'] });
+      const guild = await registerCommands({
+        token: FAKE_TOKEN,
+        applicationId: fake.applicationId,
+        apiUrl: fake.apiUrl,
+        guildId: fake.guildId,
+      });
+      expect(guild.scope).toBe('guild');
+      const puts = fake.requests.filter((r) => r.method === 'PUT');
+      expect(puts.map((r) => r.path)).toEqual([
+        `/applications/${fake.applicationId}/commands`,
+        `/applications/${fake.applicationId}/guilds/${fake.guildId}/commands`,
+      ]);
+      expect(puts[0]?.headers.authorization).toBe(`Bot ${FAKE_TOKEN}`);
+      const run = puts[0]?.json.find((c: { name: string }) => c.name === 'run');
+      expect(run.options.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
+      await expect(
+        registerCommands({ token: FAKE_TOKEN, applicationId: '1', apiUrl: fake.apiUrl }),
+      ).rejects.toMatchObject({ code: 'platform_api' });
+    } finally {
+      await fake.stop();
+    }
+  });
+});
+
+describe('Discord: existing threads, expired interactions, many charts', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.stop();
+    h = undefined;
+  });
+
+  it('a mention in a forum post uses that post, joins it, and follows it afterwards', async () => {
+    h = await startHarness((m) => textReply(`ok: ${m.text}`, 'answer'));
+    const { fake, handler } = h;
+    const post = payloads.thread({
+      id: payloads.snowflake(),
+      guildId: fake.guildId,
+      parentId: fake.forumChannelId,
+      name: 'How do I pivot?',
+      ownerId: fake.human.id,
+    });
+    fake.channels.set(String(post.id), post);
+    fake.dispatch('THREAD_CREATE', { ...post, newly_created: true });
+    const postId = String(post.id);
+    fake.userMessage({ channelId: postId, content: 'anyone?' });
+    fake.userMessage({ channelId: postId, content: `<@${fake.bot.id}> pivot it`, mentionBot: true });
+    await fake.waitForRequest((r) => r.path === `/channels/${postId}/messages` && r.json?.content === 'ok: pivot it');
+    await fake.waitForRequest((r) => r.method === 'PUT' && r.path === `/channels/${postId}/thread-members/@me`);
+    fake.userMessage({ channelId: postId, content: 'now by region' });
+    await fake.waitForRequest(
+      (r) => r.path === `/channels/${postId}/messages` && r.json?.content === 'ok: now by region',
+    );
+    expect(handler.received.map((m) => m.text)).toEqual(['pivot it', 'now by region']);
+    expect(handler.received[0]?.thread).toEqual({
+      platform: 'discord',
+      workspace: fake.guildId,
+      channel: fake.forumChannelId,
+      thread: postId,
+    });
+    expect(fake.requests.some((r) => r.path.endsWith('/threads'))).toBe(false);
+  });
+
+  it('when the interaction token has expired, the answer goes to the channel instead', async () => {
+    h = await startHarness(() => textReply('late answer', 'answer'));
+    const { fake } = h;
+    fake.fail({
+      method: 'PATCH',
+      path: /^\/webhooks\//,
+      times: 100,
+      status: 401,
+      body: { message: 'Invalid Webhook Token', code: 50027 },
+    });
+    fake.interaction(
+      payloads.slashCommand({
+        applicationId: fake.applicationId,
+        guildId: fake.guildId,
+        channel: { id: fake.textChannelId, type: 0 },
+        user: fake.human,
+        name: 'files',
+      }),
+    );
+    await fake.waitForRequest(
+      (r) =>
+        r.method === 'POST' &&
+        r.path === `/channels/${fake.textChannelId}/messages` &&
+        r.json?.content === 'late answer',
+    );
+  });
+
+  it('12 charts become 9 images and a contact sheet on one message (sharp renderer)', async () => {
+    const images: ReplyImage[] = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => ({
+        name: `figure-${i + 1}.png`,
+        mime: 'image/png',
+        data: await makePng(200, 150),
+        alt: `figure ${i + 1}`,
+        width: 200,
+        height: 150,
+      })),
+    );
+    h = await startHarness(() => ({ kind: 'answer', text: 'twelve charts', runs: [], images, files: [] }), {
+      adapter: { renderer: new SharpArtifactRenderer({ logger: silentLogger() }) },
+    });
+    const { fake } = h;
+    fake.userMessage({ channelId: fake.dmChannelId, content: 'plot everything' });
+    const msg = await fake.waitForRequest(
+      (r) => r.path === `/channels/${fake.dmChannelId}/messages` && r.files.length > 0,
+    );
+    expect(msg.files).toHaveLength(10);
+    expect(msg.files.slice(0, 9).map((f) => f.filename)).toEqual(images.slice(0, 9).map((i) => i.name));
+    const sheet = await sharp(msg.files[9]!.data).metadata();
+    expect(sheet.width).toBeGreaterThan(200);
+  });
+});

@@ -1,0 +1,204 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDiscordAdapter, type DiscordAdapter } from '../../../adapters/discord/index.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { threadKey } from '../../../src/domain/thread-key.js';
+import { buildRuntime } from '../../../src/main.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
+import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
+import { FAKE_TOKEN, silentLogger } from './harness.js';
+
+const docker = new Docker();
+
+async function sandboxImage(): Promise<string> {
+  if (process.env.THREADLAB_TEST_SANDBOX_IMAGE) return process.env.THREADLAB_TEST_SANDBOX_IMAGE;
+  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
+  const tag = images
+    .sort((a, b) => b.Created - a.Created)[0]
+    ?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
+  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
+  return tag;
+}
+
+const runCode = (code: string): FakeReply => ({
+  kind: 'message',
+  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
+});
+const say = (content: string): FakeReply => ({ kind: 'message', content });
+
+const CHART_CODE = [
+  'import pandas as pd, matplotlib',
+  'matplotlib.use("Agg")',
+  'import matplotlib.pyplot as plt',
+  'df = pd.read_csv("/mnt/data/sales.csv")',
+  'fig, ax = plt.subplots()',
+  'ax.plot(df["month"], df["revenue"])',
+  'ax.set_title("Revenue by month")',
+  'plt.show()',
+  'print(df["revenue"].sum())',
+].join('\n');
+
+describe('Discord through the real Runtime, DockerSandbox and the openai client', () => {
+  let fake: FakeDiscord;
+  let llm: FakeOpenAiServer;
+  let sandbox: DockerSandbox;
+  let adapter: DiscordAdapter;
+  let runtime: Runtime;
+  let dataDir: string;
+  const logger = silentLogger();
+
+  beforeAll(async () => {
+    fake = new FakeDiscord();
+    await fake.start();
+    llm = new FakeOpenAiServer();
+    await llm.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-e2e-'));
+    const config = loadConfig({
+      DISCORD_TOKEN: FAKE_TOKEN,
+      DISCORD_APPLICATION_ID: fake.applicationId,
+      DISCORD_API_URL: fake.apiUrl,
+      OPENAI_API_KEY: 'sk-e2e-discord-test-0000000000',
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_MODEL: 'fake-gpt',
+      THREADLAB_LLM_STREAM: 'false',
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_WEB_ENABLED: 'false',
+      THREADLAB_SANDBOX_POOL_SIZE: '0',
+      THREADLAB_SANDBOX_MEMORY_MB: '512',
+    });
+    sandbox = await createDockerSandbox({
+      docker,
+      image: await sandboxImage(),
+      limits: { ...config.sandbox, timeoutMs: 30_000 },
+      dataDir,
+      logger,
+      instanceId: `test-discord-${process.pid}-${Date.now().toString(36)}`,
+    });
+    adapter = createDiscordAdapter(config, { logger });
+    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+    await runtime.start();
+  });
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await llm?.stop();
+    await fake?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const postsTo = (channelId: string): RecordedRequest[] =>
+    fake.requests.filter(
+      (r) => r.method === 'POST' && r.path === `/channels/${channelId}/messages` && r.status === 200,
+    );
+
+  it('a CSV and a question in a mention → a thread with the chart as a real PNG and the answer', async () => {
+    const csv = Buffer.from('month,revenue\n1,10\n2,14\n3,9\n4,21\n');
+    llm.push(runCode(CHART_CODE), say('Revenue peaked in month 4; the total is 54.'));
+    const att = fake.hostAttachment('sales.csv', csv, 'text/csv');
+    const question = fake.userMessage({
+      channelId: fake.textChannelId,
+      content: `<@${fake.bot.id}> plot revenue by month`,
+      mentionBot: true,
+      attachments: [att],
+    });
+    const threadId = String(question.id);
+    const chart = await fake.waitForRequest(
+      (r) => r.path === `/channels/${threadId}/messages` && r.files.some((f) => f.filename.endsWith('.png')),
+      120_000,
+    );
+    const png = chart.files.find((f) => f.filename.endsWith('.png'))!;
+    const meta = await sharp(png.data).metadata();
+    expect(meta.format).toBe('png');
+    expect(meta.width).toBeGreaterThan(100);
+    await fake.waitForRequest(
+      (r) => r.path === `/channels/${threadId}/messages` && String(r.json?.content).includes('peaked in month 4'),
+      30_000,
+    );
+    const toolResults = JSON.stringify(llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
+    expect(toolResults).toContain('54');
+    // the status message was removed once the answer was posted
+    await fake.waitForRequest(
+      (r) => r.method === 'DELETE' && r.path.startsWith(`/channels/${threadId}/messages/`),
+      10_000,
+    );
+  });
+
+  it('/run is deferred, runs in the sandbox and completes the deferred reply', async () => {
+    const sent = Date.now();
+    const interaction = fake.interaction(
+      payloads.slashCommand({
+        applicationId: fake.applicationId,
+        guildId: fake.guildId,
+        channel: { id: fake.textChannelId, type: 0 },
+        user: fake.human,
+        name: 'run',
+        options: [{ name: 'code', type: 3, value: 'print(6 * 7)' }],
+      }),
+    );
+    const defer = await fake.waitForRequest(
+      (r) => r.path === `/interactions/${interaction.id}/${interaction.token}/callback`,
+    );
+    expect(defer.json.type).toBe(5);
+    expect(defer.atMs - sent).toBeLessThan(3000);
+    const done = await fake.waitForRequest(
+      (r) =>
+        r.path.startsWith(`/webhooks/${fake.applicationId}/${interaction.token}`) &&
+        /(^|\n)42(\n|$)/m.test(String(r.json?.content ?? '')),
+      60_000,
+    );
+    expect(done.json.components).toEqual([]);
+  });
+
+  it('the Stop button cancels a long run', async () => {
+    llm.push(
+      runCode('import time\nprint("sleeping", flush=True)\ntime.sleep(25)\nprint("woke")'),
+      say('Done sleeping.'),
+    );
+    const question = fake.userMessage({
+      channelId: fake.textChannelId,
+      content: `<@${fake.bot.id}> sleep for a while`,
+      mentionBot: true,
+    });
+    const threadId = String(question.id);
+    await fake.waitForRequest(
+      (r) =>
+        r.method === 'PATCH' &&
+        r.path.startsWith(`/channels/${threadId}/messages/`) &&
+        String(r.json?.content).includes('Running python'),
+      60_000,
+    );
+    const status = [...fake.messages.values()].find(
+      (m) => m.channel_id === threadId && (m.components as unknown[] | undefined)?.length,
+    )!;
+    const customId = (status.components as { components: { custom_id: string }[] }[])[0]!.components[0]!.custom_id;
+    expect(customId).toBe(
+      `threadlab_stop:${threadKey({ platform: 'discord', workspace: fake.guildId, channel: fake.textChannelId, thread: threadId })}`,
+    );
+    const started = Date.now();
+    fake.interaction(
+      payloads.buttonPress({
+        applicationId: fake.applicationId,
+        guildId: fake.guildId,
+        channel: { id: threadId, type: 11, parent_id: fake.textChannelId },
+        user: fake.human,
+        customId,
+        message: status,
+      }),
+    );
+    await fake.waitForRequest(
+      (r) => r.method === 'DELETE' && r.path === `/channels/${threadId}/messages/${status.id}`,
+      20_000,
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const said = postsTo(threadId)
+      .map((r) => String(r.json?.content))
+      .join('\n');
+    expect(said).not.toContain('Done sleeping');
+  });
+});

@@ -1,0 +1,46 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** Debian's chromium, headless, with nothing that reaches the network on its own. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** Screenshots kept by the web tests (test-results/ is gitignored). */
+export const SCREENSHOT_DIR = join(process.cwd(), 'test-results', 'web');
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/**
+ * Collects page errors, failed loads and Content-Security-Policy violations, which must stay empty.
+ * `ignore` skips expected ones (a test's own XSS payload).
+ */
+export function watchPageErrors(page: Page, ignore: (text: string, url: string) => boolean = () => false): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    const url = msg.location().url;
+    if (msg.type() === 'error' && !ignore(msg.text(), url)) errors.push(`console: ${msg.text()} (${url})`);
+  });
+  return errors;
+}
+
+/** Waits until an image is loaded and decoded, and returns its natural size. */
+export async function decodedSize(page: Page, selector: string): Promise<{ width: number; height: number }> {
+  const img = page.locator(selector).first();
+  await img.waitFor({ state: 'visible' });
+  return img.evaluate(async (node) => {
+    const image = node as HTMLImageElement;
+    await image.decode();
+    return { width: image.naturalWidth, height: image.naturalHeight };
+  });
+}

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebChatAdapter } from '../../../adapters/web/index.js';
+import { LABELS } from '../../../sandbox/container-spec.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { createLogger } from '../../../src/logger.js';
+import { buildRuntime, createSandbox } from '../../../src/main.js';
+import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
+import { decodedSize, launchChromium, screenshot, watchPageErrors } from './browser.js';
+
+// The whole product behind the web chat: the real Runtime, queue, interpreter loop and Docker sandbox;
+// only the LLM is a local fake speaking the OpenAI wire protocol.
+const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
+const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
+const call = (code: string): FakeReply => ({ kind: 'message', toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }] });
+const say = (content: string): FakeReply => ({ kind: 'message', content });
+
+describe('web chat on the full product', () => {
+  const instanceId = `web-e2e-${randomBytes(4).toString('hex')}`;
+  let dataDir: string;
+  let llm: FakeOpenAiServer;
+  let adapter: WebChatAdapter;
+  let runtime: Runtime;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'threadlab-web-full-'));
+    llm = new FakeOpenAiServer();
+    await llm.start();
+    const config = loadConfig({
+      OPENAI_API_KEY: 'sk-e2e-web-key-00000000',
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_MODEL: 'fake-gpt',
+      THREADLAB_LLM_MAX_RETRIES: '0',
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
+      THREADLAB_SANDBOX_POOL_SIZE: '0',
+      THREADLAB_SANDBOX_TIMEOUT_MS: '120000',
+      THREADLAB_WEB_PORT: '0',
+    });
+    adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
+    const sandbox = await createSandbox(config, logger, instanceId);
+    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+    await runtime.start();
+    browser = await launchChromium();
+    page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
+    errors = watchPageErrors(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await runtime?.stop();
+    await llm?.stop();
+    // whatever the sandbox left behind (it should be nothing) goes too
+    const docker = new Docker();
+    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${instanceId}`] } });
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+    await rm(dataDir, { recursive: true, force: true });
+    expect(left).toEqual([]);
+  });
+
+  it('uploads a CSV and runs a fenced block that plots it: chart inline, generated file downloads', async () => {
+    await page.goto(adapter.url);
+    await page.click('#new-thread');
+    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await page.setInputFiles('#file-input', { name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
+    await page.fill(
+      '#text',
+      [
+        '```python',
+        'import pandas as pd',
+        'import matplotlib.pyplot as plt',
+        "df = pd.read_csv('sales.csv')",
+        "df.assign(double=df.sales * 2).to_csv('doubled.csv', index=False)",
+        "df.plot(x='month', y='sales', title='Sales by month')",
+        'plt.show()',
+        'print(df.sales.sum())',
+        '```',
+      ].join('\n'),
+    );
+    await page.click('#send');
+    const reply = page.locator('article.msg.bot').first();
+    await reply.waitFor({ timeout: 90_000 });
+    const size = await decodedSize(page, 'article.msg.bot img.chart');
+    expect(size.width).toBeGreaterThan(100);
+    expect(size.height).toBeGreaterThan(100);
+    expect(await reply.locator('details.run').textContent()).toContain('33');
+
+    const link = reply.locator('a.file.download', { hasText: 'doubled.csv' });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('doubled.csv');
+    expect(await readFile((await download.path())!, 'utf8')).toBe('month,sales,double\nJan,10,20\nFeb,14,28\nMar,9,18\n');
+    expect(llm.requests).toHaveLength(0); // direct mode: no LLM
+  });
+
+  it('answers a natural-language request through the LLM with a chart that uses the thread state', async () => {
+    llm.push(
+      call("import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()"),
+      say('Sales peaked in **February** (14); the bar chart is attached.'),
+    );
+    await page.fill('#text', 'Which month sold best? Show me a bar chart.');
+    await page.keyboard.press('Enter');
+    const reply = page.locator('article.msg.bot', { hasText: 'peaked' });
+    await reply.waitFor({ timeout: 90_000 });
+    expect(await reply.locator('.text strong').textContent()).toBe('February');
+    const size = await reply.locator('img.chart').first().evaluate(async (node) => {
+      const img = node as HTMLImageElement;
+      await img.decode();
+      return img.naturalWidth;
+    });
+    expect(size).toBeGreaterThan(100);
+    expect(llm.requests).toHaveLength(2);
+    expect(JSON.stringify(llm.requests[0]!.body.messages)).toContain('Which month sold best?');
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Done');
+    await screenshot(page, 'web-full-product');
+  });
+
+  it('Stop interrupts a long run within seconds, with a visible status', async () => {
+    await page.fill('#text', '```python\nimport time; time.sleep(60)\n```');
+    await page.keyboard.press('Enter');
+    await page.locator('article.msg.progress code', { hasText: 'time.sleep(60)' }).waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(500); // let the run really start in the container
+    const clickedAt = Date.now();
+    await page.click('#stop');
+    await page.locator('#status', { hasText: 'Stopped' }).waitFor({ timeout: 10_000 });
+    const stoppedMs = Date.now() - clickedAt;
+    expect(stoppedMs).toBeLessThan(10_000);
+    expect(await page.locator('#stop').isDisabled()).toBe(true);
+    expect(await page.locator('article.msg.progress').count()).toBe(0);
+    await page.locator('article.msg.bot', { hasText: 'KeyboardInterrupt' }).waitFor({ timeout: 10_000 });
+    await screenshot(page, 'web-full-product-stopped');
+    logger.info({ stoppedMs }, 'stop took');
+    process.stderr.write(`[web e2e] Stop → stopped status in ${stoppedMs} ms\n`);
+
+    // the interpreter survived the interrupt: the thread's variables are still there
+    await page.fill('#text', '```python\nprint(df.shape)\n```');
+    await page.keyboard.press('Enter');
+    await page.locator('article.msg.bot details.run', { hasText: '(3, 2)' }).waitFor({ timeout: 60_000 });
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+/** What the fake remembers, for tests to assert on. */
+export interface FakeSlackCall {
+  method: string;
+  args: Record<string, unknown>;
+  /** The bearer token sent, if any. */
+  token: string | undefined;
+  /** HTTP status answered (429 when scripted). */
+  status: number;
+  atMs: number;
+}
+
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  thread_ts?: string;
+  text: string;
+  blocks: unknown[];
+  deleted: boolean;
+  updates: number;
+}
+
+export interface FakeSlackUpload {
+  fileId: string;
+  filename: string;
+  length: number;
+  bytes: Buffer | undefined;
+  title?: string;
+  altText?: string;
+  snippetType?: string;
+  /** Set once `files.completeUploadExternal` shared it. */
+  channelId?: string;
+  threadTs?: string;
+  completed: boolean;
+}
+
+export interface FakeSlackFile {
+  id: string;
+  name: string;
+  mimetype: string;
+  data: Buffer;
+  /** Serve an HTML login page with status 200 instead of the bytes, as Slack does without access. */
+  serveLoginPage?: boolean;
+}
+
+/** A scripted failure for the next call(s) of a method. */
+export type ScriptedFailure = { status: 429; retryAfterSec: number } | { status: 200; error: string };
+
+export class FakeSlackState {
+  readonly calls: FakeSlackCall[] = [];
+  readonly messages: FakeSlackMessage[] = [];
+  readonly uploads: FakeSlackUpload[] = [];
+  readonly files = new Map<string, FakeSlackFile>();
+  /** Bodies posted to response URLs, by response id. */
+  readonly responses: { id: string; body: unknown }[] = [];
+  readonly failures = new Map<string, ScriptedFailure[]>();
+  private tsCounter = 0;
+  private fileCounter = 0;
+
+  nextTs(): string {
+    this.tsCounter += 1;
+    return `${Math.floor(Date.now() / 1000)}.${String(500000 + this.tsCounter).padStart(6, '0')}`;
+  }
+
+  nextFileId(): string {
+    this.fileCounter += 1;
+    return `F0UP${String(this.fileCounter).padStart(5, '0')}`;
+  }
+
+  takeFailure(method: string): ScriptedFailure | undefined {
+    const queue = this.failures.get(method);
+    return queue?.shift();
+  }
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
+import { threadKey } from '../../../src/domain/thread-key.js';
+import { createLogger } from '../../../src/logger.js';
+import type { Job } from '../../../src/ports/job-queue.js';
+import { testMessage, waitFor } from '../../contract/messages.js';
+import { deleteKeys, testRedis } from './redis-server.js';
+import { recorded, spawnWorker, type WorkerProcess } from './worker-processes.js';
+
+const logger = createLogger({ level: 'silent' });
+let server: Awaited<ReturnType<typeof testRedis>>;
+let redis: Redis;
+const workers: WorkerProcess[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  server = await testRedis();
+  redis = new Redis(server.url);
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.kill()));
+  for (const c of cleanups.splice(0)) await c();
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+async function producerFor(keyPrefix: string, onDropped?: (job: Job) => void): Promise<BullMqJobQueue> {
+  const producer = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix, onDropped });
+  cleanups.push(async () => {
+    await producer.close(1000);
+    await deleteKeys(server.url, keyPrefix);
+  });
+  return producer;
+}
+
+describe('BullMqJobQueue shutdown and cancel across processes', () => {
+  it('a worker stopped with SIGTERM hands its run back at the deadline and another worker takes it at once', async () => {
+    const keyPrefix = `test-${randomUUID()}`;
+    const producer = await producerFor(keyPrefix);
+    const leaving = await spawnWorker({
+      redisUrl: server.url,
+      keyPrefix,
+      id: 'leaving',
+      env: { CLOSE_TIMEOUT_MS: '300' },
+    });
+    workers.push(leaving);
+    const long = testMessage({ thread: 'handback', text: JSON.stringify({ sleepMs: 3000 }) });
+    await producer.enqueue(long);
+    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
+    const staying = await spawnWorker({ redisUrl: server.url, keyPrefix, id: 'staying' });
+    workers.push(staying);
+    const stoppedAtMs = Date.now();
+    await leaving.stop();
+    expect(leaving.child.exitCode).toBe(0);
+    await waitFor(
+      async () => (await recorded(redis, keyPrefix, 'done')).length === 1,
+      10_000,
+      'run to finish on the other worker',
+    );
+    const [done] = await recorded(redis, keyPrefix, 'done');
+    expect(done).toMatchObject({ id: long.id, worker: 'staying', attempt: 2, variablesReset: true });
+    expect(await recorded(redis, keyPrefix, 'aborted')).toMatchObject([{ id: long.id, worker: 'leaving' }]);
+    // Handed back, not left to the stalled-job check (which takes 10 s or more).
+    expect(done!.atMs - stoppedAtMs).toBeLessThan(3000 + 5000);
+    const restarted = (await recorded(redis, keyPrefix, 'started')).find((s) => s.worker === 'staying')!;
+    expect(restarted.atMs - stoppedAtMs).toBeLessThan(5000);
+  }, 60_000);
+
+  it('cancel from a gateway aborts the run in the worker process and reports the waiting events', async () => {
+    const keyPrefix = `test-${randomUUID()}`;
+    const dropped: Job[] = [];
+    const gateway = await producerFor(keyPrefix, (job) => void dropped.push(job));
+    workers.push(await spawnWorker({ redisUrl: server.url, keyPrefix, id: 'w1' }));
+    const running = testMessage({ thread: 'stop-me', text: JSON.stringify({ sleepMs: 20_000 }) });
+    const waiting = testMessage({ thread: 'stop-me', text: JSON.stringify({ sleepMs: 10 }) });
+    const other = testMessage({ thread: 'keep-me', text: JSON.stringify({ sleepMs: 10 }) });
+    await gateway.enqueue(running);
+    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
+    await gateway.enqueue(waiting);
+    expect(await gateway.cancel(threadKey(running.thread))).toBe(true);
+    await gateway.enqueue(other);
+    await waitFor(async () => (await recorded(redis, keyPrefix, 'aborted')).length === 1, 5000, 'abort in the worker');
+    await waitFor(async () => (await recorded(redis, keyPrefix, 'done')).length === 1, 5000, 'other thread to run');
+    expect((await recorded(redis, keyPrefix, 'done')).map((d) => d.id)).toEqual([other.id]);
+    expect(dropped.map((j) => j.id)).toEqual([waiting.id]);
+    await waitFor(async () => (await gateway.depth()) === 0, 5000, 'depth 0');
+    expect(await gateway.cancel(threadKey(running.thread))).toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import pino from 'pino';
+import { loadConfig } from '../../../src/config.js';
+import type { SandboxLimits } from '../../../sandbox/container-spec.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+
+export const docker = new Docker();
+export const logger = pino({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
+
+/** The image under test: THREADLAB_TEST_SANDBOX_IMAGE, else the newest local threadlab-sandbox:* tag. */
+export async function sandboxImage(): Promise<string> {
+  const fromEnv = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
+  if (fromEnv) return fromEnv;
+  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
+  const newest = images.sort((a, b) => b.Created - a.Created)[0];
+  const tag = newest?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
+  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
+  return tag;
+}
+
+/** Small, fast limits for tests; override any of them. */
+export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
+  return {
+    ...loadConfig({}).sandbox,
+    memoryMb: 512,
+    pids: 64,
+    dataMb: 64,
+    tmpMb: 16,
+    timeoutMs: 10_000,
+    graceMs: 1500,
+    outputBytes: 8 * 1024,
+    maxFileBytes: 8 * 1024 * 1024,
+    poolSize: 0,
+    ...overrides,
+  };
+}
+
+export interface TestSandbox {
+  sandbox: DockerSandbox;
+  dataDir: string;
+  instanceId: string;
+  close: () => Promise<void>;
+}
+
+/** A sandbox with a unique instance id and a temporary data dir, removed by `close()`. */
+export async function makeSandbox(name: string, limits: Partial<SandboxLimits> = {}, image?: string): Promise<TestSandbox> {
+  const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
+  const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;
+  const sandbox = await createDockerSandbox({
+    docker,
+    image: image ?? (await sandboxImage()),
+    limits: testLimits(limits),
+    dataDir,
+    logger,
+    instanceId,
+  });
+  return {
+    sandbox,
+    dataDir,
+    instanceId,
+    close: async () => {
+      await sandbox.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Containers of one instance still present on the engine. */
+export async function containersOf(instanceId: string): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [`dev.threadlab.instance=${instanceId}`] } });
+}

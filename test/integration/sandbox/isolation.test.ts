@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containersOf, docker, makeSandbox, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await makeSandbox('iso', { nofile: 256, fileSizeMb: 32, memoryMb: 384, pids: 48, cpus: 0.5 });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const py = async (code: string) => {
+  const result = await t.sandbox.run('iso', { language: 'python', code });
+  expect(result.error, result.error?.traceback).toBeUndefined();
+  return result.stdout.trim();
+};
+
+describe('sandbox isolation (enforced by the engine)', () => {
+  it('has no network', async () => {
+    const out = await py(
+      [
+        'import socket, os',
+        'try:\n    socket.create_connection(("1.1.1.1", 53), timeout=2); print("connected")',
+        'except OSError as e:\n    print("blocked", e.errno)',
+        'print(sorted(os.listdir("/sys/class/net")))',
+      ].join('\n'),
+    );
+    expect(out).toMatch(/^blocked \d+/);
+    expect(out).toContain("['lo']");
+  });
+
+  it('cannot write outside /mnt/data and /tmp', async () => {
+    const out = await py(
+      [
+        'import os',
+        'for p in ["/etc/x", "/x", "/opt/threadlab/runner/x.py", "/usr/lib/python3/dist-packages/x.py", "/var/tmp/x", "/mnt/x"]:',
+        '    try:\n        open(p, "w").write("x"); print("WROTE", p)',
+        '    except OSError as e:\n        print("denied", p, e.errno)',
+        'open("/tmp/ok", "w").write("x"); open("/mnt/data/ok", "w").write("x"); print("ok")',
+      ].join('\n'),
+    );
+    expect(out).not.toContain('WROTE');
+    expect(out.split('\n').filter((l) => l.startsWith('denied'))).toHaveLength(6);
+    expect(out.endsWith('ok')).toBe(true);
+  });
+
+  it('runs as uid 1000 without capabilities, with no-new-privs and seccomp', async () => {
+    const out = await py(
+      'import os\nst = dict(l.split(":\\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\\t" in l)\n' +
+        'print(os.getuid(), os.getgid(), st["CapEff"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip(), st["Seccomp"].strip(), os.uname().nodename)',
+    );
+    expect(out).toBe('1000 1000 0000000000000000 0000000000000000 1 2 sandbox');
+  });
+
+  it('refuses io_uring, netlink/packet sockets, user namespaces and ptrace', async () => {
+    const out = await py(
+      [
+        'import ctypes, os, socket',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'def sc(n, *a):\n    r = libc.syscall(n, *a); return "ok" if r >= 0 else f"errno{ctypes.get_errno()}"',
+        'params = ctypes.create_string_buffer(120)',
+        'print("io_uring_setup", sc(425, 8, params))',
+        'print("unshare_user", sc(272, 0x10000000))',
+        'print("ptrace", sc(101, 16, os.getppid(), 0, 0))',
+        'print("bpf", sc(321, 0, 0, 0))',
+        'print("userfaultfd", sc(323, 0))',
+        'print("keyctl", sc(250, 0, 0, 0))',
+        'for fam in (16, 17):',
+        '    try:\n        socket.socket(fam, socket.SOCK_RAW); print("socket", fam, "ok")',
+        '    except OSError as e:\n        print("socket", fam, f"errno{e.errno}")',
+        'socket.socket(socket.AF_UNIX).close(); socket.socket(socket.AF_INET).close(); print("inet ok")',
+        'print("fork", "ok" if os.fork() == 0 and os._exit(0) is None else "ok")',
+      ].join('\n'),
+    );
+    expect(out).toContain('io_uring_setup errno1');
+    expect(out).toContain('unshare_user errno1');
+    expect(out).toContain('ptrace errno1');
+    expect(out).toContain('bpf errno1');
+    expect(out).toContain('userfaultfd errno1');
+    expect(out).toContain('keyctl errno1');
+    expect(out).toContain('socket 16 errno1');
+    expect(out).toContain('socket 17 errno1');
+    expect(out).toContain('inet ok');
+    expect(out).toContain('fork ok');
+  });
+
+  it('enforces memory without swap, cpu, pids, nofile, fsize, core and the /mnt/data and /tmp quotas', async () => {
+    const out = await py(
+      [
+        'import resource, os, shutil',
+        'cg = lambda p: open("/sys/fs/cgroup/" + p).read().strip()',
+        'print("mem", cg("memory/memory.limit_in_bytes"), cg("memory/memory.memsw.limit_in_bytes") if os.path.exists("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes") else "n/a")',
+        'print("cpu", cg("cpu/cpu.cfs_quota_us"), cg("cpu/cpu.cfs_period_us"))',
+        'print("pids", cg("pids/pids.max"))',
+        'print("nofile", *resource.getrlimit(resource.RLIMIT_NOFILE))',
+        'print("fsize", *resource.getrlimit(resource.RLIMIT_FSIZE))',
+        'print("core", *resource.getrlimit(resource.RLIMIT_CORE))',
+        'print("data", shutil.disk_usage("/mnt/data").total // 2**20, "tmp", shutil.disk_usage("/tmp").total // 2**20)',
+        'try:\n    open("/tmp/big", "wb").write(b"x" * (20 * 2**20)); print("tmp over quota written")',
+        'except OSError as e:\n    print("tmp quota", e.errno)',
+        'os.remove("/tmp/big")',
+      ].join('\n'),
+    );
+    expect(out).toContain(`mem ${384 * 2 ** 20} `);
+    expect(out).toMatch(new RegExp(`mem \\d+ (${384 * 2 ** 20}|n/a)`));
+    expect(out).toContain('cpu 50000 100000');
+    expect(out).toContain('pids 48');
+    expect(out).toContain('nofile 256 256');
+    expect(out).toContain(`fsize ${32 * 2 ** 20} ${32 * 2 ** 20}`);
+    expect(out).toContain('core 0 0');
+    expect(out).toContain('data 64 tmp 16');
+    expect(out).toContain('tmp quota 28');
+    const fsize = await t.sandbox.run('iso', { language: 'python', code: 'open("big.bin", "wb").write(b"x" * (40 * 2**20))' });
+    expect(fsize.error?.value).toMatch(/too large/i);
+  });
+
+  it('labels containers and mounts no Docker socket', async () => {
+    const [info] = await containersOf(t.instanceId);
+    expect(info?.Labels).toMatchObject({ 'dev.threadlab.sandbox': '1', 'dev.threadlab.instance': t.instanceId });
+    expect(info?.Labels['dev.threadlab.session']).toMatch(/^[0-9a-f]{24}$/);
+    const inspect = await docker.getContainer(info!.Id).inspect();
+    expect(inspect.Mounts).toEqual([]);
+    expect(inspect.HostConfig).toMatchObject({ NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], Privileged: false });
+    const out = await py('import os\nprint(os.path.exists("/var/run/docker.sock"), os.path.exists("/run/docker.sock"))');
+    expect(out).toBe('False False');
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { buildContainerSpec, CONTAINER_ENV } from '../../../sandbox/container-spec.js';
+
+const limits = { ...loadConfig({}).sandbox, memoryMb: 300, cpus: 1.5, pids: 99, nofile: 321, fileSizeMb: 7, dataMb: 40, tmpMb: 12 };
+const spec = buildContainerSpec({ image: 'img:1', limits, name: 'n', instanceId: 'inst', session: 'abc', hostname: 'h', ownerPid: 42 });
+const host = spec.HostConfig!;
+
+describe('buildContainerSpec', () => {
+  it('isolates the container', () => {
+    expect(spec).toMatchObject({ Image: 'img:1', Hostname: 'sandbox', User: '1000:1000', WorkingDir: '/mnt/data', NetworkDisabled: true, Tty: false, OpenStdin: true, StdinOnce: true });
+    expect(host).toMatchObject({ NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], Init: false, Privileged: false, Binds: [] });
+    expect(host.SecurityOpt?.[0]).toBe('no-new-privileges:true');
+    expect(host.SecurityOpt?.[1]).toMatch(/^seccomp=\{/);
+  });
+
+  it('applies every limit', () => {
+    expect(host.Memory).toBe(300 * 2 ** 20);
+    expect(host.MemorySwap).toBe(host.Memory);
+    expect(host.NanoCpus).toBe(1.5e9);
+    expect(host.PidsLimit).toBe(99);
+    expect(host.Ulimits).toEqual([
+      { Name: 'nofile', Soft: 321, Hard: 321 },
+      { Name: 'fsize', Soft: 7 * 2 ** 20, Hard: 7 * 2 ** 20 },
+      { Name: 'core', Soft: 0, Hard: 0 },
+    ]);
+    expect(host.Tmpfs?.['/mnt/data']).toContain('size=40m');
+    expect(host.Tmpfs?.['/mnt/data']).toContain('uid=1000');
+    expect(host.Tmpfs?.['/tmp']).toMatch(/nosuid,nodev.*size=12m/);
+  });
+
+  it('passes no host environment and labels the container', () => {
+    process.env.THREADLAB_UNIT_CANARY = 'leak';
+    const again = buildContainerSpec({ image: 'i', limits, name: 'n', instanceId: 'inst', session: 'abc', hostname: 'h', ownerPid: 42 });
+    expect(again.Env).toEqual(CONTAINER_ENV);
+    expect(JSON.stringify(again)).not.toContain('leak');
+    delete process.env.THREADLAB_UNIT_CANARY;
+    expect(spec.Labels).toEqual({
+      'dev.threadlab.sandbox': '1',
+      'dev.threadlab.instance': 'inst',
+      'dev.threadlab.session': 'abc',
+      'dev.threadlab.host': 'h',
+      'dev.threadlab.pid': '42',
+    });
+  });
+});

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveContainer } from '../../../sandbox/live-container.js';
+import { executeRun } from '../../../sandbox/run-execution.js';
+import { FakeRunner, resultFrame } from './fake-runner.js';
+
+function fakeLive(runner: FakeRunner, exit = { oomKilled: false, exitCode: 1 as number | undefined }) {
+  const calls: string[] = [];
+  const live = {
+    connection: runner.connect(),
+    kill: async () => {
+      calls.push('kill');
+      runner.end();
+    },
+    exitState: async () => exit,
+  } as unknown as LiveContainer;
+  return { live, calls };
+}
+
+const base = { timeoutMs: 200, graceMs: 100, outputBytes: 1000, maxFileBytes: 1000 };
+
+describe('executeRun', () => {
+  it('maps a result frame and collects streamed displays', async () => {
+    const runner = new FakeRunner();
+    const { live } = fakeLive(runner);
+    runner.onRequest = (req) => {
+      runner.send({ type: 'display', id: req.id, data: { 'text/plain': '42' } });
+      runner.send(resultFrame(String(req.id), { stdout: 'out', deleted: ['gone.txt'], artifacts: [{ path: 'a.csv', bytes: 3, mime: 'text/csv', change: 'created' }] }));
+    };
+    const outcome = await executeRun({ ...base, live, request: { language: 'python', code: '42' } });
+    expect(outcome.lost).toBe(false);
+    expect(outcome.deleted).toEqual(['gone.txt']);
+    expect(outcome.result).toMatchObject({ status: 'ok', stdout: 'out', displays: [{ data: { 'text/plain': '42' } }], artifacts: [{ path: 'a.csv' }] });
+  });
+
+  it('interrupts at the deadline and keeps the session when the code yields', async () => {
+    const runner = new FakeRunner();
+    const { live, calls } = fakeLive(runner);
+    let runId = '';
+    runner.onRequest = (req) => {
+      if (req.op === 'run') runId = String(req.id);
+      if (req.op === 'interrupt') runner.send(resultFrame(runId, { status: 'interrupted', error: { name: 'KeyboardInterrupt', value: '', traceback: 'tb' } }));
+    };
+    const outcome = await executeRun({ ...base, live, request: { language: 'python', code: 'loop' } });
+    expect(outcome.result.status).toBe('timeout');
+    expect(outcome.result.error?.value).toContain('THREADLAB_SANDBOX_TIMEOUT_MS');
+    expect(outcome.lost).toBe(false);
+    expect(calls).toEqual([]);
+  });
+
+  it('kills the container when the code ignores the interrupt', async () => {
+    const runner = new FakeRunner();
+    const { live, calls } = fakeLive(runner);
+    runner.onRequest = (req) => {
+      if (req.op === 'run') runner.send({ type: 'stdout', id: req.id, text: 'partial' });
+    };
+    const outcome = await executeRun({ ...base, live, request: { language: 'python', code: 'stubborn' } });
+    expect(calls).toEqual(['kill']);
+    expect(outcome.lost).toBe(true);
+    expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'timeout', stdout: 'partial' });
+    expect(outcome.result.stateReset?.reason).toBeTruthy();
+  });
+
+  it('sends an early abort only after the run request, and reports cancellation', async () => {
+    const runner = new FakeRunner();
+    const { live } = fakeLive(runner);
+    runner.onRequest = (req) => {
+      if (req.op === 'interrupt') runner.send(resultFrame('1', { status: 'interrupted' }));
+    };
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'bash', code: 'sleep 9', signal: controller.signal } });
+    expect(runner.requests.map((r) => r.op)).toEqual(['run', 'interrupt']);
+    expect(outcome.result.status).toBe('timeout');
+    expect(outcome.result.error?.value).toMatch(/stopped by the user/);
+  });
+
+  it('reports an out-of-memory kill', async () => {
+    const runner = new FakeRunner();
+    const { live } = fakeLive(runner, { oomKilled: true, exitCode: 137 });
+    runner.onRequest = () => runner.end();
+    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'python', code: 'bomb' } });
+    expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'memory' });
+    expect(outcome.result.stateReset?.reason).toContain('THREADLAB_SANDBOX_MEMORY_MB');
+  });
+
+  it('reports a crash with the exit status', async () => {
+    const runner = new FakeRunner();
+    const { live } = fakeLive(runner, { oomKilled: false, exitCode: 3 });
+    runner.onRequest = () => runner.end();
+    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'python', code: 'exit' } });
+    expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'crash' });
+    expect(outcome.result.error?.value).toContain('status 3');
+  });
+});

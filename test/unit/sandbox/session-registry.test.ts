@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveContainer } from '../../../sandbox/live-container.js';
+import { hashKey, SessionRegistry, type Session } from '../../../sandbox/session-registry.js';
+
+const live = (startedMs: number) => ({ startedMs, isAlive: true }) as unknown as LiveContainer;
+
+function registry(expired: [string, string][] = []) {
+  return new SessionRegistry({
+    dataDir: '/tmp/unused',
+    idleTtlMs: 1000,
+    maxAgeMs: 5000,
+    onExpire: (session: Session, reason: string) => expired.push([session.key, reason]),
+  });
+}
+
+describe('SessionRegistry', () => {
+  it('hashes keys for labels and mirror directories', () => {
+    expect(hashKey('slack:T1:C1:123.4')).toMatch(/^[0-9a-f]{24}$/);
+    expect(hashKey('a')).not.toBe(hashKey('b'));
+    const r = registry();
+    expect(r.get('k').mirror.root).toBe(`/tmp/unused/${hashKey('k')}`);
+    expect(r.get('k')).toBe(r.get('k'));
+  });
+
+  it('serialises operations of one session and counts them as busy', async () => {
+    const r = registry();
+    const s = r.get('k');
+    const order: string[] = [];
+    const slow = r.serialize(s, async () => {
+      await new Promise((res) => setTimeout(res, 20));
+      order.push('first');
+    });
+    const fast = r.serialize(s, async () => {
+      order.push('second');
+    });
+    expect(s.busy).toBe(2);
+    await Promise.all([slow, fast]);
+    expect(order).toEqual(['first', 'second']);
+    expect(s.busy).toBe(0);
+    await expect(r.serialize(s, async () => { throw new Error('x'); })).rejects.toThrow('x');
+    await expect(r.serialize(s, async () => 'still serving')).resolves.toBe('still serving');
+  });
+
+  it('picks the least recently used idle live session', () => {
+    const r = registry();
+    const [a, b, c] = ['a', 'b', 'c'].map((k) => r.get(k)) as [Session, Session, Session];
+    a.live = live(0); a.lastUsedMs = 10;
+    b.live = live(0); b.lastUsedMs = 5; b.busy = 1;
+    c.live = live(0); c.lastUsedMs = 20;
+    expect(r.liveCount()).toBe(3);
+    expect(r.leastRecentlyUsed(c)?.key).toBe('a');
+    expect(r.leastRecentlyUsed(a)?.key).toBe('c');
+  });
+
+  it('expires idle sessions and sessions past their maximum age, never busy ones', () => {
+    const expired: [string, string][] = [];
+    const r = registry(expired);
+    const now = 100_000;
+    const idle = r.get('idle'); idle.live = live(now - 2000); idle.lastUsedMs = now - 1500;
+    const old = r.get('old'); old.live = live(now - 6000); old.lastUsedMs = now - 10;
+    const busy = r.get('busy'); busy.live = live(now - 9000); busy.lastUsedMs = now - 9000; busy.busy = 1;
+    const fresh = r.get('fresh'); fresh.live = live(now - 100); fresh.lastUsedMs = now - 100;
+    r.get('dormant').lastUsedMs = 0;
+    r.sweep(now);
+    expect(expired.map(([k]) => k)).toEqual(['idle', 'old']);
+    expect(expired[0]?.[1]).toMatch(/idle for 1\.5 s/);
+    expect(expired[1]?.[1]).toMatch(/maximum age/);
+  });
+});

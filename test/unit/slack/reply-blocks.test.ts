@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { planReply, type SlackBlock } from '../../../adapters/slack/reply-blocks.js';
+import type { Reply, RunRecord } from '../../../src/domain/reply.js';
+
+const reply = (text: string, extra: Partial<Reply> = {}): Reply => ({
+  kind: 'answer',
+  text,
+  runs: [],
+  images: [],
+  files: [],
+  ...extra,
+});
+const textOf = (b: SlackBlock): string =>
+  ((b as { text?: { text?: string } }).text?.text ?? '') + JSON.stringify((b as { elements?: unknown }).elements ?? '');
+const run = (code: string, extra: Partial<RunRecord> = {}): RunRecord => ({
+  language: 'python',
+  code,
+  status: 'ok',
+  durationMs: 1200,
+  ...extra,
+});
+
+describe('planReply (Reply → Block Kit)', () => {
+  it('splits a long answer into sections of at most 3,000 characters and loses nothing', () => {
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(50)}`);
+    const plan = planReply(reply(paragraphs.join('\n\n')));
+    expect(plan.files).toEqual([]);
+    const sections = plan.messages.flatMap((m) => m.blocks).filter((b) => b.type === 'section');
+    expect(sections.length).toBeGreaterThan(1);
+    for (const s of sections) expect(textOf(s).length).toBeLessThanOrEqual(3000);
+    const joined = sections.map(textOf).join('');
+    for (let i = 0; i < 40; i += 1) expect(joined).toContain(`Paragraph ${i}:`);
+  });
+
+  it('attaches an answer longer than the inline limit as answer.md, in full, with a preview', () => {
+    const text = 'x'.repeat(39_000) + '\nTHE END';
+    const plan = planReply(reply(text));
+    expect(plan.files).toHaveLength(1);
+    expect(plan.files[0]!.name).toBe('answer.md');
+    expect(plan.files[0]!.data.toString('utf8')).toBe(text);
+    const shown = plan.messages
+      .flatMap((m) => m.blocks)
+      .map(textOf)
+      .join('');
+    expect(shown).toContain('attached as `answer.md`');
+    expect(shown.length).toBeLessThan(4000);
+  });
+
+  it('never puts more than 50 blocks in one message', () => {
+    const runs = Array.from({ length: 40 }, (_, i) => run(`print(${i})`));
+    const plan = planReply(reply('many runs', { runs }));
+    expect(plan.messages.length).toBeGreaterThan(1);
+    for (const m of plan.messages) expect(m.blocks.length).toBeLessThanOrEqual(50);
+    expect(
+      plan.messages
+        .flatMap((m) => m.blocks)
+        .map(textOf)
+        .join(''),
+    ).toContain('print(39)');
+  });
+
+  it('shows short code inline with its output, and attaches long code as a snippet', () => {
+    const long = Array.from({ length: 60 }, (_, i) => `x${i} = ${i}`).join('\n');
+    const plan = planReply(
+      reply('done', { runs: [run('print(1 < 2)', { outputExcerpt: 'True' }), run(long, { language: 'bash' })] }),
+    );
+    const shown = plan.messages
+      .flatMap((m) => m.blocks)
+      .map(textOf)
+      .join('\n');
+    expect(shown).toContain('print(1 &lt; 2)');
+    expect(shown).toContain('*Output*');
+    expect(plan.files).toEqual([expect.objectContaining({ name: 'code-2.sh', snippetType: 'bash' })]);
+    expect(plan.files[0]!.data.toString()).toBe(long);
+  });
+
+  it('does not repeat the output of a direct run that is already the answer', () => {
+    const plan = planReply(reply('```\n42\n```', { runs: [run('print(42)', { outputExcerpt: '42\n' })] }));
+    expect(plan.messages[0]!.blocks.map(textOf).join('')).not.toContain('*Output*');
+  });
+
+  it('marks errors, lists omitted files and adds a footer', () => {
+    const plan = planReply(
+      reply('It failed.', {
+        kind: 'error',
+        omitted: [{ name: 'big.parquet', bytes: 3 * 1024 ** 3, reason: 'too large' }],
+        footer: { durationMs: 4200, runs: 2, tokens: 12345, model: 'gpt-4.1-mini' },
+      }),
+    );
+    const blocks = plan.messages[0]!.blocks.map(textOf);
+    expect(blocks[0]).toMatch(/^:warning: It failed\./);
+    expect(blocks.join('')).toContain('`big.parquet` (3.0 GB) was not attached: too large');
+    expect(blocks.at(-1)).toContain('4.2 s · 2 runs · 12,345 tokens · gpt-4.1-mini');
+    expect(plan.messages[0]!.text).toBe(':warning: It failed.');
+  });
+});
