@@ -11,9 +11,11 @@ import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailur
 import { FileMirror } from './file-mirror.js';
 import { mimeFromPath, sanitizeFileName } from './file-names.js';
 import { putFile, readFile } from './file-transfer.js';
+import { toSandboxEnvironment } from './environment.js';
+import { restoreFiles, syncRunFiles } from './session-files.js';
 import type { LiveContainer } from './live-container.js';
 import { removeOrphans } from './orphans.js';
-import { executeRun, type RunOutcome } from './run-execution.js';
+import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry, type Session } from './session-registry.js';
 import { WarmPool } from './warm-pool.js';
@@ -102,7 +104,8 @@ export class DockerSandbox implements Sandbox {
         session.pendingReset = undefined;
         await live.remove();
       } else {
-        await this.syncMirror(session, live, outcome);
+        const { maxFileBytes } = limits;
+        await syncRunFiles({ connection: live.connection, mirror: session.mirror, outcome, maxFileBytes, logger: this.options.logger });
       }
       if (pendingReset && !outcome.result.stateReset) outcome.result.stateReset = { reason: pendingReset };
       return outcome.result;
@@ -180,21 +183,7 @@ export class DockerSandbox implements Sandbox {
       const probe = await this.launch('probe');
       await probe.remove();
     }
-    const ready = this.readyInfo as ReadyFrame;
-    const { limits } = this.options;
-    return {
-      imageVersion: ready.imageVersion ?? 'unknown',
-      python: ready.python,
-      packages: ready.packages,
-      limits: {
-        memoryMb: limits.memoryMb,
-        cpus: limits.cpus,
-        timeoutMs: limits.timeoutMs,
-        dataMb: limits.dataMb,
-        maxFileMb: Math.round(limits.maxFileBytes / MB),
-        network: false,
-      },
-    };
+    return toSandboxEnvironment(this.readyInfo as ReadyFrame, this.options.limits);
   }
 
   async close(): Promise<void> {
@@ -255,11 +244,10 @@ export class DockerSandbox implements Sandbox {
       session.pendingReset ??= 'the sandbox container stopped unexpectedly';
       void live.remove();
     });
-    const files = await session.mirror.list();
-    if (files.length > 0) {
+    const restored = await restoreFiles(live.connection, session.mirror);
+    if (restored > 0 && session.generation === 1) {
       // Files from before this bot process started: their variables are gone.
-      if (session.generation === 1) session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
-      for (const file of files) await putFile(live.connection, file.path, await session.mirror.read(file.path));
+      session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
     }
     return live;
   }
@@ -301,16 +289,4 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  /** Brings the run's changed and deleted files into the host mirror. */
-  private async syncMirror(session: Session, live: LiveContainer, outcome: RunOutcome): Promise<void> {
-    try {
-      for (const path of outcome.deleted) await session.mirror.remove(path);
-      for (const artifact of outcome.result.artifacts) {
-        const data = await readFile(live.connection, artifact.path, this.options.limits.maxFileBytes);
-        await session.mirror.write(artifact.path, data);
-      }
-    } catch (err) {
-      this.options.logger.warn({ err, session: session.hash }, 'sandbox file mirror could not be updated');
-    }
-  }
 }

@@ -132,7 +132,8 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
     return { result, deleted: [], lost: false };
   }
   if (frame) {
-    throw new ThreadlabError('sandbox_protocol', `The sandbox runner answered a run with ${frame.type}.`);
+    const detail = frame.type === 'error' ? `: ${frame.message}` : '';
+    throw new ThreadlabError('sandbox_protocol', `The sandbox runner answered a run with ${frame.type}${detail}.`);
   }
 
   let reason: string;

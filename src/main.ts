@@ -15,6 +15,7 @@ import type { SessionStore } from './ports/session-store.js';
 import { Runtime, type RuntimeDeps } from './core/runtime.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
 import { limitsFromEnv } from './queue/limits.js';
+import type { OnDropped } from './queue/queue-events.js';
 import { MemorySessionStore } from './sessions/memory-session-store.js';
 import { createDocker } from './cli/infra.js';
 import { createOpenAiLlmClient } from '../adapters/openai/index.js';
@@ -76,19 +77,23 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
   return adapters;
 }
 
-function createQueueAndStore(config: Config, logger: Logger, metrics?: ThreadlabMetrics): { queue: JobQueue; store: SessionStore } {
-  const limits = limitsFromEnv(config.env);
-  const observer = metrics ? { observer: metrics.queue } : {};
-  const queueLogger = logger.child({ component: 'queue' });
-  const concurrency = config.env.THREADLAB_CONCURRENCY;
-  const redisUrl = config.env.REDIS_URL;
-  if (!redisUrl) {
-    return { queue: new InProcessJobQueue({ logger: queueLogger, concurrency, limits, ...observer }), store: new MemorySessionStore() };
-  }
-  return {
-    queue: new BullMqJobQueue({ redisUrl, logger: queueLogger, concurrency, limits, ...observer }),
-    store: new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) }),
+/** The in-process queue by default; BullMQ on Redis when REDIS_URL is set. */
+function createQueue(config: Config, logger: Logger, hooks: { metrics?: ThreadlabMetrics; onDropped: OnDropped }): JobQueue {
+  const common = {
+    logger: logger.child({ component: 'queue' }),
+    concurrency: config.env.THREADLAB_CONCURRENCY,
+    limits: limitsFromEnv(config.env),
+    onDropped: hooks.onDropped,
+    ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
   };
+  const redisUrl = config.env.REDIS_URL;
+  return redisUrl ? new BullMqJobQueue({ redisUrl, ...common }) : new InProcessJobQueue(common);
+}
+
+/** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
+function createStore(config: Config, logger: Logger): SessionStore {
+  const redisUrl = config.env.REDIS_URL;
+  return redisUrl ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) }) : new MemorySessionStore();
 }
 
 /** Builds the runtime for a role from configuration; `overrides` replace any dependency. */
@@ -96,19 +101,21 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const role = options.role ?? 'all';
   const o = options.overrides ?? {};
   mkdirSync(config.dataDir, { recursive: true });
-  const needs = { queue: !o.queue, store: !o.store };
-  const made = needs.queue || needs.store ? createQueueAndStore(config, logger, options.metrics) : undefined;
+  // The queue tells the runtime about jobs that will not run, so their users hear of it.
+  let runtime: Runtime | undefined;
+  const onDropped: OnDropped = (job, reason) => runtime?.onDropped(job, reason);
   const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
   const llm = 'llm' in o ? o.llm : createOpenAiLlmClient(config.llm, logger.child({ component: 'llm' }));
-  return new Runtime({
+  runtime = new Runtime({
     config,
     logger,
     sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger)),
     ...(llm ? { llm } : {}),
-    store: o.store ?? made!.store,
-    queue: o.queue ?? made!.queue,
+    store: o.store ?? createStore(config, logger),
+    queue: o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
     renderer,
     adapters: o.adapters ?? createAdapters(config, logger, renderer),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
+  return runtime;
 }

@@ -1,5 +1,6 @@
 import { App } from '@slack/bolt';
 import { WebClient, type RetryOptions } from '@slack/web-api';
+import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
@@ -8,6 +9,7 @@ import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
 import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
+import { toSlackError } from './errors.js';
 import { KnownThreads } from './known-threads.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
@@ -74,15 +76,18 @@ export class SlackAdapter implements PlatformAdapter {
   async start(handler: InboundHandler): Promise<void> {
     const { options } = this;
     const socketMode = (options.mode ?? 'socket') === 'socket';
+    const auth = await this.client.auth.test().catch((err: unknown) => {
+      throw startError(err, 'SLACK_BOT_TOKEN was refused', 'copy the Bot User OAuth Token (xoxb-…) from Install App');
+    });
     const app = new App({
       token: options.botToken,
+      botId: auth.bot_id,
+      botUserId: auth.user_id,
+      tokenVerificationEnabled: false, // verified just above
       ...(socketMode ? { appToken: options.appToken, socketMode: true } : { signingSecret: options.signingSecret }),
       clientOptions: this.clientOptions(),
       logger: boltLogger(options.logger.child({ component: 'bolt' })),
-      deferInitialization: true,
     });
-    await app.init();
-    const auth = await this.client.auth.test();
     registerListeners({
       app,
       client: this.client,
@@ -93,17 +98,32 @@ export class SlackAdapter implements PlatformAdapter {
       followThreads: options.followThreads ?? true,
       known: this.known,
     });
-    if (socketMode) {
-      await app.start();
-    } else {
-      const server = (await app.start({
-        port: options.port ?? 3000,
-        ...(options.host ? { host: options.host } : {}),
-      })) as {
-        address(): { port: number } | string | null;
-      };
-      const address = server.address();
-      this.port = typeof address === 'object' && address ? address.port : options.port;
+    try {
+      if (socketMode) {
+        await app.start();
+      } else {
+        const server = (await app.start({
+          port: options.port ?? 3000,
+          ...(options.host ? { host: options.host } : {}),
+        })) as {
+          address(): { port: number } | string | null;
+        };
+        const address = server.address();
+        this.port = typeof address === 'object' && address ? address.port : options.port;
+      }
+    } catch (err) {
+      await app.stop().catch(() => undefined);
+      throw socketMode
+        ? startError(
+            err,
+            'Socket Mode could not connect',
+            'check SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write',
+          )
+        : startError(
+            err,
+            `could not listen on port ${options.port ?? 3000}`,
+            'set THREADLAB_SLACK_PORT to a free port',
+          );
     }
     this.app = app;
     options.logger.info(
@@ -176,4 +196,12 @@ export class SlackAdapter implements PlatformAdapter {
       logger: boltLogger(options.logger.child({ component: 'slack-web-api' })),
     };
   }
+}
+
+function startError(err: unknown, what: string, fix: string): ThreadlabError {
+  const cause = toSlackError(err, 'start');
+  return new ThreadlabError('platform_api', `Slack: ${what} (${cause.message}); ${fix}.`, {
+    cause: err,
+    isPolicy: true,
+  });
 }

@@ -12,6 +12,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { ThreadWorker } from './thread-worker.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
+import type { DropReason } from '../queue/queue-events.js';
 
 export interface RuntimeDeps {
   config: Config;
@@ -103,6 +104,18 @@ export class Runtime implements InboundHandler {
   async onCancel(key: string): Promise<void> {
     const cancelled = await this.deps.queue.cancel(key);
     this.deps.logger.info({ thread: key, cancelled }, 'stop requested');
+  }
+
+  /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */
+  async onDropped(job: Job, reason: DropReason): Promise<void> {
+    const text = {
+      cancelled: 'Stopped before it started.',
+      shutdown: 'Threadlab restarted before it could work on this message. Please send it again.',
+      failed: 'This message could not be processed, even after a retry on another worker. Please send it again.',
+    }[reason];
+    const log = this.deps.logger.child({ platform: job.message.thread.platform, thread: job.threadKey, job: job.id });
+    log.info({ reason }, 'job dropped');
+    await this.safeReply(job.message, textReply(text), log);
   }
 
   /** The worker side: one job, answered exactly once. */

@@ -79,6 +79,31 @@ describe('Discord: existing threads, expired interactions, many charts', () => {
     expect(fake.requests.some((r) => r.path.endsWith('/threads'))).toBe(false);
   });
 
+  it('uses the existing thread when Discord says the message already has one (code 160004)', async () => {
+    h = await startHarness((m) => textReply(`ok: ${m.text}`, 'answer'));
+    const { fake, handler } = h;
+    const msg = payloads.message({
+      channelId: fake.textChannelId,
+      guildId: fake.guildId,
+      author: fake.human,
+      content: `<@${fake.bot.id}> again`,
+      mentions: [fake.bot],
+    });
+    const existing = payloads.thread({
+      id: String(msg.id),
+      guildId: fake.guildId,
+      parentId: fake.textChannelId,
+      name: 'again',
+      ownerId: fake.human.id,
+    });
+    fake.channels.set(String(msg.id), existing);
+    fake.messages.set(String(msg.id), { ...msg, thread: existing });
+    fake.dispatch('MESSAGE_CREATE', msg);
+    await fake.waitForRequest((r) => r.path === `/channels/${msg.id}/messages` && r.json?.content === 'ok: again');
+    expect(fake.requests.find((r) => r.path.endsWith('/threads'))?.status).toBe(400);
+    expect(handler.received[0]?.thread.thread).toBe(String(msg.id));
+  });
+
   it('when the interaction token has expired, the answer goes to the channel instead', async () => {
     h = await startHarness(() => textReply('late answer', 'answer'));
     const { fake } = h;

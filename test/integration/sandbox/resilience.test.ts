@@ -63,6 +63,7 @@ describe('sandbox under hostile code', () => {
     expect(result.stateReset?.reason).toBeTruthy();
     const after = await t.sandbox.run('stubborn', { language: 'python', code: 'print(open("keep.txt").read(), "v" in globals())' });
     expect(after).toMatchObject({ status: 'ok', stdout: 'kept False\n' });
+    expect(after.stateReset).toBeUndefined(); // already told by the killed result
   });
 
   it('ends a memory bomb as killed for memory while other sessions keep working', async () => {
@@ -82,6 +83,11 @@ describe('sandbox under hostile code', () => {
     expect(['timeout', 'killed']).toContain(result.status);
     const after = await t.sandbox.run('fork', { language: 'bash', code: 'echo alive' });
     expect(after).toMatchObject({ status: 'ok', stdout: 'alive\n' });
+    const python = await t.sandbox.run('fork', { language: 'python', code: 'import os\nwhile True:\n    os.fork()', timeoutMs: 1500 });
+    expect(['error', 'timeout', 'killed']).toContain(python.status);
+    const again = await t.sandbox.run('fork', { language: 'bash', code: 'sleep 0.5; ps -e --no-headers | wc -l' });
+    expect(again.status).toBe('ok');
+    expect(Number(again.stdout.trim())).toBeLessThan(8);
   });
 
   it('caps a 100 MB print, keeps head and tail, and saves the full output as a file', async () => {

@@ -1,0 +1,20 @@
+import type { SandboxEnvironment } from '../src/domain/execution.js';
+import type { SandboxLimits } from './container-spec.js';
+import type { ReadyFrame } from './runner-protocol.js';
+
+/** What the image offers (from a runner's ready frame) and the limits it runs under. */
+export function toSandboxEnvironment(ready: ReadyFrame, limits: SandboxLimits): SandboxEnvironment {
+  return {
+    imageVersion: ready.imageVersion ?? 'unknown',
+    python: ready.python,
+    packages: ready.packages,
+    limits: {
+      memoryMb: limits.memoryMb,
+      cpus: limits.cpus,
+      timeoutMs: limits.timeoutMs,
+      dataMb: limits.dataMb,
+      maxFileMb: Math.round(limits.maxFileBytes / (1024 * 1024)),
+      network: false,
+    },
+  };
+}
