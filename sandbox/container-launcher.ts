@@ -59,8 +59,16 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
       logger: logger.child({ container: name }),
     });
     await container.start();
-    const ready = await withTimeout(connection.ready, options.readyTimeoutMs ?? 60_000, name);
-    return new LiveContainer(container, name, connection, ready, logger);
+    try {
+      const ready = await withTimeout(connection.ready, options.readyTimeoutMs ?? 60_000, name);
+      return new LiveContainer(container, name, connection, ready, logger);
+    } catch (err) {
+      const said = connection.diagnostics.trim();
+      throw new ThreadlabError('sandbox_start_failed', `Sandbox ${name} did not become ready${said ? `: ${said}` : ''}`, {
+        cause: err,
+        isRetryable: true,
+      });
+    }
   } catch (err) {
     if (container) await container.remove({ force: true }).catch(() => undefined);
     throw startFailure(options.image, err);

@@ -65,11 +65,18 @@ export class RunnerConnection {
     const stderr = new PassThrough();
     options.demux(this.stream, stdout, stderr);
     stdout.on('data', (chunk: Buffer) => this.onData(chunk));
-    stderr.on('data', (chunk: Buffer) => this.logger.warn({ text: chunk.toString('utf8').slice(0, 2000) }, 'sandbox runner stderr'));
+    stderr.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      this.diagnostics = (this.diagnostics + text).slice(-2000);
+      this.logger.warn({ text: text.slice(0, 2000) }, 'sandbox runner stderr');
+    });
     this.stream.on('end', () => this.onClose('the sandbox container stopped'));
     this.stream.on('close', () => this.onClose('the sandbox container stopped'));
     this.stream.on('error', (err) => this.onClose(`the sandbox connection failed: ${err.message}`));
   }
+
+  /** The last lines the runner wrote to its own stderr (start-up failures land here). */
+  diagnostics = '';
 
   get isClosed(): boolean {
     return this.isClosedFlag;

@@ -102,7 +102,12 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
     text,
     attachments: (event.files ?? []).map(mapFile),
     receivedAtMs: Math.round(Number.parseFloat(event.ts) * 1000),
-    replyContext: { ts: event.ts, channelType: event.channel_type ?? null, eventId: body.event_id ?? null },
+    replyContext: {
+      ts: event.ts,
+      channelType: event.channel_type ?? null,
+      inThread: event.thread_ts !== undefined,
+      eventId: body.event_id ?? null,
+    },
     ...(command ? { command } : {}),
   };
   return { kind: 'message', message };

@@ -14,8 +14,8 @@ export interface SlackProgressOptions {
   minIntervalMs?: number;
   /** Try `assistant.threads.setStatus` first (assistant threads in DMs); falls back to a message. @defaultValue false */
   assistant?: boolean;
-  /** Called when Slack refuses the assistant status, so later jobs go straight to a message. */
-  onAssistantUnsupported?: () => void;
+  /** Called with Slack's error when it refuses the assistant status; the caller may stop trying it. */
+  onAssistantUnsupported?: (err: unknown) => void;
 }
 
 /**
@@ -33,6 +33,7 @@ export class SlackProgressSink implements ProgressSink {
   private lastWriteMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
+  private lastError: unknown;
 
   constructor(private readonly options: SlackProgressOptions) {
     this.minIntervalMs = options.minIntervalMs ?? 1000;
@@ -89,7 +90,7 @@ export class SlackProgressSink implements ProgressSink {
       );
       if (ok) return;
       this.mode = 'message'; // not an assistant thread, or the app lacks the feature: fall back to a message
-      this.options.onAssistantUnsupported?.();
+      this.options.onAssistantUnsupported?.(this.lastError);
     }
     const { text, blocks } = renderProgress(this.state, { threadKey, stoppable: true });
     if (this.messageTs) {
@@ -110,6 +111,7 @@ export class SlackProgressSink implements ProgressSink {
       await fn();
       return true;
     } catch (err) {
+      this.lastError = err;
       this.options.logger.warn({ err, method, thread: this.options.threadKey }, 'slack progress update failed');
       return false;
     }

@@ -152,7 +152,9 @@ export class SlackAdapter implements PlatformAdapter {
     if (message.replyContext?.ephemeral) return { update: () => undefined, close: async () => undefined };
     const key = threadKey(message.thread);
     this.known.add(key);
-    const assistant = this.assistantStatus && message.replyContext?.channelType === 'im';
+    // Assistant threads are DM threads; a plain DM message (no thread) cannot carry the status.
+    const ctx = message.replyContext;
+    const assistant = this.assistantStatus && ctx?.channelType === 'im' && ctx.inThread === true;
     return new SlackProgressSink({
       client: this.client,
       channel: message.thread.channel,
@@ -160,8 +162,10 @@ export class SlackAdapter implements PlatformAdapter {
       threadKey: key,
       logger: this.options.logger,
       assistant,
-      onAssistantUnsupported: () => {
-        this.assistantStatus = false;
+      onAssistantUnsupported: (err) => {
+        // Only a missing feature or scope means "never in this workspace"; other refusals are per thread.
+        const code = (err as { data?: { error?: string } } | undefined)?.data?.error;
+        if (code && APP_LACKS_ASSISTANT.has(code)) this.assistantStatus = false;
       },
       ...(this.options.progressIntervalMs !== undefined ? { minIntervalMs: this.options.progressIntervalMs } : {}),
     });
@@ -197,6 +201,8 @@ export class SlackAdapter implements PlatformAdapter {
     };
   }
 }
+
+const APP_LACKS_ASSISTANT = new Set(['missing_scope', 'not_allowed_token_type', 'unknown_method', 'method_deprecated']);
 
 function startError(err: unknown, what: string, fix: string): ThreadlabError {
   const cause = toSlackError(err, 'start');

@@ -80,12 +80,15 @@ class Interpreter:
         return {"name": type(exc).__name__, "value": str(exc), "traceback": "".join(lines)}
 
     def run_bash(self, code):
-        proc = subprocess.Popen(
-            ["/bin/bash", "-c", code],
-            cwd="/mnt/data",
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                ["/bin/bash", "-c", code],
+                cwd="/mnt/data",
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:  # e.g. the pids limit is exhausted
+            return {"name": type(exc).__name__, "value": f"bash could not start: {exc}", "traceback": ""}
         self.bash = proc
         try:
             while True:
@@ -116,16 +119,50 @@ class Interpreter:
         kill_others()
 
 
+def _read_int(path):
+    try:
+        with open(path) as fh:
+            value = fh.read().strip()
+        return None if value == "max" else int(value)
+    except (OSError, ValueError):
+        return None
+
+
+def reap_if_crowded():
+    """Kills stray processes when they hold at least half of the pids limit (a fork bomb's remains).
+    Returns how many processes there were, or 0 when nothing was done."""
+    for base in ("/sys/fs/cgroup/pids/", "/sys/fs/cgroup/"):
+        current, limit = _read_int(base + "pids.current"), _read_int(base + "pids.max")
+        if current is not None and limit:
+            if current * 2 >= limit:
+                kill_others()
+                return current
+            return 0
+    return 0
+
+
+def _others():
+    me = os.getpid()
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
+
+
 def kill_others():
-    """SIGKILLs every process of the sandbox user but this one and init (fork bombs included)."""
-    for _ in range(20):
+    """SIGKILLs every process of the sandbox user but this one and init, until none is left
+    (a fork bomb keeps forking while it is being killed), for at most about a second."""
+    for _ in range(100):
         try:
             os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            return
         except OSError:
+            pass
+        time.sleep(0.002)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        except ChildProcessError:
+            pass
+        if not _others():
             return
-        time.sleep(0.005)
+        time.sleep(0.008)
 
 
 class _IPythonDisplayHook(importlib.abc.MetaPathFinder):

@@ -158,8 +158,11 @@ class Runner:
                 self.run_id = None
                 interrupted = self.interrupted
         duration_ms = (time.monotonic() - started) * 1000
+        crowd = execute.reap_if_crowded()
         CAPTURE.drain()
         result = output.finish()
+        if crowd:
+            result["stderr"] += f"\n[threadlab: {crowd} processes left running near the pids limit were stopped]\n"
         artifacts, skipped, deleted = files.diff(before, files.snapshot(), max_file)
         frame = {
             "type": "result",

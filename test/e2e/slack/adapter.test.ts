@@ -47,14 +47,9 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     };
     const mention = appMention({ text: `<@${BOT_USER_ID}> how long is this?` });
     await send.event(mention);
-    const [reply] = await fake.waitFor(
-      () =>
-        repliesIn(mention.ts as string).filter((m) => m.text.includes('The answer')).length > 0 &&
-        repliesIn(mention.ts as string),
-      {
-        what: 'the reply in the thread',
-      },
-    );
+    const reply = await fake.waitFor(() => repliesIn(mention.ts as string).find((m) => m.text.includes('The answer')), {
+      what: 'the reply in the thread',
+    });
     expect(handler.messages[0]!.text).toBe('how long is this?');
     expect(handler.messages[0]!.thread).toEqual({
       platform: 'slack',
@@ -62,8 +57,8 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
       channel: CHANNEL_ID,
       thread: mention.ts,
     });
-    expect(reply!.channel).toBe(CHANNEL_ID);
-    expect(JSON.stringify(reply!.blocks)).toContain('*17*');
+    expect(reply.channel).toBe(CHANNEL_ID);
+    expect(JSON.stringify(reply.blocks)).toContain('*17*');
     // the live status was a message in the same thread with a Stop button, then deleted
     const status = fake.state.messages.find(
       (m) => m.thread_ts === mention.ts && JSON.stringify(m.blocks).includes('threadlab_stop'),
@@ -255,6 +250,32 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
       expect(fake.socket.acks.map((a) => a.envelope_id)).toEqual(fake.socket.envelopes.map((e) => e.envelope_id));
     });
   }
+
+  it('answers direct messages without a mention; an assistant thread gets the assistant status', async () => {
+    handler.script = async (_msg, { progress }) => {
+      progress({ type: 'thinking', round: 1 });
+      await new Promise((r) => setTimeout(r, 300));
+      return answer('dm answer');
+    };
+    const dm = messageEvent({ text: 'what is 2**10?', channel: `D0DM${mode}`, channel_type: 'im' });
+    await send.event(dm);
+    await fake.waitFor(() => repliesIn(dm.ts as string).some((m) => m.text === 'dm answer'), { what: 'the DM reply' });
+    expect(handler.messages[0]!.text).toBe('what is 2**10?');
+    expect(fake.callsTo('assistant.threads.setStatus')).toHaveLength(0); // a plain DM: a status message instead
+
+    const root = `${Math.floor(Date.now() / 1000)}.000777`;
+    const inThread = messageEvent({ text: 'and 2**20?', channel: `D0DM${mode}`, channel_type: 'im', thread_ts: root });
+    await send.event(inThread);
+    await fake.waitFor(() => repliesIn(root).some((m) => m.text === 'dm answer'), {
+      what: 'the assistant-thread reply',
+    });
+    const statuses = fake.callsTo('assistant.threads.setStatus').map((c) => c.args);
+    expect(statuses[0]).toMatchObject({ channel_id: `D0DM${mode}`, thread_ts: root, status: 'is thinking…' });
+    expect(statuses.at(-1)).toMatchObject({ status: '' });
+    expect(
+      fake.state.messages.filter((m) => m.thread_ts === root && JSON.stringify(m.blocks).includes('threadlab_stop')),
+    ).toEqual([]);
+  });
 
   it('answers `/interpreter help` privately through the response_url', async () => {
     handler.script = async () => answer('Threadlab runs code.', { kind: 'notice' });
