@@ -11,6 +11,8 @@ COPY sandbox ./sandbox
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# Contact sheets caption charts with a system font.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production THREADLAB_DATA_DIR=/var/lib/threadlab THREADLAB_WEB_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Logger } from '../src/logger.js';
@@ -41,6 +42,15 @@ export interface BenchReport {
   speedup: { vsDockerRun: number; vsDockerExec: number };
   targets: { warmPrintP50Under5Ms: boolean; newSessionP50Under50Ms: boolean; newSession15xFasterThanDockerRun: boolean };
 }
+
+/** Baseline containers carry the sandbox labels, so orphan removal cleans up after a crashed bench. */
+const baselineLabels = (instanceId: string) => ({
+  [LABELS.sandbox]: '1',
+  [LABELS.instance]: instanceId,
+  [LABELS.session]: 'bench',
+  [LABELS.host]: hostname(),
+  [LABELS.pid]: String(process.pid),
+});
 
 const PANDAS = 'import pandas as pd; print(pd.__version__)';
 const CHART = 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2, 4]); plt.title("bench")';
@@ -102,17 +112,17 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
     await sandbox.pool.whenFull();
     const idleSessionMemoryMb = await idleMemoryMb(docker, instanceId);
 
-    const naiveDockerRun = stats(await time(slow, () => dockerRunOnce(docker, image)));
+    const naiveDockerRun = stats(await time(slow, () => dockerRunOnce(docker, image, instanceId)));
     execContainer = await docker.createContainer({
       Image: image,
       Entrypoint: ['/usr/bin/tini', '-s', '--'],
       Cmd: ['sleep', 'infinity'],
-      Labels: { [LABELS.instance]: instanceId },
+      Labels: baselineLabels(instanceId),
       HostConfig: { NetworkMode: 'none' },
     });
     await execContainer.start();
     const running = execContainer;
-    const naiveDockerExec = stats(await time(slow, () => dockerExecOnce(docker, running)));
+    const naiveDockerExec = stats(await time(slow, () => dockerExecOnce(running)));
 
     const report: BenchReport = {
       warmPrint,
@@ -139,9 +149,10 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
   }
 }
 
-async function dockerRunOnce(docker: Docker, image: string): Promise<void> {
+async function dockerRunOnce(docker: Docker, image: string, instanceId: string): Promise<void> {
   const container = await docker.createContainer({
     Image: image,
+    Labels: baselineLabels(instanceId),
     Cmd: ['python3', '-c', PANDAS],
     HostConfig: { NetworkMode: 'none' },
   });
@@ -154,7 +165,7 @@ async function dockerRunOnce(docker: Docker, image: string): Promise<void> {
   }
 }
 
-async function dockerExecOnce(docker: Docker, container: Docker.Container): Promise<void> {
+async function dockerExecOnce(container: Docker.Container): Promise<void> {
   const exec = await container.exec({ Cmd: ['python3', '-c', PANDAS], AttachStdout: true, AttachStderr: true });
   const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as Duplex;
   await new Promise<void>((resolve, reject) => {
@@ -165,7 +176,6 @@ async function dockerExecOnce(docker: Docker, container: Docker.Container): Prom
   });
   const info = await exec.inspect();
   if (info.ExitCode !== 0) throw new Error(`docker exec baseline exited with ${info.ExitCode}`);
-  void docker;
 }
 
 /** Average memory of the instance's idle containers (cgroup v1: usage minus page cache). */

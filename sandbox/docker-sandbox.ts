@@ -179,6 +179,8 @@ export class DockerSandbox implements Sandbox {
 
   async environment(): Promise<SandboxEnvironment> {
     await this.start();
+    // A container the pool is starting will say what the image offers; else start a probe.
+    if (!this.readyInfo && this.launches.size > 0) await Promise.race([...this.launches]).catch(() => undefined);
     if (!this.readyInfo) {
       const probe = await this.launch('probe');
       await probe.remove();

@@ -78,6 +78,7 @@ export class WarmPool {
         void live.connection.closed.then(() => this.onPooledClosed(live));
         this.wake();
       } catch (err) {
+        if (this.closed) return;
         this.failures += 1;
         const delayMs = Math.min(30_000, (this.options.retryDelayMs ?? 1000) * 2 ** (this.failures - 1));
         this.options.logger.warn({ err, delayMs }, 'warm pool could not start a sandbox; retrying');

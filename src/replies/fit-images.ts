@@ -27,13 +27,11 @@ export async function fitImages(images: ReplyImage[], options: FitImagesOptions)
   const individual = images.slice(0, slots - 1);
   const rest = images.slice(slots - 1);
   const first = individual.length + 1;
-  // firstIndex is an extension the sharp renderer reads so captions match the figures' numbers; other
-  // renderers ignore it (a plain variable, so the port's option type needs no change).
-  const sheetOptions: RenderOptions & { title?: string; firstIndex?: number } = {
+  // Captions continue the numbering of the individual figures.
+  const contactSheet = await options.renderer.contactSheet(rest, {
     maxDimensionPx: options.maxDimensionPx,
     title: `Figures ${first}–${images.length} of ${images.length}`,
     firstIndex: first,
-  };
-  const contactSheet = await options.renderer.contactSheet(rest, sheetOptions);
+  });
   return { individual, contactSheet };
 }

@@ -269,12 +269,26 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     await fake.waitFor(() => repliesIn(root).some((m) => m.text === 'dm answer'), {
       what: 'the assistant-thread reply',
     });
+    await fake.waitFor(() => fake.callsTo('assistant.threads.setStatus').some((c) => c.args.status === ''), {
+      what: 'the status cleared',
+    });
     const statuses = fake.callsTo('assistant.threads.setStatus').map((c) => c.args);
     expect(statuses[0]).toMatchObject({ channel_id: `D0DM${mode}`, thread_ts: root, status: 'is thinking…' });
     expect(statuses.at(-1)).toMatchObject({ status: '' });
     expect(
       fake.state.messages.filter((m) => m.thread_ts === root && JSON.stringify(m.blocks).includes('threadlab_stop')),
     ).toEqual([]);
+  });
+
+  it('runs a post once when Slack delivers it twice (a retry, or as app_mention and message)', async () => {
+    const mention = appMention({ text: `<@${BOT_USER_ID}> once please` });
+    await send.event(mention);
+    await send.event(mention); // a redelivery: new event_id, same post
+    await send.event({ ...messageEvent({ text: mention.text as string, ts: mention.ts as string }) });
+    await fake.waitFor(() => repliesIn(mention.ts as string).some((m) => m.text === 'ok'), { what: 'the reply' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(handler.messages).toHaveLength(1);
+    expect(repliesIn(mention.ts as string).filter((m) => m.text === 'ok')).toHaveLength(1);
   });
 
   it('answers `/interpreter help` privately through the response_url', async () => {

@@ -51,6 +51,16 @@ describe('Slack adapter in HTTP mode: request signatures', () => {
     expect(command.status).toBe(401);
   });
 
+  it('answers the url_verification challenge Slack sends when the request URL is set', async () => {
+    const res = await postEvent(
+      url,
+      { token: 'x', challenge: 'c-123', type: 'url_verification' },
+      { signingSecret: SIGNING_SECRET },
+    );
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('c-123');
+  });
+
   it('accepts the same event when it is signed now', async () => {
     const before = handler.messages.length;
     const res = await postEvent(url, eventCallback(appMention({ text: `<@${BOT_USER_ID}> hi` })), {
