@@ -1,5 +1,5 @@
 import type { ReplyImage } from '../domain/reply.js';
-import type { ArtifactRenderer, RenderOptions } from '../ports/artifact-renderer.js';
+import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 
 export interface FitImagesOptions {
   /** How many images the platform shows in one message (Slack 10 files per message, Discord 10 attachments). */
