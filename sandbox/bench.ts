@@ -55,6 +55,7 @@ const baselineLabels = (instanceId: string) => ({
 const PANDAS = 'import pandas as pd; print(pd.__version__)';
 const CHART = 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2, 4]); plt.title("bench")';
 
+/** Nearest-rank p50 and p95 of samples in milliseconds. */
 export function stats(samplesMs: number[]): BenchStats {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;

@@ -55,7 +55,11 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
     mrkdwn = `${preview}\n\n_…the answer is ${formatCount(reply.text.length)} characters long; the full text is attached as \`answer.md\`._`;
   }
   const blocks: SlackBlock[] =
-    mrkdwn.trim() === '' ? [] : splitMessage(mrkdwn, { maxChars: SECTION_CHARS }).map(section);
+    mrkdwn.trim() === ''
+      ? []
+      : splitMessage(mrkdwn, { maxChars: SECTION_CHARS })
+          .filter((chunk) => chunk.trim() !== '') // Slack refuses an empty section
+          .map(section);
   blocks.push(...codeBlocks(reply, files, options));
   for (const omitted of reply.omitted ?? []) {
     const where = omitted.url ? ` <${omitted.url}|Download>` : '';
@@ -84,7 +88,11 @@ function codeBlocks(reply: Reply, files: SlackReplyPlan['files'], options: Reply
   const blocks: SlackBlock[] = [];
   runs.forEach((run, i) => {
     const label = `Code ${runs.length > 1 ? `${i + 1} ` : ''}· ${run.language} · ${run.status} · ${formatDuration(run.durationMs)}`;
-    const long = run.code.length > maxChars || run.code.split('\n').length > maxLines;
+    // Escaping can grow code (`<` is 4 characters in mrkdwn), so the fenced form must fit a section too.
+    const long =
+      run.code.length > maxChars ||
+      run.code.split('\n').length > maxLines ||
+      fence(run.code).length > SECTION_CHARS - 200;
     if (long) {
       const name = `code-${i + 1}.${EXTENSIONS[run.language]}`;
       files.push({

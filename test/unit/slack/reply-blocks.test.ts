@@ -74,6 +74,12 @@ describe('planReply (Reply → Block Kit)', () => {
     expect(plan.files[0]!.data.toString()).toBe(long);
   });
 
+  it('attaches code that would outgrow a section once escaped', () => {
+    const plan = planReply(reply('done', { runs: [run('x = 1 < 2 < 3 < 4;'.repeat(120))] }));
+    expect(plan.files.map((f) => f.name)).toEqual(['code-1.py']);
+    for (const b of plan.messages.flatMap((m) => m.blocks)) expect(textOf(b).length).toBeLessThanOrEqual(3000);
+  });
+
   it('does not repeat the output of a direct run that is already the answer', () => {
     const plan = planReply(reply('```\n42\n```', { runs: [run('print(42)', { outputExcerpt: '42\n' })] }));
     expect(plan.messages[0]!.blocks.map(textOf).join('')).not.toContain('*Output*');

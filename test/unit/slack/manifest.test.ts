@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+
+const manifest = readFileSync(new URL('../../../adapters/slack/manifest.yml', import.meta.url), 'utf8');
+
+/** The items of the YAML list under `key:` (a flat list of scalars, as the manifest uses). */
+function listUnder(key: string): string[] {
+  const lines = manifest.split('\n');
+  const start = lines.findIndex((l) => l.trim() === `${key}:`);
+  const items: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const m = /^\s*- (\S+)\s*$/.exec(line);
+    if (!m) break;
+    items.push(m[1]!);
+  }
+  return items;
+}
+
+describe('Slack app manifest', () => {
+  it('asks for exactly the scopes the adapter uses', () => {
+    expect(listUnder('bot').sort()).toEqual(
+      [
+        'app_mentions:read', // app_mention
+        'assistant:write', // assistant.threads.setStatus
+        'channels:history', // message.channels: thread follow-ups
+        'chat:write', // chat.postMessage / update / delete
+        'commands', // the slash command
+        'files:read', // url_private_download, files.info
+        'files:write', // filesUploadV2
+        'groups:history', // message.groups
+        'im:history', // message.im: direct messages
+      ].sort(),
+    );
+  });
+
+  it('subscribes to the events the listeners handle, and nothing else', () => {
+    expect(listUnder('bot_events').sort()).toEqual(['app_mention', 'message.channels', 'message.groups', 'message.im']);
+  });
+
+  it('declares the default slash command, interactivity for the Stop button and Socket Mode', () => {
+    expect(manifest).toContain(`- command: ${loadConfig({}).env.THREADLAB_SLACK_COMMAND}`);
+    expect(manifest).toMatch(/interactivity:\n\s+is_enabled: true/);
+    expect(manifest).toMatch(/socket_mode_enabled: true/);
+  });
+});
