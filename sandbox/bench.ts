@@ -40,7 +40,11 @@ export interface BenchReport {
   idleSessionMemoryMb: number;
   /** How many times faster (b) is than each naive baseline, on p50. */
   speedup: { vsDockerRun: number; vsDockerExec: number };
-  targets: { warmPrintP50Under5Ms: boolean; newSessionP50Under50Ms: boolean; newSession15xFasterThanDockerRun: boolean };
+  targets: {
+    warmPrintP50Under5Ms: boolean;
+    newSessionP50Under50Ms: boolean;
+    newSession15xFasterThanDockerRun: boolean;
+  };
 }
 
 /** Baseline containers carry the sandbox labels, so orphan removal cleans up after a crashed bench. */
@@ -94,8 +98,16 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
     await sandbox.start();
     out(`threadlab sandbox bench: image ${image}, ${iterations} iterations (${slow} for container starts)`);
     await sandbox.run('bench-warm', { language: 'python', code: 'print(0)' });
-    const warmPrint = stats(await time(iterations, () => sandbox.run('bench-warm', { language: 'python', code: 'print(1)' }).then(() => undefined)));
-    const chart = stats(await time(iterations, () => sandbox.run('bench-warm', { language: 'python', code: CHART }).then(() => undefined)));
+    const warmPrint = stats(
+      await time(iterations, () =>
+        sandbox.run('bench-warm', { language: 'python', code: 'print(1)' }).then(() => undefined),
+      ),
+    );
+    const chart = stats(
+      await time(iterations, () =>
+        sandbox.run('bench-warm', { language: 'python', code: CHART }).then(() => undefined),
+      ),
+    );
 
     const newSessionPandas = stats(
       await time(
@@ -196,7 +208,9 @@ async function idleMemoryMb(docker: Docker, instanceId: string): Promise<number>
 
 function printReport(report: BenchReport, out: (line: string) => void): void {
   const row = (label: string, s: BenchStats) =>
-    out(`${label.padEnd(52)} p50 ${s.p50Ms.toFixed(2).padStart(9)} ms   p95 ${s.p95Ms.toFixed(2).padStart(9)} ms   (n=${s.samples})`);
+    out(
+      `${label.padEnd(60)} p50 ${s.p50Ms.toFixed(2).padStart(9)} ms   p95 ${s.p95Ms.toFixed(2).padStart(9)} ms   (n=${s.samples})`,
+    );
   row('(a) warm session: print(1)', report.warmPrint);
   row('(b) new session, first run: import pandas (pool hit)', report.newSessionPandas);
   row('(c) naive: docker run --rm IMAGE python3 -c import pandas', report.naiveDockerRun);

@@ -64,10 +64,14 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
       return new LiveContainer(container, name, connection, ready, logger);
     } catch (err) {
       const said = connection.diagnostics.trim();
-      throw new ThreadlabError('sandbox_start_failed', `Sandbox ${name} did not become ready${said ? `: ${said}` : ''}`, {
-        cause: err,
-        isRetryable: true,
-      });
+      throw new ThreadlabError(
+        'sandbox_start_failed',
+        `Sandbox ${name} did not become ready${said ? `: ${said}` : ''}`,
+        {
+          cause: err,
+          isRetryable: true,
+        },
+      );
     }
   } catch (err) {
     if (container) await container.remove({ force: true }).catch(() => undefined);
@@ -79,7 +83,12 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, name: string): P
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new ThreadlabError('sandbox_start_failed', `Sandbox ${name} did not become ready within ${timeoutMs} ms.`, { isRetryable: true })),
+      () =>
+        reject(
+          new ThreadlabError('sandbox_start_failed', `Sandbox ${name} did not become ready within ${timeoutMs} ms.`, {
+            isRetryable: true,
+          }),
+        ),
       timeoutMs,
     );
   });

@@ -5,19 +5,20 @@ import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } fr
 import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { RunRequest, Sandbox } from '../src/ports/sandbox.js';
-import { containerName, launchContainer } from './container-launcher.js';
+import { launchContainer } from './container-launcher.js';
 import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
 import { FileMirror } from './file-mirror.js';
 import { mimeFromPath, sanitizeFileName } from './file-names.js';
 import { putFile, readFile } from './file-transfer.js';
 import { toSandboxEnvironment } from './environment.js';
-import { restoreFiles, syncRunFiles } from './session-files.js';
+import { SessionContainers } from './session-containers.js';
+import { syncRunFiles } from './session-files.js';
 import type { LiveContainer } from './live-container.js';
 import { removeOrphans } from './orphans.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
-import { hashKey, SessionRegistry, type Session } from './session-registry.js';
+import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool } from './warm-pool.js';
 
 export interface DockerSandboxOptions {
@@ -41,22 +42,36 @@ export class DockerSandbox implements Sandbox {
   readonly instanceId: string;
   readonly pool: WarmPool;
   private readonly registry: SessionRegistry;
-  private readonly starting = new Set<Session>();
+  private readonly containers: SessionContainers;
   private readonly launches = new Set<Promise<LiveContainer>>();
   private started: Promise<void> | undefined;
   private readyInfo: ReadyFrame | undefined;
   private closed = false;
 
   constructor(private readonly options: DockerSandboxOptions) {
-    this.instanceId = options.instanceId ?? `${Date.now().toString(36)}-${process.pid}-${randomBytes(2).toString('hex')}`;
+    this.instanceId =
+      options.instanceId ?? `${Date.now().toString(36)}-${process.pid}-${randomBytes(2).toString('hex')}`;
     const { limits } = options;
     this.registry = new SessionRegistry({
       dataDir: options.dataDir,
       idleTtlMs: limits.idleTtlMs,
       maxAgeMs: limits.maxAgeMs,
-      onExpire: (session, reason) => void this.registry.serialize(session, () => this.retire(session, reason)),
+      onExpire: (session, reason) =>
+        void this.registry.serialize(session, () => this.containers.retire(session, reason)),
     });
-    this.pool = new WarmPool({ size: limits.poolSize, launch: () => this.launch(POOL_SESSION), logger: options.logger });
+    this.pool = new WarmPool({
+      size: limits.poolSize,
+      launch: () => this.launch(POOL_SESSION),
+      logger: options.logger,
+    });
+    this.containers = new SessionContainers({
+      registry: this.registry,
+      pool: this.pool,
+      launch: (session) => this.launch(session),
+      instanceId: this.instanceId,
+      maxSessions: limits.maxSessions,
+      logger: options.logger,
+    });
   }
 
   /** Checks the image, removes orphans of crashed instances, starts the reaper and fills the pool. */
@@ -87,7 +102,7 @@ export class DockerSandbox implements Sandbox {
     await this.start();
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
-      const live = await this.ensureLive(session);
+      const live = await this.containers.ensureLive(session);
       const pendingReset = session.pendingReset;
       session.pendingReset = undefined;
       const { limits } = this.options;
@@ -105,7 +120,13 @@ export class DockerSandbox implements Sandbox {
         await live.remove();
       } else {
         const { maxFileBytes } = limits;
-        await syncRunFiles({ connection: live.connection, mirror: session.mirror, outcome, maxFileBytes, logger: this.options.logger });
+        await syncRunFiles({
+          connection: live.connection,
+          mirror: session.mirror,
+          outcome,
+          maxFileBytes,
+          logger: this.options.logger,
+        });
       }
       if (pendingReset && !outcome.result.stateReset) outcome.result.stateReset = { reason: pendingReset };
       return outcome.result;
@@ -115,12 +136,16 @@ export class DockerSandbox implements Sandbox {
   async putFile(key: string, name: string, data: Buffer): Promise<SandboxFile> {
     const path = sanitizeFileName(name);
     if (data.length > this.options.limits.maxFileBytes) {
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${this.options.limits.maxFileBytes / MB} MB (THREADLAB_MAX_FILE_MB).`, { isPolicy: true });
+      throw new ThreadlabError(
+        'sandbox_file_rejected',
+        `${path} is larger than ${this.options.limits.maxFileBytes / MB} MB (THREADLAB_MAX_FILE_MB).`,
+        { isPolicy: true },
+      );
     }
     await this.start();
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
-      const live = await this.ensureLive(session);
+      const live = await this.containers.ensureLive(session);
       const file = await putFile(live.connection, path, data);
       await session.mirror.write(path, data);
       return file;
@@ -151,7 +176,7 @@ export class DockerSandbox implements Sandbox {
     await this.start();
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
-      const live = await this.ensureLive(session);
+      const live = await this.containers.ensureLive(session);
       const frame = await live.connection.request({ op: 'preview', paths });
       if (frame.type !== 'previews') throw new ThreadlabError('sandbox_protocol', `Preview failed: ${frame.type}`);
       return frame.previews;
@@ -207,65 +232,6 @@ export class DockerSandbox implements Sandbox {
     return this.registry.liveCount();
   }
 
-  /** Removes the session's container (its files stay mirrored); the next run says why state was reset. */
-  private async retire(session: Session, reason: string): Promise<void> {
-    const live = session.live;
-    if (!live) return;
-    session.live = undefined;
-    session.pendingReset = reason;
-    this.options.logger.info({ container: live.name, reason }, 'sandbox session retired');
-    await live.remove();
-  }
-
-  private async ensureLive(session: Session): Promise<LiveContainer> {
-    if (session.live?.isAlive) return session.live;
-    if (session.live) {
-      void session.live.remove();
-      session.live = undefined;
-      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
-    }
-    await this.makeRoom(session);
-    this.starting.add(session);
-    let live: LiveContainer;
-    try {
-      const pooled = this.pool.take();
-      if (pooled) {
-        live = pooled;
-        void live.container.rename({ name: containerName(this.instanceId, session.hash) }).catch(() => undefined);
-      } else {
-        live = await this.launch(session.hash);
-      }
-    } finally {
-      this.starting.delete(session);
-    }
-    session.live = live;
-    session.generation += 1;
-    void live.connection.closed.then(() => {
-      if (session.live !== live) return;
-      session.live = undefined;
-      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
-      void live.remove();
-    });
-    const restored = await restoreFiles(live.connection, session.mirror);
-    if (restored > 0 && session.generation === 1) {
-      // Files from before this bot process started: their variables are gone.
-      session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
-    }
-    return live;
-  }
-
-  /** Evicts least recently used idle sessions while the live count is at THREADLAB_SANDBOX_MAX_SESSIONS. */
-  private async makeRoom(session: Session): Promise<void> {
-    const max = this.options.limits.maxSessions;
-    while (this.registry.liveCount() + this.starting.size >= max) {
-      const victim = this.registry.leastRecentlyUsed(session);
-      if (!victim) {
-        throw new ThreadlabError('sandbox_busy', `All ${max} sandbox sessions are busy; try again shortly or raise THREADLAB_SANDBOX_MAX_SESSIONS.`, { isRetryable: true, retryAfterMs: 2000 });
-      }
-      await this.retire(victim, `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`);
-    }
-  }
-
   private async launch(session: string): Promise<LiveContainer> {
     if (this.closed) throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
     const launch = launchContainer({
@@ -290,5 +256,4 @@ export class DockerSandbox implements Sandbox {
       this.launches.delete(launch);
     }
   }
-
 }

@@ -20,7 +20,9 @@ export class FileMirror {
   resolve(path: string): string {
     const parts = path.split('/').filter((p) => p !== '' && p !== '.');
     if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0'))) {
-      throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, { isPolicy: true });
+      throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, {
+        isPolicy: true,
+      });
     }
     return join(this.root, ...parts);
   }

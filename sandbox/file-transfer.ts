@@ -36,14 +36,18 @@ export async function readFile(connection: RunnerConnection, path: string, maxBy
     const frame = await connection.request({ op: 'read_file', path, offset, length: CHUNK_BYTES });
     if (frame.type !== 'file') throw rejected(path, frame);
     if (frame.size > maxBytes) {
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, { isPolicy: true });
+      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, {
+        isPolicy: true,
+      });
     }
     const chunk = Buffer.from(frame.base64, 'base64');
     chunks.push(chunk);
     offset += chunk.length;
     if (offset > maxBytes) {
       // The runner shares its process with the user's code: never trust its size claims.
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, { isPolicy: true });
+      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, {
+        isPolicy: true,
+      });
     }
     if (frame.eof || chunk.length === 0) break;
   }

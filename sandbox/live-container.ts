@@ -40,7 +40,10 @@ export class LiveContainer {
   async exitState(): Promise<ContainerExit> {
     try {
       const info = await this.container.inspect();
-      return { oomKilled: Boolean(info.State.OOMKilled), exitCode: info.State.Running ? undefined : info.State.ExitCode };
+      return {
+        oomKilled: Boolean(info.State.OOMKilled),
+        exitCode: info.State.Running ? undefined : info.State.ExitCode,
+      };
     } catch {
       return { oomKilled: false, exitCode: undefined };
     }

@@ -147,7 +147,10 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
       exit = await live.exitState();
     }
     killedBy = exit.oomKilled ? 'memory' : 'crash';
-    reason = killedBy === 'crash' && exit.exitCode !== undefined ? `${KILL_TEXT.crash} (status ${exit.exitCode})` : KILL_TEXT[killedBy];
+    reason =
+      killedBy === 'crash' && exit.exitCode !== undefined
+        ? `${KILL_TEXT.crash} (status ${exit.exitCode})`
+        : KILL_TEXT[killedBy];
   }
   const result = baseResult('killed', stdout.text, stderr.text, displays, durationMs);
   result.killReason = killedBy;

@@ -86,11 +86,7 @@ export class RunnerConnection {
    * Sends a request once the previous one is answered; `onFrame` receives its streaming frames and
    * `onSent` is called when it was written (an interrupt before that would reach the wrong request).
    */
-  request(
-    request: RunnerRequest,
-    onFrame?: (frame: StreamFrame) => void,
-    onSent?: () => void,
-  ): Promise<FinalFrame> {
+  request(request: RunnerRequest, onFrame?: (frame: StreamFrame) => void, onSent?: () => void): Promise<FinalFrame> {
     const run = () =>
       new Promise<FinalFrame>((resolve, reject) => {
         if (this.isClosedFlag) {

@@ -86,7 +86,14 @@ export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display'
 
 /** Requests the bot sends; `id` is added by the connection. */
 export type RunnerRequest =
-  | { op: 'run'; language: 'python' | 'bash'; code: string; timeoutMs: number; outputBytes: number; maxFileBytes: number }
+  | {
+      op: 'run';
+      language: 'python' | 'bash';
+      code: string;
+      timeoutMs: number;
+      outputBytes: number;
+      maxFileBytes: number;
+    }
   | { op: 'put_file'; path: string; base64: string; append: boolean }
   | { op: 'read_file'; path: string; offset: number; length: number }
   | { op: 'list_files' }

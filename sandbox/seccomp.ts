@@ -69,9 +69,29 @@ arch_prctl`
 
 /** Syscalls the profile must never allow, checked by the unit tests. */
 export const DENIED_SYSCALLS = [
-  'io_uring_setup', 'io_uring_enter', 'io_uring_register', 'bpf', 'perf_event_open', 'userfaultfd',
-  'keyctl', 'add_key', 'request_key', 'ptrace', 'process_vm_readv', 'process_vm_writev', 'mount', 'umount2',
-  'unshare', 'setns', 'pivot_root', 'chroot', 'socketcall', 'kexec_load', 'init_module', 'reboot', 'swapon',
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'mount',
+  'umount2',
+  'unshare',
+  'setns',
+  'pivot_root',
+  'chroot',
+  'socketcall',
+  'kexec_load',
+  'init_module',
+  'reboot',
+  'swapon',
 ] as const;
 
 /** Builds the profile. Pure and deterministic; see DENIED_SYSCALLS for what it refuses. */

@@ -87,7 +87,9 @@ function createQueue(config: Config, logger: Logger, hooks: { metrics?: Threadla
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
   };
   const redisUrl = config.env.REDIS_URL;
-  return redisUrl ? new BullMqJobQueue({ redisUrl, ...common }) : new InProcessJobQueue(common);
+  return redisUrl
+    ? new BullMqJobQueue({ redisUrl, affinityTtlMs: config.sandbox.idleTtlMs, ...common })
+    : new InProcessJobQueue(common);
 }
 
 /** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
@@ -102,11 +104,11 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const o = options.overrides ?? {};
   mkdirSync(config.dataDir, { recursive: true });
   // The queue tells the runtime about jobs that will not run, so their users hear of it.
-  let runtime: Runtime | undefined;
-  const onDropped: OnDropped = (job, reason) => runtime?.onDropped(job, reason);
+  const late: { runtime?: Runtime } = {};
+  const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
   const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
   const llm = 'llm' in o ? o.llm : createOpenAiLlmClient(config.llm, logger.child({ component: 'llm' }));
-  runtime = new Runtime({
+  const runtime = new Runtime({
     config,
     logger,
     sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger)),
@@ -117,5 +119,6 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
     adapters: o.adapters ?? createAdapters(config, logger, renderer),
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
+  late.runtime = runtime;
   return runtime;
 }

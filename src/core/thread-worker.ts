@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { toThreadlabError, type ThreadlabError } from '../domain/errors.js';
+import { isThreadlabError, toThreadlabError, type ThreadlabError } from '../domain/errors.js';
 import type { InboundCommand, InboundMessage } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -64,12 +64,18 @@ export class ThreadWorker {
     try {
       progress.update({ type: 'started' });
       const reply = await this.answer(job, adapter, progress, context.signal);
+      // Shutdown, not the user, interrupted this run: no reply; the queue hands the job back or says so.
+      if (isShutdown(context.signal)) throw context.signal.reason;
       if (job.attempt > 1) {
         reply.text = `_This message was picked up again after a worker stopped; the thread's variables were reset and its files restored._\n\n${reply.text}`;
       }
       await adapter.reply(message, reply);
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');
     } catch (err) {
+      if (isShutdown(context.signal)) {
+        log.warn('interrupted by shutdown; handing the job back');
+        throw context.signal.reason;
+      }
       const error = toThreadlabError(err);
       log.error({ err: error, code: error.code }, 'job failed');
       this.deps.metrics?.error(error.code);
@@ -160,6 +166,11 @@ export class ThreadWorker {
         return textReply('Stopped.');
     }
   }
+}
+
+/** Whether the queue aborted the job because this process is shutting down (a retryable cancel). */
+function isShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && isThreadlabError(signal.reason, 'cancelled') && signal.reason.isRetryable;
 }
 
 /** What the user reads when a job fails for a reason that is not their code. */

@@ -163,7 +163,12 @@ export class InProcessJobQueue implements JobQueue {
         if (controller.signal.aborted) outcome = 'cancelled';
       } catch (err) {
         outcome = controller.signal.aborted ? 'cancelled' : 'error';
-        this.options.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
+        if (this.closing && controller.signal.aborted) {
+          // Nothing survives this process: the user must hear that the message was not answered.
+          await notifyDropped(this.options.onDropped, job, 'shutdown', this.options.logger);
+        } else {
+          this.options.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
+        }
       } finally {
         this.observer.finished(this.now() - startedAtMs, outcome);
         this.finish(state, job);

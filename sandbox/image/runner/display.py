@@ -1,6 +1,7 @@
 """Rich representations of values (the notebook's display protocol) and matplotlib figure capture."""
 import base64
 import io
+import struct
 import sys
 
 TEXT_CAP = 256 * 1024
@@ -86,16 +87,10 @@ def figure_display(fig):
             meta["xlabel"] = ax.get_xlabel()
         if ax.get_ylabel():
             meta["ylabel"] = ax.get_ylabel()
-    try:
-        from PIL import Image
-
-        buf.seek(0)
-        with Image.open(buf) as image:
-            meta["width"], meta["height"] = image.size
-    except Exception:
-        width, height = fig.get_size_inches() * fig.dpi
-        meta["width"], meta["height"] = int(width), int(height)
-    return {"data": {"image/png": base64.b64encode(buf.getvalue()).decode("ascii")}, "meta": meta}
+    png = buf.getvalue()
+    # The PNG header holds the pixel size (IHDR width and height, big-endian, at bytes 16..24).
+    meta["width"], meta["height"] = struct.unpack(">II", png[16:24])
+    return {"data": {"image/png": base64.b64encode(png).decode("ascii")}, "meta": meta}
 
 
 def flush_figures(emit):

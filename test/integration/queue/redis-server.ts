@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
 import { Redis } from 'ioredis';
 
 /** A private, throw-away redis-server on a free loopback port (no persistence). */
@@ -11,62 +10,23 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-async function waitReady(url: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      await probe.ping();
-      probe.disconnect();
-      return;
-    } catch (err) {
-      probe.disconnect();
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
 export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  const launch = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
-    await waitReady(url);
-  };
+  let server: PrivateRedis = await startPrivateRedis();
+  const { port, url } = server;
   const kill = async (): Promise<void> => {
-    const c = child;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGKILL');
+    const child = server.process;
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
     await exited;
   };
-  await launch();
   return {
     url,
     port,
     async restart(options = {}) {
       await kill();
       await new Promise((r) => setTimeout(r, options.downMs ?? 500));
-      await launch();
+      server = await startPrivateRedis(port);
     },
     stop: kill,
   };

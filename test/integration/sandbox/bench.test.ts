@@ -10,7 +10,15 @@ describe('benchSandbox', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
     const lines: string[] = [];
     try {
-      const report = await benchSandbox({ docker, image: await sandboxImage(), limits: testLimits({ poolSize: 1 }), dataDir, logger, iterations: 3, out: (l) => lines.push(l) });
+      const report = await benchSandbox({
+        docker,
+        image: await sandboxImage(),
+        limits: testLimits({ poolSize: 1 }),
+        dataDir,
+        logger,
+        iterations: 3,
+        out: (l) => lines.push(l),
+      });
       expect(report.warmPrint.samples).toBe(3);
       expect(report.newSessionPandas.samples).toBe(3);
       expect(report.newSessionPandas.p50Ms).toBeLessThan(report.naiveDockerRun.p50Ms);

@@ -61,6 +61,8 @@ describe('DockerSandbox execution', () => {
     expect(result.status).toBe('ok');
     const png = result.displays.find((d) => d.data['image/png']);
     expect(png?.meta).toMatchObject({ title: 'Growth', xlabel: 'x', ylabel: 'y' });
+    expect(png?.meta?.width).toBeGreaterThan(300);
+    expect(png?.meta?.height).toBeGreaterThan(200);
     expect(Buffer.from(png!.data['image/png']!, 'base64').subarray(1, 4).toString()).toBe('PNG');
     expect(result.displays.some((d) => d.data['text/html']?.includes('<table'))).toBe(true);
     expect(displays.length).toBe(result.displays.length);
@@ -84,12 +86,17 @@ describe('DockerSandbox execution', () => {
       ].join('\n'),
     });
     expect(result.status).toBe('ok');
-    const kinds = result.displays.map((d) => d.meta?.title ?? d.data['text/html'] ?? d.data['image/svg+xml'] ?? d.data['text/plain']);
+    const kinds = result.displays.map(
+      (d) => d.meta?.title ?? d.data['text/html'] ?? d.data['image/svg+xml'] ?? d.data['text/plain'],
+    );
     expect(kinds).toEqual(["'plain'", '<b>bold</b>', 'first', '<svg/>', 'second']);
   });
 
   it('runs bash in the same /mnt/data', async () => {
-    const result = await t.sandbox.run('s1', { language: 'bash', code: 'pwd; wc -l < out.csv; echo hi > from-bash.txt' });
+    const result = await t.sandbox.run('s1', {
+      language: 'bash',
+      code: 'pwd; wc -l < out.csv; echo hi > from-bash.txt',
+    });
     expect(result).toMatchObject({ status: 'ok', stdout: '/mnt/data\n4\n' });
     expect(result.artifacts.map((a) => a.path)).toEqual(['from-bash.txt']);
     const failed = await t.sandbox.run('s1', { language: 'bash', code: 'exit 3' });
@@ -124,7 +131,18 @@ describe('DockerSandbox execution', () => {
     const listed = await t.sandbox.listFiles('s3');
     expect(listed.map((f) => f.path)).toEqual(['etc/data set.csv']);
     const [preview, bad] = await t.sandbox.previewFiles('s3', ['etc/data set.csv', '../../etc/passwd']);
-    expect(preview).toMatchObject({ kind: 'table', tables: [{ rows: 2, columns: [{ name: 'a', dtype: 'int64' }, { name: 'b', dtype: 'object' }] }] });
+    expect(preview).toMatchObject({
+      kind: 'table',
+      tables: [
+        {
+          rows: 2,
+          columns: [
+            { name: 'a', dtype: 'int64' },
+            { name: 'b', dtype: 'object' },
+          ],
+        },
+      ],
+    });
     expect(bad?.error).toMatch(/inside/);
     await expect(t.sandbox.readFile('s3', '../outside')).rejects.toMatchObject({ code: 'sandbox_file_rejected' });
   });

@@ -46,7 +46,11 @@ export interface TestSandbox {
 }
 
 /** A sandbox with a unique instance id and a temporary data dir, removed by `close()`. */
-export async function makeSandbox(name: string, limits: Partial<SandboxLimits> = {}, image?: string): Promise<TestSandbox> {
+export async function makeSandbox(
+  name: string,
+  limits: Partial<SandboxLimits> = {},
+  image?: string,
+): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;
   const sandbox = await createDockerSandbox({

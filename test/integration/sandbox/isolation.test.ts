@@ -110,7 +110,10 @@ describe('sandbox isolation (enforced by the engine)', () => {
     expect(out).toContain('core 0 0');
     expect(out).toContain('data 64 tmp 16');
     expect(out).toContain('tmp quota 28');
-    const fsize = await t.sandbox.run('iso', { language: 'python', code: 'open("big.bin", "wb").write(b"x" * (40 * 2**20))' });
+    const fsize = await t.sandbox.run('iso', {
+      language: 'python',
+      code: 'open("big.bin", "wb").write(b"x" * (40 * 2**20))',
+    });
     expect(fsize.error?.value).toMatch(/too large/i);
   });
 
@@ -120,8 +123,15 @@ describe('sandbox isolation (enforced by the engine)', () => {
     expect(info?.Labels['dev.threadlab.session']).toMatch(/^[0-9a-f]{24}$/);
     const inspect = await docker.getContainer(info!.Id).inspect();
     expect(inspect.Mounts).toEqual([]);
-    expect(inspect.HostConfig).toMatchObject({ NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], Privileged: false });
-    const out = await py('import os\nprint(os.path.exists("/var/run/docker.sock"), os.path.exists("/run/docker.sock"))');
+    expect(inspect.HostConfig).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      Privileged: false,
+    });
+    const out = await py(
+      'import os\nprint(os.path.exists("/var/run/docker.sock"), os.path.exists("/run/docker.sock"))',
+    );
     expect(out).toBe('False False');
   });
 });

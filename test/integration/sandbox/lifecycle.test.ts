@@ -19,7 +19,10 @@ afterAll(async () => {
 
 /** The container id as seen from inside (cgroup v1 paths carry it). */
 const containerIdOf = async (key: string) => {
-  const result = await t.sandbox.run(key, { language: 'bash', code: 'grep -o -m1 "[0-9a-f]\\{64\\}" /proc/self/cgroup' });
+  const result = await t.sandbox.run(key, {
+    language: 'bash',
+    code: 'grep -o -m1 "[0-9a-f]\\{64\\}" /proc/self/cgroup',
+  });
   return result.stdout.trim();
 };
 
@@ -42,7 +45,8 @@ describe('sandbox lifecycle', () => {
     await t.sandbox.pool.whenFull();
     // Labels cannot change, so a taken container keeps its pool label; its name carries the session.
     const all = await containersOf(t.instanceId);
-    for (const id of ids) expect(all.find((c) => c.Id === id)?.Names[0]).toMatch(/threadlab-test-life-.*-[0-9a-f]{24}-/);
+    for (const id of ids)
+      expect(all.find((c) => c.Id === id)?.Names[0]).toMatch(/threadlab-test-life-.*-[0-9a-f]{24}-/);
     const refilled = all.filter((c) => c.Labels['dev.threadlab.session'] === 'pool' && !ids.includes(c.Id));
     expect(refilled).toHaveLength(2);
   });
@@ -121,8 +125,16 @@ describe('sandbox lifecycle', () => {
       code: 'sandbox_image_missing',
       message: expect.stringContaining('threadlab sandbox build'),
     });
-    const nowhere = new DockerSandbox({ docker: new Docker({ socketPath: '/nonexistent/docker.sock' }), image: 'x', limits: testLimits(), dataDir: '/tmp/unused', logger });
-    await expect(nowhere.run('k', { language: 'python', code: '1' })).rejects.toMatchObject({ code: 'docker_unreachable' });
+    const nowhere = new DockerSandbox({
+      docker: new Docker({ socketPath: '/nonexistent/docker.sock' }),
+      image: 'x',
+      limits: testLimits(),
+      dataDir: '/tmp/unused',
+      logger,
+    });
+    await expect(nowhere.run('k', { language: 'python', code: '1' })).rejects.toMatchObject({
+      code: 'docker_unreachable',
+    });
   });
 
   it('close() removes every container of the instance', async () => {

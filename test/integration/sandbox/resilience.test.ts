@@ -3,7 +3,13 @@ import { docker, makeSandbox, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
-  t = await makeSandbox('res', { memoryMb: 768, pids: 48, graceMs: 1000, outputBytes: 4096, maxFileBytes: 4 * 1024 * 1024 });
+  t = await makeSandbox('res', {
+    memoryMb: 768,
+    pids: 48,
+    graceMs: 1000,
+    outputBytes: 4096,
+    maxFileBytes: 4 * 1024 * 1024,
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -16,7 +22,9 @@ async function withBystander<T>(work: Promise<T>): Promise<T> {
   const started = Date.now();
   const [result, during] = await Promise.all([
     work,
-    new Promise((r) => setTimeout(r, 300)).then(() => t.sandbox.run('bystander', { language: 'python', code: 'n += 1\nn' })),
+    new Promise((r) => setTimeout(r, 300)).then(() =>
+      t.sandbox.run('bystander', { language: 'python', code: 'n += 1\nn' }),
+    ),
   ]);
   expect(during.status).toBe('ok');
   expect(Date.now() - started).toBeLessThan(30_000);
@@ -26,7 +34,9 @@ async function withBystander<T>(work: Promise<T>): Promise<T> {
 describe('sandbox under hostile code', () => {
   it('interrupts an infinite loop at the deadline and keeps the session', async () => {
     await t.sandbox.run('loop', { language: 'python', code: 'kept = 123' });
-    const result = await withBystander(t.sandbox.run('loop', { language: 'python', code: 'while True:\n    pass', timeoutMs: 800 }));
+    const result = await withBystander(
+      t.sandbox.run('loop', { language: 'python', code: 'while True:\n    pass', timeoutMs: 800 }),
+    );
     expect(result.status).toBe('timeout');
     expect(result.error?.value).toContain('THREADLAB_SANDBOX_TIMEOUT_MS');
     expect(result.stateReset).toBeUndefined();
@@ -38,7 +48,11 @@ describe('sandbox under hostile code', () => {
   it('interrupts a sleeping bash script and a python sleep', async () => {
     const bash = await t.sandbox.run('loop', { language: 'bash', code: 'echo start; sleep 30', timeoutMs: 500 });
     expect(bash).toMatchObject({ status: 'timeout', stdout: 'start\n' });
-    const sleep = await t.sandbox.run('loop', { language: 'python', code: 'import time\ntime.sleep(30)', timeoutMs: 500 });
+    const sleep = await t.sandbox.run('loop', {
+      language: 'python',
+      code: 'import time\ntime.sleep(30)',
+      timeoutMs: 500,
+    });
     expect(sleep.status).toBe('timeout');
     expect(sleep.durationMs).toBeLessThan(3000);
   });
@@ -46,7 +60,11 @@ describe('sandbox under hostile code', () => {
   it('stops on abort like a timeout, reporting a user stop', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 400);
-    const result = await t.sandbox.run('loop', { language: 'python', code: 'import time\nwhile True: time.sleep(0.01)', signal: controller.signal });
+    const result = await t.sandbox.run('loop', {
+      language: 'python',
+      code: 'import time\nwhile True: time.sleep(0.01)',
+      signal: controller.signal,
+    });
     expect(result.status).toBe('timeout');
     expect(result.error?.value).toMatch(/stopped by the user/);
     expect(t.sandbox.isLive('loop')).toBe(true);
@@ -61,14 +79,20 @@ describe('sandbox under hostile code', () => {
     });
     expect(result).toMatchObject({ status: 'killed', killReason: 'timeout' });
     expect(result.stateReset?.reason).toBeTruthy();
-    const after = await t.sandbox.run('stubborn', { language: 'python', code: 'print(open("keep.txt").read(), "v" in globals())' });
+    const after = await t.sandbox.run('stubborn', {
+      language: 'python',
+      code: 'print(open("keep.txt").read(), "v" in globals())',
+    });
     expect(after).toMatchObject({ status: 'ok', stdout: 'kept False\n' });
     expect(after.stateReset).toBeUndefined(); // already told by the killed result
   });
 
   it('ends a memory bomb as killed for memory while other sessions keep working', async () => {
     const result = await withBystander(
-      t.sandbox.run('mem', { language: 'python', code: 'blocks = []\nwhile True:\n    blocks.append("x" * (32 * 2**20))' }),
+      t.sandbox.run('mem', {
+        language: 'python',
+        code: 'blocks = []\nwhile True:\n    blocks.append("x" * (32 * 2**20))',
+      }),
     );
     expect(result).toMatchObject({ status: 'killed', killReason: 'memory' });
     expect(result.stateReset?.reason).toMatch(/memory/);
@@ -83,7 +107,11 @@ describe('sandbox under hostile code', () => {
     expect(['timeout', 'killed']).toContain(result.status);
     const after = await t.sandbox.run('fork', { language: 'bash', code: 'echo alive' });
     expect(after).toMatchObject({ status: 'ok', stdout: 'alive\n' });
-    const python = await t.sandbox.run('fork', { language: 'python', code: 'import os\nwhile True:\n    os.fork()', timeoutMs: 1500 });
+    const python = await t.sandbox.run('fork', {
+      language: 'python',
+      code: 'import os\nwhile True:\n    os.fork()',
+      timeoutMs: 1500,
+    });
     expect(['error', 'timeout', 'killed']).toContain(python.status);
     const again = await t.sandbox.run('fork', { language: 'bash', code: 'sleep 0.5; ps -e --no-headers | wc -l' });
     expect(again.status).toBe('ok');

@@ -2,14 +2,47 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { buildContainerSpec, CONTAINER_ENV } from '../../../sandbox/container-spec.js';
 
-const limits = { ...loadConfig({}).sandbox, memoryMb: 300, cpus: 1.5, pids: 99, nofile: 321, fileSizeMb: 7, dataMb: 40, tmpMb: 12 };
-const spec = buildContainerSpec({ image: 'img:1', limits, name: 'n', instanceId: 'inst', session: 'abc', hostname: 'h', ownerPid: 42 });
+const limits = {
+  ...loadConfig({}).sandbox,
+  memoryMb: 300,
+  cpus: 1.5,
+  pids: 99,
+  nofile: 321,
+  fileSizeMb: 7,
+  dataMb: 40,
+  tmpMb: 12,
+};
+const spec = buildContainerSpec({
+  image: 'img:1',
+  limits,
+  name: 'n',
+  instanceId: 'inst',
+  session: 'abc',
+  hostname: 'h',
+  ownerPid: 42,
+});
 const host = spec.HostConfig!;
 
 describe('buildContainerSpec', () => {
   it('isolates the container', () => {
-    expect(spec).toMatchObject({ Image: 'img:1', Hostname: 'sandbox', User: '1000:1000', WorkingDir: '/mnt/data', NetworkDisabled: true, Tty: false, OpenStdin: true, StdinOnce: true });
-    expect(host).toMatchObject({ NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], Init: false, Privileged: false, Binds: [] });
+    expect(spec).toMatchObject({
+      Image: 'img:1',
+      Hostname: 'sandbox',
+      User: '1000:1000',
+      WorkingDir: '/mnt/data',
+      NetworkDisabled: true,
+      Tty: false,
+      OpenStdin: true,
+      StdinOnce: true,
+    });
+    expect(host).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      Init: false,
+      Privileged: false,
+      Binds: [],
+    });
     expect(host.SecurityOpt?.[0]).toBe('no-new-privileges:true');
     expect(host.SecurityOpt?.[1]).toMatch(/^seccomp=\{/);
   });
@@ -31,7 +64,15 @@ describe('buildContainerSpec', () => {
 
   it('passes no host environment and labels the container', () => {
     process.env.THREADLAB_UNIT_CANARY = 'leak';
-    const again = buildContainerSpec({ image: 'i', limits, name: 'n', instanceId: 'inst', session: 'abc', hostname: 'h', ownerPid: 42 });
+    const again = buildContainerSpec({
+      image: 'i',
+      limits,
+      name: 'n',
+      instanceId: 'inst',
+      session: 'abc',
+      hostname: 'h',
+      ownerPid: 42,
+    });
     expect(again.Env).toEqual(CONTAINER_ENV);
     expect(JSON.stringify(again)).not.toContain('leak');
     delete process.env.THREADLAB_UNIT_CANARY;

@@ -57,5 +57,16 @@ export class FakeRunner {
 }
 
 export function resultFrame(id: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: 'result', id, status: 'ok', executionCount: 1, durationMs: 1, stdout: '', stderr: '', artifacts: [], deleted: [], ...overrides };
+  return {
+    type: 'result',
+    id,
+    status: 'ok',
+    executionCount: 1,
+    durationMs: 1,
+    stdout: '',
+    stderr: '',
+    artifacts: [],
+    deleted: [],
+    ...overrides,
+  };
 }

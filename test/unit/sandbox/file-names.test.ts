@@ -30,7 +30,10 @@ describe('FileMirror', () => {
   it('writes, lists, reads and removes files', async () => {
     await mirror.write('a/b.txt', Buffer.from('B'));
     await mirror.write('c.txt', Buffer.from('CC'));
-    expect((await mirror.list()).map((f) => [f.path, f.bytes])).toEqual([['a/b.txt', 1], ['c.txt', 2]]);
+    expect((await mirror.list()).map((f) => [f.path, f.bytes])).toEqual([
+      ['a/b.txt', 1],
+      ['c.txt', 2],
+    ]);
     expect((await mirror.read('a/b.txt')).toString()).toBe('B');
     await mirror.remove('c.txt');
     expect((await mirror.list()).map((f) => f.path)).toEqual(['a/b.txt']);

@@ -15,7 +15,10 @@ function fakeDocker(containers: { Id: string; State: string; Labels: Record<stri
 }
 
 const labels = (instance: string, host: string, pid: number) => ({
-  'dev.threadlab.sandbox': '1', 'dev.threadlab.instance': instance, 'dev.threadlab.host': host, 'dev.threadlab.pid': String(pid),
+  'dev.threadlab.sandbox': '1',
+  'dev.threadlab.instance': instance,
+  'dev.threadlab.host': host,
+  'dev.threadlab.pid': String(pid),
 });
 
 describe('removeOrphans', () => {
@@ -26,15 +29,29 @@ describe('removeOrphans', () => {
       { Id: 'sibling', State: 'running', Labels: labels('other', 'h', 222) },
       { Id: 'remote-running', State: 'running', Labels: labels('far', 'elsewhere', 111) },
       { Id: 'remote-exited', State: 'exited', Labels: labels('far', 'elsewhere', 111) },
-      { Id: 'unlabelled-pid', State: 'running', Labels: { 'dev.threadlab.sandbox': '1', 'dev.threadlab.instance': 'x', 'dev.threadlab.host': 'h' } },
+      {
+        Id: 'unlabelled-pid',
+        State: 'running',
+        Labels: { 'dev.threadlab.sandbox': '1', 'dev.threadlab.instance': 'x', 'dev.threadlab.host': 'h' },
+      },
     ]);
-    const names = await removeOrphans(docker, { olderThanInstance: 'me', host: 'h', isProcessAlive: (pid) => pid === 222 });
+    const names = await removeOrphans(docker, {
+      olderThanInstance: 'me',
+      host: 'h',
+      isProcessAlive: (pid) => pid === 222,
+    });
     expect(removed).toEqual(['dead', 'remote-exited', 'unlabelled-pid']);
     expect(names).toEqual(removed);
   });
 
   it('reports an unreachable engine as docker_unreachable', async () => {
-    const docker = { listContainers: async () => { throw Object.assign(new Error('connect ENOENT'), { code: 'ENOENT' }); } } as unknown as Docker;
-    await expect(removeOrphans(docker, { olderThanInstance: 'me' })).rejects.toMatchObject({ code: 'docker_unreachable' });
+    const docker = {
+      listContainers: async () => {
+        throw Object.assign(new Error('connect ENOENT'), { code: 'ENOENT' });
+      },
+    } as unknown as Docker;
+    await expect(removeOrphans(docker, { olderThanInstance: 'me' })).rejects.toMatchObject({
+      code: 'docker_unreachable',
+    });
   });
 });

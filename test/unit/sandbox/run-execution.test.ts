@@ -24,12 +24,23 @@ describe('executeRun', () => {
     const { live } = fakeLive(runner);
     runner.onRequest = (req) => {
       runner.send({ type: 'display', id: req.id, data: { 'text/plain': '42' } });
-      runner.send(resultFrame(String(req.id), { stdout: 'out', deleted: ['gone.txt'], artifacts: [{ path: 'a.csv', bytes: 3, mime: 'text/csv', change: 'created' }] }));
+      runner.send(
+        resultFrame(String(req.id), {
+          stdout: 'out',
+          deleted: ['gone.txt'],
+          artifacts: [{ path: 'a.csv', bytes: 3, mime: 'text/csv', change: 'created' }],
+        }),
+      );
     };
     const outcome = await executeRun({ ...base, live, request: { language: 'python', code: '42' } });
     expect(outcome.lost).toBe(false);
     expect(outcome.deleted).toEqual(['gone.txt']);
-    expect(outcome.result).toMatchObject({ status: 'ok', stdout: 'out', displays: [{ data: { 'text/plain': '42' } }], artifacts: [{ path: 'a.csv' }] });
+    expect(outcome.result).toMatchObject({
+      status: 'ok',
+      stdout: 'out',
+      displays: [{ data: { 'text/plain': '42' } }],
+      artifacts: [{ path: 'a.csv' }],
+    });
   });
 
   it('interrupts at the deadline and keeps the session when the code yields', async () => {
@@ -38,7 +49,13 @@ describe('executeRun', () => {
     let runId = '';
     runner.onRequest = (req) => {
       if (req.op === 'run') runId = String(req.id);
-      if (req.op === 'interrupt') runner.send(resultFrame(runId, { status: 'interrupted', error: { name: 'KeyboardInterrupt', value: '', traceback: 'tb' } }));
+      if (req.op === 'interrupt')
+        runner.send(
+          resultFrame(runId, {
+            status: 'interrupted',
+            error: { name: 'KeyboardInterrupt', value: '', traceback: 'tb' },
+          }),
+        );
     };
     const outcome = await executeRun({ ...base, live, request: { language: 'python', code: 'loop' } });
     expect(outcome.result.status).toBe('timeout');
@@ -68,7 +85,12 @@ describe('executeRun', () => {
     };
     const controller = new AbortController();
     controller.abort();
-    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'bash', code: 'sleep 9', signal: controller.signal } });
+    const outcome = await executeRun({
+      ...base,
+      timeoutMs: 10_000,
+      live,
+      request: { language: 'bash', code: 'sleep 9', signal: controller.signal },
+    });
     expect(runner.requests.map((r) => r.op)).toEqual(['run', 'interrupt']);
     expect(outcome.result.status).toBe('timeout');
     expect(outcome.result.error?.value).toMatch(/stopped by the user/);
@@ -78,7 +100,12 @@ describe('executeRun', () => {
     const runner = new FakeRunner();
     const { live } = fakeLive(runner, { oomKilled: true, exitCode: 137 });
     runner.onRequest = () => runner.end();
-    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'python', code: 'bomb' } });
+    const outcome = await executeRun({
+      ...base,
+      timeoutMs: 10_000,
+      live,
+      request: { language: 'python', code: 'bomb' },
+    });
     expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'memory' });
     expect(outcome.result.stateReset?.reason).toContain('THREADLAB_SANDBOX_MEMORY_MB');
   });
@@ -87,7 +114,12 @@ describe('executeRun', () => {
     const runner = new FakeRunner();
     const { live } = fakeLive(runner, { oomKilled: false, exitCode: 3 });
     runner.onRequest = () => runner.end();
-    const outcome = await executeRun({ ...base, timeoutMs: 10_000, live, request: { language: 'python', code: 'exit' } });
+    const outcome = await executeRun({
+      ...base,
+      timeoutMs: 10_000,
+      live,
+      request: { language: 'python', code: 'exit' },
+    });
     expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'crash' });
     expect(outcome.result.error?.value).toContain('status 3');
   });

@@ -13,9 +13,12 @@ describe('RunnerConnection', () => {
       runner.send(resultFrame(String(req.id), { stdout: 'hello' }), true);
     };
     const seen: string[] = [];
-    const frame = await connection.request({ op: 'run', language: 'python', code: 'x', timeoutMs: 1, outputBytes: 1, maxFileBytes: 1 }, (f) => {
-      if (f.type === 'stdout') seen.push(f.text);
-    });
+    const frame = await connection.request(
+      { op: 'run', language: 'python', code: 'x', timeoutMs: 1, outputBytes: 1, maxFileBytes: 1 },
+      (f) => {
+        if (f.type === 'stdout') seen.push(f.text);
+      },
+    );
     expect(frame).toMatchObject({ type: 'result', stdout: 'hello' });
     expect(seen).toEqual(['hello']);
   });

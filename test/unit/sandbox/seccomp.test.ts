@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_SOCKET_FAMILIES, buildSeccompProfile, CLONE_NAMESPACE_MASK, DENIED_SYSCALLS, seccompSecurityOpt } from '../../../sandbox/seccomp.js';
+import {
+  ALLOWED_SOCKET_FAMILIES,
+  buildSeccompProfile,
+  CLONE_NAMESPACE_MASK,
+  DENIED_SYSCALLS,
+  seccompSecurityOpt,
+} from '../../../sandbox/seccomp.js';
 
 const profile = buildSeccompProfile();
-const unconditional = new Set(profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args).flatMap((r) => r.names));
+const unconditional = new Set(
+  profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args).flatMap((r) => r.names),
+);
 const rulesFor = (name: string) => profile.syscalls.filter((r) => r.names.includes(name));
 
 describe('seccomp profile', () => {
@@ -13,19 +21,37 @@ describe('seccomp profile', () => {
 
   it('never allows the dangerous syscalls', () => {
     for (const name of DENIED_SYSCALLS) {
-      expect(rulesFor(name).filter((r) => r.action === 'SCMP_ACT_ALLOW'), name).toEqual([]);
+      expect(
+        rulesFor(name).filter((r) => r.action === 'SCMP_ACT_ALLOW'),
+        name,
+      ).toEqual([]);
     }
   });
 
   it('allows what Python, bash and the data stack need', () => {
-    for (const name of ['read', 'write', 'openat', 'mmap', 'futex', 'execve', 'wait4', 'pipe2', 'epoll_wait', 'getrandom', 'rseq', 'kill']) {
+    for (const name of [
+      'read',
+      'write',
+      'openat',
+      'mmap',
+      'futex',
+      'execve',
+      'wait4',
+      'pipe2',
+      'epoll_wait',
+      'getrandom',
+      'rseq',
+      'kill',
+    ]) {
       expect(unconditional.has(name), name).toBe(true);
     }
   });
 
   it('allows socket() only for AF_UNIX, AF_INET and AF_INET6', () => {
     const socket = rulesFor('socket');
-    expect(socket.every((r) => r.action === 'SCMP_ACT_ALLOW' && r.args?.length === 1 && r.args[0]?.op === 'SCMP_CMP_EQ')).toBe(true);
+    expect(
+      socket.every((r) => r.action === 'SCMP_ACT_ALLOW' && r.args?.length === 1 && r.args[0]?.op === 'SCMP_CMP_EQ'),
+    ).toBe(true);
     expect(socket.map((r) => r.args?.[0]?.value).sort()).toEqual(Object.values(ALLOWED_SOCKET_FAMILIES).sort());
   });
 

@@ -37,16 +37,24 @@ describe('SessionRegistry', () => {
     await Promise.all([slow, fast]);
     expect(order).toEqual(['first', 'second']);
     expect(s.busy).toBe(0);
-    await expect(r.serialize(s, async () => { throw new Error('x'); })).rejects.toThrow('x');
+    await expect(
+      r.serialize(s, async () => {
+        throw new Error('x');
+      }),
+    ).rejects.toThrow('x');
     await expect(r.serialize(s, async () => 'still serving')).resolves.toBe('still serving');
   });
 
   it('picks the least recently used idle live session', () => {
     const r = registry();
     const [a, b, c] = ['a', 'b', 'c'].map((k) => r.get(k)) as [Session, Session, Session];
-    a.live = live(0); a.lastUsedMs = 10;
-    b.live = live(0); b.lastUsedMs = 5; b.busy = 1;
-    c.live = live(0); c.lastUsedMs = 20;
+    a.live = live(0);
+    a.lastUsedMs = 10;
+    b.live = live(0);
+    b.lastUsedMs = 5;
+    b.busy = 1;
+    c.live = live(0);
+    c.lastUsedMs = 20;
     expect(r.liveCount()).toBe(3);
     expect(r.leastRecentlyUsed(c)?.key).toBe('a');
     expect(r.leastRecentlyUsed(a)?.key).toBe('c');
@@ -56,10 +64,19 @@ describe('SessionRegistry', () => {
     const expired: [string, string][] = [];
     const r = registry(expired);
     const now = 100_000;
-    const idle = r.get('idle'); idle.live = live(now - 2000); idle.lastUsedMs = now - 1500;
-    const old = r.get('old'); old.live = live(now - 6000); old.lastUsedMs = now - 10;
-    const busy = r.get('busy'); busy.live = live(now - 9000); busy.lastUsedMs = now - 9000; busy.busy = 1;
-    const fresh = r.get('fresh'); fresh.live = live(now - 100); fresh.lastUsedMs = now - 100;
+    const idle = r.get('idle');
+    idle.live = live(now - 2000);
+    idle.lastUsedMs = now - 1500;
+    const old = r.get('old');
+    old.live = live(now - 6000);
+    old.lastUsedMs = now - 10;
+    const busy = r.get('busy');
+    busy.live = live(now - 9000);
+    busy.lastUsedMs = now - 9000;
+    busy.busy = 1;
+    const fresh = r.get('fresh');
+    fresh.live = live(now - 100);
+    fresh.lastUsedMs = now - 100;
     r.get('dormant').lastUsedMs = 0;
     r.sweep(now);
     expect(expired.map(([k]) => k)).toEqual(['idle', 'old']);

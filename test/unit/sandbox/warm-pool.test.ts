@@ -18,7 +18,14 @@ function fakeContainer(id: number) {
       state.alive = false;
     },
   } as unknown as LiveContainer;
-  return { live, state, die: () => { state.alive = false; resolveClosed(); } };
+  return {
+    live,
+    state,
+    die: () => {
+      state.alive = false;
+      resolveClosed();
+    },
+  };
 }
 
 describe('WarmPool', () => {
@@ -26,7 +33,15 @@ describe('WarmPool', () => {
 
   it('fills to size, hands each container out once and refills', async () => {
     const made: ReturnType<typeof fakeContainer>[] = [];
-    const pool = new WarmPool({ size: 2, logger, launch: async () => { const c = fakeContainer(made.length); made.push(c); return c.live; } });
+    const pool = new WarmPool({
+      size: 2,
+      logger,
+      launch: async () => {
+        const c = fakeContainer(made.length);
+        made.push(c);
+        return c.live;
+      },
+    });
     await pool.whenFull();
     expect(pool.available).toBe(2);
     const a = pool.take();
@@ -43,7 +58,15 @@ describe('WarmPool', () => {
 
   it('returns undefined when empty and replaces containers that die while pooled', async () => {
     const made: ReturnType<typeof fakeContainer>[] = [];
-    const pool = new WarmPool({ size: 1, logger, launch: async () => { const c = fakeContainer(made.length); made.push(c); return c.live; } });
+    const pool = new WarmPool({
+      size: 1,
+      logger,
+      launch: async () => {
+        const c = fakeContainer(made.length);
+        made.push(c);
+        return c.live;
+      },
+    });
     expect(pool.take()).toBeUndefined();
     await pool.whenFull();
     made[made.length - 1]!.die();

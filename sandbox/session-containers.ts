@@ -1,0 +1,98 @@
+import { ThreadlabError } from '../src/domain/errors.js';
+import type { Logger } from '../src/logger.js';
+import { containerName } from './container-launcher.js';
+import type { LiveContainer } from './live-container.js';
+import { restoreFiles } from './session-files.js';
+import type { Session, SessionRegistry } from './session-registry.js';
+import type { WarmPool } from './warm-pool.js';
+
+export interface SessionContainersOptions {
+  registry: SessionRegistry;
+  pool: WarmPool;
+  /** Starts a container labelled with this session hash. */
+  launch: (session: string) => Promise<LiveContainer>;
+  instanceId: string;
+  /** Live sessions allowed at once (THREADLAB_SANDBOX_MAX_SESSIONS). */
+  maxSessions: number;
+  logger: Logger;
+}
+
+/**
+ * Gives sessions their containers: from the warm pool when one is ready, evicting the least recently
+ * used idle session at the cap, restoring mirrored files; and takes them away (reaped, evicted, lost)
+ * leaving a reason for the next result.
+ */
+export class SessionContainers {
+  private readonly starting = new Set<Session>();
+
+  constructor(private readonly options: SessionContainersOptions) {}
+
+  /** Removes the session's container (its files stay mirrored); the next run says why state was reset. */
+  async retire(session: Session, reason: string): Promise<void> {
+    const live = session.live;
+    if (!live) return;
+    session.live = undefined;
+    session.pendingReset = reason;
+    this.options.logger.info({ container: live.name, reason }, 'sandbox session retired');
+    await live.remove();
+  }
+
+  /** The session's container: its own if alive, else one from the pool or a new one, files restored. */
+  async ensureLive(session: Session): Promise<LiveContainer> {
+    if (session.live?.isAlive) return session.live;
+    if (session.live) {
+      void session.live.remove();
+      session.live = undefined;
+      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
+    }
+    await this.makeRoom(session);
+    this.starting.add(session);
+    let live: LiveContainer;
+    try {
+      const pooled = this.options.pool.take();
+      if (pooled) {
+        live = pooled;
+        void live.container
+          .rename({ name: containerName(this.options.instanceId, session.hash) })
+          .catch(() => undefined);
+      } else {
+        live = await this.options.launch(session.hash);
+      }
+    } finally {
+      this.starting.delete(session);
+    }
+    session.live = live;
+    session.generation += 1;
+    void live.connection.closed.then(() => {
+      if (session.live !== live) return;
+      session.live = undefined;
+      session.pendingReset ??= 'the sandbox container stopped unexpectedly';
+      void live.remove();
+    });
+    const restored = await restoreFiles(live.connection, session.mirror);
+    if (restored > 0 && session.generation === 1) {
+      // Files from before this bot process started: their variables are gone.
+      session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
+    }
+    return live;
+  }
+
+  /** Evicts least recently used idle sessions while the live count is at THREADLAB_SANDBOX_MAX_SESSIONS. */
+  private async makeRoom(session: Session): Promise<void> {
+    const max = this.options.maxSessions;
+    while (this.options.registry.liveCount() + this.starting.size >= max) {
+      const victim = this.options.registry.leastRecentlyUsed(session);
+      if (!victim) {
+        throw new ThreadlabError(
+          'sandbox_busy',
+          `All ${max} sandbox sessions are busy; try again shortly or raise THREADLAB_SANDBOX_MAX_SESSIONS.`,
+          { isRetryable: true, retryAfterMs: 2000 },
+        );
+      }
+      await this.retire(
+        victim,
+        `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`,
+      );
+    }
+  }
+}
