@@ -1,0 +1,63 @@
+import { ThreadlabError } from '../../src/domain/errors.js';
+import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { Reply } from '../../src/domain/reply.js';
+import type { Platform } from '../../src/domain/thread-key.js';
+import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+
+/**
+ * A PlatformAdapter that records what the core asks of it: replies, progress events, downloads.
+ * Attachments are served from `files` (by attachment id); tests await `nextReply()`.
+ */
+export class RecordingAdapter implements PlatformAdapter {
+  readonly maxUploadBytes = 10 * 1024 * 1024;
+  handler: InboundHandler | undefined;
+  readonly replies: { message: InboundMessage; reply: Reply }[] = [];
+  readonly progress_: { messageId: string; event: ProgressEvent }[] = [];
+  readonly closedSinks: string[] = [];
+  readonly files = new Map<string, Buffer | Error>();
+  private waiters: ((r: { message: InboundMessage; reply: Reply }) => void)[] = [];
+  private seen = 0;
+
+  constructor(readonly platform: Platform = 'web') {}
+
+  async start(handler: InboundHandler): Promise<void> {
+    this.handler = handler;
+  }
+
+  async stop(): Promise<void> {}
+
+  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
+    const data = this.files.get(attachment.id);
+    if (data === undefined) throw new ThreadlabError('attachment_rejected', `no such file ${attachment.id}`, { isPolicy: true });
+    if (data instanceof Error) throw data;
+    if (data.length > options.maxBytes) throw new ThreadlabError('attachment_rejected', 'too large', { isPolicy: true });
+    return data;
+  }
+
+  progress(message: InboundMessage): ProgressSink {
+    return {
+      update: (event) => this.progress_.push({ messageId: message.id, event }),
+      close: async () => void this.closedSinks.push(message.id),
+    };
+  }
+
+  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    const entry = { message, reply };
+    this.replies.push(entry);
+    this.waiters.shift()?.(entry);
+  }
+
+  /** Resolves with the next reply not yet consumed by an earlier call. */
+  nextReply(timeoutMs = 5000): Promise<{ message: InboundMessage; reply: Reply }> {
+    const index = this.seen++;
+    if (this.replies[index]) return Promise.resolve(this.replies[index]!);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply #${index + 1} within ${timeoutMs} ms`)), timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve(this.replies[index]!);
+      });
+    });
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
+import { loadConfig } from '../../../src/config.js';
+import { Runtime } from '../../../src/core/runtime.js';
+import type { InboundMessage } from '../../../src/domain/messages.js';
+import { createLogger } from '../../../src/logger.js';
+import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
+import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
+import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { FakeSandbox } from '../../fakes/fake-sandbox.js';
+import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
+
+const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+function message(text: string, extra: Partial<InboundMessage> = {}): InboundMessage {
+  return {
+    id: randomUUID(),
+    thread: { platform: 'web', workspace: 'local', channel: 'web', thread: 't1' },
+    user: { id: 'u1' },
+    text,
+    attachments: [],
+    receivedAtMs: Date.now(),
+    ...extra,
+  };
+}
+
+let current: Runtime | undefined;
+afterEach(async () => {
+  await current?.stop();
+  current = undefined;
+});
+
+function setup(options: { llm?: ScriptedLlm; sandbox?: FakeSandbox; limits?: Partial<typeof DEFAULT_LIMITS> } = {}) {
+  const adapter = new RecordingAdapter('web');
+  const sandbox = options.sandbox ?? new FakeSandbox();
+  const late: { rt?: Runtime } = {};
+  const queue = new InProcessJobQueue({
+    logger,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    onDropped: (job, reason) => late.rt?.onDropped(job, reason),
+  });
+  const runtime = new Runtime({
+    config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
+    logger,
+    sandbox,
+    ...(options.llm ? { llm: options.llm } : {}),
+    store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+    queue,
+    renderer: new SharpArtifactRenderer(),
+    adapters: [adapter],
+  });
+  late.rt = runtime;
+  current = runtime;
+  return { adapter, sandbox, runtime };
+}
+
+describe('Runtime (core, with fakes of its ports)', () => {
+  it('answers a message through the model loop, with live progress and one reply', async () => {
+    const llm = new ScriptedLlm({ steps: [runCode('print(6*7)'), answer('The answer is **42**.')] });
+    const sandbox = new FakeSandbox({ results: [{ stdout: '42\n' }] });
+    const { adapter, runtime } = setup({ llm, sandbox });
+    await runtime.start();
+    await adapter.handler!.onMessage(message('what is 6*7?'));
+    const { reply } = await adapter.nextReply();
+    expect(reply.kind).toBe('answer');
+    expect(reply.text).toContain('**42**');
+    expect(reply.runs).toEqual([expect.objectContaining({ language: 'python', code: 'print(6*7)', status: 'ok' })]);
+    const types = adapter.progress_.map((p) => p.event.type);
+    expect(types[0]).toBe('started');
+    expect(types).toContain('code');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(adapter.closedSinks).toHaveLength(1);
+    expect(adapter.replies).toHaveLength(1);
+  });
+
+  it('puts attachments into the sandbox and acknowledges an upload-only message with a preview', async () => {
+    const { adapter, sandbox, runtime } = setup();
+    adapter.files.set('f1', Buffer.from('a,b\n1,2\n3,4\n'));
+    adapter.files.set('f2', new Error('network down'));
+    await runtime.start();
+    await adapter.handler!.onMessage(
+      message('', { attachments: [{ id: 'f1', name: 'data.csv' }, { id: 'f3', name: 'missing.csv' }] }),
+    );
+    const { reply } = await adapter.nextReply();
+    expect(reply.text).toContain('`data.csv`');
+    expect(reply.text).toMatch(/2 rows/);
+    expect(reply.text).toContain('`missing.csv` could not be added');
+    expect((await sandbox.listFiles('web:local:web:t1')).map((f) => f.path)).toEqual(['data.csv']);
+  });
+
+  it('replies politely when a limit refuses a message, and runs a fenced block without any model', async () => {
+    const sandbox = new FakeSandbox({ results: [{ stdout: 'hi\n', delayMs: 300 }] });
+    const { adapter, runtime } = setup({ sandbox, limits: { userMaxConcurrent: 1 } });
+    await runtime.start();
+    await adapter.handler!.onMessage(message('```python\nprint("hi")\n```'));
+    await adapter.handler!.onMessage(message('```python\nprint("again")\n```'));
+    const refusal = await adapter.nextReply();
+    expect(refusal.reply.text).toMatch(/try again in about \d+ seconds/i);
+    const answerReply = await adapter.nextReply();
+    expect(answerReply.reply.text).toContain('hi');
+    expect(sandbox.runs).toHaveLength(1);
+  });
+
+  it('handles commands: files, reset and help', async () => {
+    const { adapter, sandbox, runtime } = setup();
+    await runtime.start();
+    await sandbox.putFile('web:local:web:t1', 'notes.txt', Buffer.from('x'));
+    await adapter.handler!.onMessage(message('', { command: { name: 'files' } }));
+    expect((await adapter.nextReply()).reply.text).toContain('`notes.txt`');
+    await adapter.handler!.onMessage(message('', { command: { name: 'reset' } }));
+    expect((await adapter.nextReply()).reply.text).toContain('reset');
+    expect(await sandbox.listFiles('web:local:web:t1')).toEqual([]);
+    await adapter.handler!.onMessage(message('', { command: { name: 'help' } }));
+    expect((await adapter.nextReply()).reply.text).toContain('/mnt/data');
+  });
+
+  it('tells the user when a shutdown interrupts a run, instead of a false "stopped"', async () => {
+    const sandbox = new FakeSandbox({ results: [{ stdout: 'never\n', delayMs: 5000 }] });
+    const { adapter, runtime } = setup({ sandbox });
+    await runtime.start();
+    await adapter.handler!.onMessage(message('```python\nimport time; time.sleep(5)\n```'));
+    await new Promise((r) => setTimeout(r, 100));
+    current = undefined;
+    await runtime.stop();
+    const { reply } = await adapter.nextReply();
+    expect(reply.text).toContain('restarted before it could work on this message');
+    expect(adapter.replies).toHaveLength(1);
+  });
+
+  it('says how to configure a model when natural language arrives without one', async () => {
+    const { adapter, runtime } = setup();
+    await runtime.start();
+    await adapter.handler!.onMessage(message('plot my data'));
+    expect((await adapter.nextReply()).reply.text).toContain('OPENAI_API_KEY');
+  });
+});
