@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
+import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
+import { FakeSlack } from '../../fakes/fake-slack/index.js';
+import { freePort, startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
+import { removeContainersOf } from './containers.js';
+import { spawnThreadlab, stopProcess, type ThreadlabProcess } from './processes.js';
+
+/** A bot token of the shape DISCORD_TOKEN expects; the fake accepts any. */
+const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeA.rolestest-0123456789abcdefghij';
+
+/**
+ * Everything the split-role processes talk to, on 127.0.0.1: a private redis-server (BullMQ's key
+ * prefix is not configurable through the environment, so isolation is a Redis of our own, and
+ * stopping it drops every key), Slack in Socket Mode, Discord, and an OpenAI-compatible model.
+ *
+ * Storage: all workers share one THREADLAB_DATA_DIR, modelling the shared volume the failover story
+ * relies on (a surviving worker restores the thread's files from it). The gateway gets its own: it
+ * keeps no files.
+ */
+export class RolesCluster {
+  readonly processes: ThreadlabProcess[] = [];
+  redis!: PrivateRedis;
+  slack!: FakeSlack;
+  discord!: FakeDiscord;
+  llm!: FakeOpenAiServer;
+  readonly startedAtMs = Date.now();
+  readonly workerDataDir = mkdtempSync(join(tmpdir(), 'threadlab-roles-workers-'));
+  readonly gatewayDataDir = mkdtempSync(join(tmpdir(), 'threadlab-roles-gateway-'));
+  readonly shutdownTimeoutMs = 8000;
+
+  async start(): Promise<void> {
+    this.redis = await startPrivateRedis();
+    this.slack = await new FakeSlack().start();
+    this.discord = new FakeDiscord();
+    await this.discord.start();
+    this.llm = new FakeOpenAiServer();
+    await this.llm.start();
+  }
+
+  env(dataDir: string): Record<string, string> {
+    const image = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
+    if (!image) throw new Error('THREADLAB_TEST_SANDBOX_IMAGE is not set: run through the e2e project (global setup)');
+    return {
+      REDIS_URL: this.redis.url,
+      THREADLAB_SANDBOX_IMAGE: image,
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_SANDBOX_POOL_SIZE: '1',
+      THREADLAB_SANDBOX_MEMORY_MB: '512',
+      THREADLAB_LOG_LEVEL: process.env.THREADLAB_TEST_LOG ?? 'warn',
+      THREADLAB_SHUTDOWN_TIMEOUT_MS: String(this.shutdownTimeoutMs),
+      THREADLAB_WEB_ENABLED: 'false',
+      SLACK_BOT_TOKEN: this.slack.botToken,
+      SLACK_APP_TOKEN: this.slack.appToken,
+      SLACK_API_URL: this.slack.apiUrl,
+      THREADLAB_SLACK_MODE: 'socket',
+      DISCORD_TOKEN,
+      DISCORD_APPLICATION_ID: this.discord.applicationId,
+      DISCORD_API_URL: this.discord.apiUrl,
+      OPENAI_API_KEY: 'sk-roles-e2e-0000000000000000',
+      OPENAI_BASE_URL: this.llm.baseUrl,
+      OPENAI_MODEL: 'fake-gpt',
+      THREADLAB_LLM_STREAM: 'false',
+    };
+  }
+
+  async spawn(name: string, role: 'gateway' | 'worker'): Promise<ThreadlabProcess> {
+    const p = await spawnThreadlab({
+      name,
+      role,
+      env: this.env(role === 'gateway' ? this.gatewayDataDir : this.workerDataDir),
+      metricsPort: await freePort(),
+    });
+    this.processes.push(p);
+    return p;
+  }
+
+  get pids(): number[] {
+    return this.processes.map((p) => p.pid);
+  }
+
+  /** Kills what is left, removes every container our processes made, stops the fakes and Redis. */
+  async cleanup(): Promise<void> {
+    await Promise.all(this.processes.map((p) => stopProcess(p, 'SIGKILL').catch(() => undefined)));
+    await removeContainersOf(this.pids).catch(() => undefined);
+    await this.llm?.stop().catch(() => undefined);
+    await this.slack?.stop().catch(() => undefined);
+    await this.discord?.stop().catch(() => undefined);
+    await this.redis?.stop().catch(() => undefined);
+    rmSync(this.workerDataDir, { recursive: true, force: true });
+    rmSync(this.gatewayDataDir, { recursive: true, force: true });
+  }
+}

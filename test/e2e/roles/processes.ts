@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
+
+/** One real `threadlab start --role …` process. */
+export interface ThreadlabProcess {
+  name: string;
+  role: 'gateway' | 'worker';
+  child: ChildProcess;
+  pid: number;
+  /** http://127.0.0.1:<THREADLAB_METRICS_PORT> */
+  opsUrl: string;
+  /** Everything it wrote to stdout and stderr so far (for failure messages). */
+  output(): string;
+  /** Resolves with the exit code (or the signal name) once the process ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
+  isRunning(): boolean;
+}
+
+/** Environment passed through from the test runner; everything else is given explicitly. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'DOCKER_HOST', 'NODE_OPTIONS']) {
+    const value = process.env[name];
+    if (value) env[name] = value;
+  }
+  return env;
+}
+
+/**
+ * Spawns `node bin/threadlab.js start --role <role>` and resolves once it printed "Threadlab is running"
+ * (after its sandbox started, orphans were swept and it takes jobs or holds its platform connections).
+ */
+export async function spawnThreadlab(options: {
+  name: string;
+  role: 'gateway' | 'worker';
+  env: Record<string, string>;
+  metricsPort: number;
+  readyTimeoutMs?: number;
+}): Promise<ThreadlabProcess> {
+  const child = spawn(process.execPath, [bin, 'start', '--role', options.role], {
+    cwd: root,
+    env: { ...baseEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const append = (chunk: Buffer): void => {
+    out += chunk.toString();
+    if (process.env.THREADLAB_TEST_LOG) process.stderr.write(`[${options.name}] ${chunk.toString()}`);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, atMs: Date.now() })),
+  );
+  const handle: ThreadlabProcess = {
+    name: options.name,
+    role: options.role,
+    child,
+    pid: child.pid!,
+    opsUrl: `http://127.0.0.1:${options.metricsPort}`,
+    output: () => out,
+    exited,
+    isRunning: () => child.exitCode === null && child.signalCode === null,
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  while (!out.includes('Threadlab is running')) {
+    if (!handle.isRunning()) throw new Error(`${options.name} exited before it was ready:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} was not ready within ${options.readyTimeoutMs ?? 60_000} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return handle;
+}
+
+/** Sends `signal` (if still running) and waits for the exit. */
+export async function stopProcess(p: ThreadlabProcess, signal: NodeJS.Signals): Promise<void> {
+  if (p.isRunning()) p.child.kill(signal);
+  await p.exited;
+}
+
+/** One value of a Prometheus text exposition, summed over series matching `labels` (or undefined). */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  let found: number | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const matches = Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`));
+    if (!matches) continue;
+    found = (found ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return found;
+}
+
+export async function fetchMetrics(p: ThreadlabProcess): Promise<string> {
+  const res = await fetch(`${p.opsUrl}/metrics`);
+  if (res.status !== 200) throw new Error(`${p.name} /metrics answered ${res.status}`);
+  return res.text();
+}
+
+/** Polls until `predicate` resolves truthy; fails after `timeoutMs` naming `what`. */
+export async function waitUntil<T>(
+  predicate: () => T | undefined | false | Promise<T | undefined | false>,
+  options: { timeoutMs: number; what: string; intervalMs?: number },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}`);
+    await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
+  }
+}
