@@ -19,7 +19,7 @@ import { removeOrphans } from './orphans.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
-import { WarmPool } from './warm-pool.js';
+import { WarmPool, type PoolObserver } from './warm-pool.js';
 
 export interface DockerSandboxOptions {
   docker: Docker;
@@ -31,6 +31,8 @@ export interface DockerSandboxOptions {
   logger: Logger;
   /** Labels this process's containers. @defaultValue a fresh id per process */
   instanceId?: string;
+  /** Told about pool size, hits and misses, and live sessions (Prometheus in production). */
+  observer?: PoolObserver;
   /** How long a new container may take to say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
 }
@@ -63,6 +65,7 @@ export class DockerSandbox implements Sandbox {
       size: limits.poolSize,
       launch: () => this.launch(POOL_SESSION),
       logger: options.logger,
+      ...(options.observer ? { observer: options.observer } : {}),
     });
     this.containers = new SessionContainers({
       registry: this.registry,
@@ -71,6 +74,7 @@ export class DockerSandbox implements Sandbox {
       instanceId: this.instanceId,
       maxSessions: limits.maxSessions,
       logger: options.logger,
+      ...(options.observer ? { observer: options.observer } : {}),
     });
   }
 

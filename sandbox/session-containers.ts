@@ -4,7 +4,7 @@ import { containerName } from './container-launcher.js';
 import type { LiveContainer } from './live-container.js';
 import { restoreFiles } from './session-files.js';
 import type { Session, SessionRegistry } from './session-registry.js';
-import type { WarmPool } from './warm-pool.js';
+import type { PoolObserver, WarmPool } from './warm-pool.js';
 
 export interface SessionContainersOptions {
   registry: SessionRegistry;
@@ -15,6 +15,7 @@ export interface SessionContainersOptions {
   /** Live sessions allowed at once (THREADLAB_SANDBOX_MAX_SESSIONS). */
   maxSessions: number;
   logger: Logger;
+  observer?: Pick<PoolObserver, 'hit' | 'miss'>;
 }
 
 /**
@@ -50,6 +51,8 @@ export class SessionContainers {
     let live: LiveContainer;
     try {
       const pooled = this.options.pool.take();
+      if (pooled) this.options.observer?.hit();
+      else this.options.observer?.miss();
       if (pooled) {
         live = pooled;
         void live.container

@@ -1,7 +1,20 @@
 import type { Logger } from '../src/logger.js';
 import type { LiveContainer } from './live-container.js';
 
+/**
+ * What the sandbox reports about its pool and sessions, for metrics. Structurally the `pool` part of
+ * src/ops/metrics.ts, so the sandbox never imports prom-client.
+ */
+export interface PoolObserver {
+  size(warm: number): void;
+  sessions(active: number): void;
+  hit(): void;
+  miss(): void;
+}
+
 export interface WarmPoolOptions {
+  /** Told the number of ready containers whenever it changes. */
+  observer?: Pick<PoolObserver, 'size'>;
   /** Containers kept started and ready. 0 disables the pool. */
   size: number;
   /** Starts one container whose runner is ready. */
@@ -38,6 +51,7 @@ export class WarmPool {
       void live.remove();
     }
     this.fill();
+    this.options.observer?.size(this.available);
     return live;
   }
 
@@ -75,6 +89,7 @@ export class WarmPool {
         }
         this.failures = 0;
         this.ready.push(live);
+        this.options.observer?.size(this.available);
         void live.connection.closed.then(() => this.onPooledClosed(live));
         this.wake();
       } catch (err) {

@@ -47,15 +47,19 @@ function noSandbox(): Sandbox {
 }
 
 /** Creates and starts the Docker sandbox: checks the image, removes orphans, fills the warm pool. */
-export function createSandbox(config: Config, logger: Logger, instanceId?: string): Promise<Sandbox> {
-  return createDockerSandbox({
+export async function createSandbox(config: Config, logger: Logger, options: { instanceId?: string; metrics?: ThreadlabMetrics } = {}): Promise<Sandbox> {
+  const { instanceId, metrics } = options;
+  const sandbox = await createDockerSandbox({
     docker: createDocker(config.env.DOCKER_HOST),
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
     dataDir: config.dataDir,
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
+    ...(metrics ? { observer: metrics.pool } : {}),
   });
+  if (metrics) setInterval(() => metrics.pool.sessions(sandbox.liveSessions()), 5000).unref();
+  return sandbox;
 }
 
 export function createAdapters(config: Config, logger: Logger, renderer: ArtifactRenderer): PlatformAdapter[] {
@@ -111,7 +115,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const runtime = new Runtime({
     config,
     logger,
-    sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger)),
+    sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {})),
     ...(llm ? { llm } : {}),
     store: o.store ?? createStore(config, logger),
     queue: o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),

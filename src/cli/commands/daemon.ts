@@ -27,7 +27,7 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
       return 0;
     }
     const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets, destination: process.stdout }).child({ component: 'daemon' });
-    const sandbox = await createSandbox(config, logger, `cli-${process.pid}`);
+    const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
     const adapter = new CliAdapter();
     const runtime = await buildRuntime(config, logger, {
       overrides: {

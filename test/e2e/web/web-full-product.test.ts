@@ -47,7 +47,7 @@ describe('web chat on the full product', () => {
       THREADLAB_WEB_PORT: '0',
     });
     adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
-    const sandbox = await createSandbox(config, logger, instanceId);
+    const sandbox = await createSandbox(config, logger, { instanceId });
     runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
     await runtime.start();
     browser = await launchChromium();

@@ -1,0 +1,28 @@
+import type { FakeSlack, FakeSlackCall } from '../../fakes/fake-slack/index.js';
+import { eventCallback } from '../../fakes/fake-slack/index.js';
+
+/** Whether a chat.postMessage was the live status (it carries the Stop button block). */
+export function isProgress(call: FakeSlackCall): boolean {
+  return JSON.stringify(call.args.blocks ?? []).includes('threadlab_progress');
+}
+
+/** The chat.postMessage calls into one thread, split into status messages and replies. */
+export function threadPosts(fake: FakeSlack, threadTs: string): { progress: FakeSlackCall[]; replies: FakeSlackCall[] } {
+  const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
+  return { progress: posts.filter(isProgress), replies: posts.filter((c) => !isProgress(c)) };
+}
+
+/** All the text a post carries (its fallback text and its blocks). */
+export function postText(call: FakeSlackCall): string {
+  return `${String(call.args.text ?? '')}\n${JSON.stringify(call.args.blocks ?? [])}`;
+}
+
+/** Delivers an event through Socket Mode to whichever process holds the connection (the gateway). */
+export async function sendEvent(fake: FakeSlack, event: Record<string, unknown>): Promise<void> {
+  await fake.socket.send('events_api', eventCallback(event));
+}
+
+/** A message that is only a fenced Python block (direct mode: runs as is, no model). */
+export function pythonBlock(code: string): string {
+  return `\`\`\`python\n${code}\n\`\`\``;
+}

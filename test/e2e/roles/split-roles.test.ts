@@ -1,0 +1,177 @@
+/**
+ * The split roles with real processes: one `threadlab start --role gateway` holding the Slack (Socket
+ * Mode) and Discord connections, two `--role worker` processes running code in Docker, all meeting in
+ * a private Redis. The tests run in order and share the processes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeReply } from '../../fakes/fake-openai-server.js';
+import { appMention, BOT_USER_ID, CHANNEL_ID, messageEvent, nextTs } from '../../fakes/fake-slack/index.js';
+import { RolesCluster } from './cluster.js';
+import { containersCreatedBy, sandboxContainers } from './containers.js';
+import { fetchMetrics, metricValue, stopProcess, waitUntil, type ThreadlabProcess } from './processes.js';
+import { postText, pythonBlock, sendEvent, threadPosts } from './slack-thread.js';
+
+const say = (content: string): FakeReply => ({ kind: 'message', content });
+const runCode = (code: string): FakeReply => ({
+  kind: 'message',
+  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const log = (line: string) => process.stderr.write(`[roles e2e] ${line}\n`);
+
+const cluster = new RolesCluster();
+let gateway: ThreadlabProcess;
+let workers: ThreadlabProcess[];
+/** The worker that survives the failover test (and the one restarted after it). */
+let survivor: ThreadlabProcess;
+let restarted: ThreadlabProcess | undefined;
+
+/** Queue waits observed per worker: counts the first attempts each one started. */
+async function startedCounts(): Promise<number[]> {
+  return Promise.all(
+    workers.map(async (w) =>
+      w.isRunning() ? (metricValue(await fetchMetrics(w), 'threadlab_queue_wait_seconds_count') ?? 0) : -1,
+    ),
+  );
+}
+
+beforeAll(async () => {
+  await cluster.start();
+  const t0 = Date.now();
+  [gateway, ...workers] = await Promise.all([
+    cluster.spawn('gateway', 'gateway'),
+    cluster.spawn('worker-1', 'worker'),
+    cluster.spawn('worker-2', 'worker'),
+  ]);
+  await cluster.slack.socket.waitForConnection(30_000);
+  await cluster.discord.gateway.whenIdentified();
+  log(`gateway and two workers ready in ${Date.now() - t0} ms`);
+}, 120_000);
+
+afterAll(async () => {
+  await cluster.cleanup();
+}, 60_000);
+
+describe('split roles: gateway and workers as separate processes over Redis', () => {
+  it('a Slack mention reaches the gateway; a worker runs it in Docker and posts progress and one reply', async () => {
+    const { slack, llm } = cluster;
+    llm.push(runCode('print(6 * 7)'), say('Six times seven is 42.'));
+    const mention = appMention({ text: `<@${BOT_USER_ID}> what is six times seven?` });
+    const ts = String(mention.ts);
+    const sentAt = Date.now();
+    await sendEvent(slack, mention);
+
+    const reply = await waitUntil(() => threadPosts(slack, ts).replies[0], { timeoutMs: 60_000, what: 'the reply' });
+    log(`mention → reply in ${Date.now() - sentAt} ms`);
+    expect(postText(reply)).toContain('Six times seven is 42.');
+    expect(reply.args.channel).toBe(CHANNEL_ID);
+    // the code ran for real: the model was shown the sandbox's output
+    const toolResults = JSON.stringify(llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
+    expect(toolResults).toContain('42');
+    // a status with a Stop button was shown in the thread, and removed once the answer was posted
+    const { progress } = threadPosts(slack, ts);
+    expect(progress.length).toBe(1);
+    await waitUntil(() => slack.state.messages.find((m) => m.thread_ts === ts && m.deleted), {
+      timeoutMs: 10_000,
+      what: 'the status message to be deleted',
+    });
+    await sleep(1000);
+    expect(threadPosts(slack, ts).replies).toHaveLength(1);
+
+    // Only the gateway is connected to Slack; it ran no job and never created a sandbox container.
+    expect(slack.socket.connections).toBe(1);
+    expect(await containersCreatedBy(gateway.pid, cluster.startedAtMs)).toEqual([]);
+    const workerContainers = await sandboxContainers(workers.map((w) => w.pid));
+    expect(new Set(workerContainers.map((c) => c.pid))).toEqual(new Set(workers.map((w) => w.pid)));
+    const gatewayMetrics = await fetchMetrics(gateway);
+    expect(metricValue(gatewayMetrics, 'threadlab_job_duration_seconds_count') ?? 0).toBe(0);
+    const ran = await Promise.all(
+      workers.map(async (w) => metricValue(await fetchMetrics(w), 'threadlab_job_duration_seconds_count') ?? 0),
+    );
+    expect(ran.reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('SIGKILL mid-run: the other worker finishes it once, says the variables were reset, files survive', async () => {
+    const { slack } = cluster;
+    const root = nextTs();
+    const before = await startedCounts();
+    await sendEvent(
+      slack,
+      appMention({
+        ts: root,
+        text: `<@${BOT_USER_ID}> ${pythonBlock("open('/mnt/data/keep.txt', 'w').write('kept')\nprint('saved')")}`,
+      }),
+    );
+    await waitUntil(() => threadPosts(slack, root).replies.find((r) => postText(r).includes('saved')), {
+      timeoutMs: 60_000,
+      what: 'the first run of the thread',
+    });
+    const afterFirst = await startedCounts();
+    const ownerIndex = afterFirst.findIndex((n, i) => n > before[i]!);
+    expect(ownerIndex).toBeGreaterThanOrEqual(0);
+    const victim = workers[ownerIndex]!;
+    survivor = workers[1 - ownerIndex]!;
+
+    // The thread's next message goes to the worker that holds its container (affinity).
+    const long = pythonBlock('import time; time.sleep(20); print("done")');
+    await sendEvent(slack, messageEvent({ text: long, thread_ts: root }));
+    await waitUntil(
+      () => threadPosts(slack, root).progress.find((p) => postText(p).includes('time.sleep(20)')),
+      { timeoutMs: 30_000, what: 'the long run to show its status' },
+    );
+    expect(await startedCounts()).toEqual(afterFirst.map((n, i) => (i === ownerIndex ? n + 1 : n)));
+    await sleep(1500);
+    const victimContainers = await sandboxContainers([victim.pid]);
+    expect(victimContainers.length).toBeGreaterThan(0);
+    const progressBefore = threadPosts(slack, root).progress.length;
+    const killedAt = Date.now();
+    await stopProcess(victim, 'SIGKILL');
+
+    const resumed = await waitUntil(() => threadPosts(slack, root).progress[progressBefore], {
+      timeoutMs: 60_000,
+      what: 'the run to restart on the other worker',
+    });
+    const done = await waitUntil(
+      () => threadPosts(slack, root).replies.find((r) => postText(r).includes('done')),
+      { timeoutMs: 60_000, what: 'the final reply after failover' },
+    );
+    log(
+      `failover: restarted ${resumed.atMs - killedAt} ms after SIGKILL; final reply ${done.atMs - killedAt} ms after SIGKILL`,
+    );
+    expect(postText(done)).toContain('variables were reset');
+    expect(resumed.atMs - killedAt).toBeLessThan(30_000);
+
+    // Files written on the dead worker come back from the shared data dir on the survivor.
+    await sendEvent(slack, messageEvent({ text: pythonBlock("print(open('/mnt/data/keep.txt').read())"), thread_ts: root }));
+    await waitUntil(() => threadPosts(slack, root).replies.find((r) => postText(r).includes('kept')), {
+      timeoutMs: 60_000,
+      what: 'the follow-up reading the file',
+    });
+    await sleep(1500);
+    const replies = threadPosts(slack, root).replies;
+    expect(replies.filter((r) => postText(r).includes('done'))).toHaveLength(1);
+    expect(replies).toHaveLength(3);
+
+    // The dead worker's containers outlive it: nothing sweeps while the survivor runs. The next
+    // process that starts on this host removes them (orphan sweep at sandbox start).
+    const leftBehind = await sandboxContainers([victim.pid]);
+    log(`after failover, ${leftBehind.length} container(s) of the killed worker remain: ${leftBehind.map((c) => c.state).join(', ')}`);
+    restarted = await cluster.spawn('worker-3', 'worker');
+    expect(await sandboxContainers([victim.pid])).toEqual([]);
+  });
+
+  it('a worker serves /healthz and /metrics with job durations and the queue depth', async () => {
+    const health = await fetch(`${survivor.opsUrl}/healthz`);
+    expect(health.status).toBe(200);
+    const report = (await health.json()) as { ok: boolean; checks: Record<string, { ok: boolean }> };
+    expect(report).toMatchObject({ ok: true, checks: { docker: { ok: true }, redis: { ok: true } } });
+    const metrics = await fetchMetrics(survivor);
+    expect(metricValue(metrics, 'threadlab_job_duration_seconds_count', { outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(metricValue(metrics, 'threadlab_job_duration_seconds_sum', { outcome: 'ok' })).toBeGreaterThan(15);
+    expect(metricValue(metrics, 'threadlab_queue_depth')).toBe(0);
+    expect(metrics).toContain('role="worker"');
+
+    const gatewayHealth = (await (await fetch(`${gateway.opsUrl}/healthz`)).json()) as { checks: Record<string, unknown> };
+    expect(Object.keys(gatewayHealth.checks)).toEqual(['redis']);
+  });
+});
