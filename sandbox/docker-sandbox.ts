@@ -20,6 +20,7 @@ import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
+import { pruneMirrors } from './mirror-retention.js';
 
 export interface DockerSandboxOptions {
   docker: Docker;
@@ -49,6 +50,7 @@ export class DockerSandbox implements Sandbox {
   private started: Promise<void> | undefined;
   private readyInfo: ReadyFrame | undefined;
   private closed = false;
+  private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: DockerSandboxOptions) {
     this.instanceId =
@@ -100,6 +102,20 @@ export class DockerSandbox implements Sandbox {
     if (removed.length > 0) logger.info({ removed }, 'removed orphaned sandbox containers');
     this.registry.startReaper();
     this.pool.fill();
+    void this.pruneFiles();
+    this.pruneTimer = setInterval(() => void this.pruneFiles(), Math.min(this.options.limits.filesTtlMs, 3_600_000));
+    this.pruneTimer.unref();
+  }
+
+  /** Deletes host copies of files of sessions idle beyond THREADLAB_FILES_TTL_MS. */
+  private async pruneFiles(): Promise<void> {
+    const live = new Set(this.registry.all().map((s) => s.hash));
+    try {
+      const removed = await pruneMirrors(this.options.dataDir, { maxAgeMs: this.options.limits.filesTtlMs, keep: (name) => live.has(name) });
+      if (removed.length > 0) this.options.logger.info({ removed: removed.length }, 'deleted files of long-idle sessions');
+    } catch (err) {
+      this.options.logger.warn({ err }, 'could not prune old session files');
+    }
   }
 
   async run(key: string, request: RunRequest): Promise<ExecutionResult> {
@@ -220,6 +236,7 @@ export class DockerSandbox implements Sandbox {
   async close(): Promise<void> {
     this.closed = true;
     this.registry.stopReaper();
+    clearInterval(this.pruneTimer);
     await this.pool.close();
     await Promise.allSettled([...this.launches]);
     await Promise.all(

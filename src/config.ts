@@ -87,6 +87,7 @@ export const envSchema = z.object({
   THREADLAB_SANDBOX_MAX_SESSIONS: int(1).default(32),
   THREADLAB_SANDBOX_POOL_SIZE: int(0, 64).default(2),
   THREADLAB_MAX_FILE_MB: int(1, 2048).default(100),
+  THREADLAB_FILES_TTL_MS: int(60_000).default(7 * 24 * 60 * 60_000),
 
   THREADLAB_REPLY_MAX_IMAGE_PX: int(256, 8192).default(2048),
   THREADLAB_REPLY_MAX_OUTPUT_LINES: int(5).default(60),
@@ -140,6 +141,7 @@ export interface Config {
     maxSessions: number;
     poolSize: number;
     maxFileBytes: number;
+    filesTtlMs: number;
   };
   slack: { enabled: boolean };
   discord: { enabled: boolean };
@@ -232,6 +234,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxSessions: env.THREADLAB_SANDBOX_MAX_SESSIONS,
       poolSize: env.THREADLAB_SANDBOX_POOL_SIZE,
       maxFileBytes: env.THREADLAB_MAX_FILE_MB * 1024 * 1024,
+      filesTtlMs: env.THREADLAB_FILES_TTL_MS,
     },
     slack: { enabled: slack },
     discord: { enabled: discord },

@@ -3,6 +3,7 @@
  * the ports in src/ports.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import { ThreadlabError } from './domain/errors.js';
 import type { Logger } from './logger.js';
@@ -53,7 +54,7 @@ export async function createSandbox(config: Config, logger: Logger, options: { i
     docker: createDocker(config.env.DOCKER_HOST),
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
-    dataDir: config.dataDir,
+    dataDir: join(config.dataDir, 'sandbox-files'),
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),
