@@ -1,4 +1,4 @@
-import type { Language } from '../../src/domain/execution.js';
+import { languageFromLabel } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import { decodeSlackText, escapeMrkdwn } from './slack-text.js';
 
@@ -20,15 +20,6 @@ export type ParsedCommandText =
   | { kind: 'question'; text: string }
   | { kind: 'invalid'; error: string };
 
-const LANGUAGE_ALIASES: Record<string, Language> = {
-  '': 'python',
-  python: 'python',
-  py: 'python',
-  python3: 'python',
-  bash: 'bash',
-  sh: 'bash',
-  shell: 'bash',
-};
 
 /**
  * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python or ```bash), `reset`,
@@ -51,11 +42,11 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   let code = fenced ? fenced[2]! : inline ? inline[1]! : body;
   // One line typed in the command box: ```python print(1)``` — a known language word leads the code.
   const sameLine = fenced && !fenced[1] ? /^(\w+)[ \t]+(\S[\s\S]*)$/.exec(code) : null;
-  if (sameLine && sameLine[1]!.toLowerCase() in LANGUAGE_ALIASES) {
+  if (sameLine && languageFromLabel(sameLine[1]!)) {
     lang = sameLine[1]!.toLowerCase();
     code = sameLine[2]!;
   }
-  const language = LANGUAGE_ALIASES[lang];
+  const language = languageFromLabel(lang);
   if (!language) return { kind: 'invalid', error: `Unknown language \`${lang}\`: use python or bash.` };
   if (code.trim() === '') return { kind: 'invalid', error: 'Nothing to run: the code block is empty.' };
   return { kind: 'command', command: { name: 'run', language, code } };

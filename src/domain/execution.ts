@@ -2,6 +2,21 @@
 export type Language = 'python' | 'bash';
 export const LANGUAGES: readonly Language[] = ['python', 'bash'];
 
+const LANGUAGE_LABELS: Readonly<Record<string, Language>> = {
+  '': 'python',
+  python: 'python',
+  py: 'python',
+  python3: 'python',
+  bash: 'bash',
+  sh: 'bash',
+  shell: 'bash',
+};
+
+/** The language a code fence's label names (```py, ```sh, none = python), or undefined for others. */
+export function languageFromLabel(label: string): Language | undefined {
+  return Object.hasOwn(LANGUAGE_LABELS, label.toLowerCase()) ? LANGUAGE_LABELS[label.toLowerCase()] : undefined;
+}
+
 /**
  * How a run ended. `error` is an exception in the user's code (see {@link ExecutionError});
  * `timeout` means the run was interrupted at its deadline; `killed` means the container had to be

@@ -1,14 +1,4 @@
-import type { Language } from '../domain/execution.js';
-
-const LABELS: Record<string, Language> = {
-  '': 'python',
-  python: 'python',
-  py: 'python',
-  python3: 'python',
-  bash: 'bash',
-  sh: 'bash',
-  shell: 'bash',
-};
+import { languageFromLabel, type Language } from '../domain/execution.js';
 
 const WHOLE_BLOCK = /^\s*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/;
 
@@ -20,7 +10,7 @@ const WHOLE_BLOCK = /^\s*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n([\s\S]*?)\r?\n[ \
 export function parseDirectCode(text: string): { language: Language; code: string } | undefined {
   const match = WHOLE_BLOCK.exec(text);
   if (!match) return undefined;
-  const language = LABELS[match[1]!.toLowerCase()];
+  const language = languageFromLabel(match[1]!);
   const code = match[2]!;
   if (!language || code.trim() === '') return undefined;
   // A second fence inside means several blocks with text between them, not one block.

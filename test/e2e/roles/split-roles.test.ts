@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, CHANNEL_ID, messageEvent, nextTs } from '../../fakes/fake-slack/index.js';
+import { payloads } from '../../fakes/fake-discord/index.js';
 import { RolesCluster } from './cluster.js';
 import { containersCreatedBy, sandboxContainers } from './containers.js';
 import { fetchMetrics, metricValue, stopProcess, waitUntil, type ThreadlabProcess } from './processes.js';
@@ -22,9 +23,8 @@ const log = (line: string) => process.stderr.write(`[roles e2e] ${line}\n`);
 const cluster = new RolesCluster();
 let gateway: ThreadlabProcess;
 let workers: ThreadlabProcess[];
-/** The worker that survives the failover test (and the one restarted after it). */
+/** The worker that survives the failover test. */
 let survivor: ThreadlabProcess;
-let restarted: ThreadlabProcess | undefined;
 
 /** Queue waits observed per worker: counts the first attempts each one started. */
 async function startedCounts(): Promise<number[]> {
@@ -83,6 +83,8 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
     expect(await containersCreatedBy(gateway.pid, cluster.startedAtMs)).toEqual([]);
     const workerContainers = await sandboxContainers(workers.map((w) => w.pid));
     expect(new Set(workerContainers.map((c) => c.pid))).toEqual(new Set(workers.map((w) => w.pid)));
+    // the event-log check does see creations (here: the workers' warm pools and the session)
+    expect((await containersCreatedBy(workers[0]!.pid, cluster.startedAtMs)).length).toBeGreaterThan(0);
     const gatewayMetrics = await fetchMetrics(gateway);
     expect(metricValue(gatewayMetrics, 'threadlab_job_duration_seconds_count') ?? 0).toBe(0);
     const ran = await Promise.all(
@@ -156,7 +158,7 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
     // process that starts on this host removes them (orphan sweep at sandbox start).
     const leftBehind = await sandboxContainers([victim.pid]);
     log(`after failover, ${leftBehind.length} container(s) of the killed worker remain: ${leftBehind.map((c) => c.state).join(', ')}`);
-    restarted = await cluster.spawn('worker-3', 'worker');
+    await cluster.spawn('worker-3', 'worker');
     expect(await sandboxContainers([victim.pid])).toEqual([]);
   });
 
@@ -173,5 +175,80 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
 
     const gatewayHealth = (await (await fetch(`${gateway.opsUrl}/healthz`)).json()) as { checks: Record<string, unknown> };
     expect(Object.keys(gatewayHealth.checks)).toEqual(['redis']);
+  });
+
+  it('Discord: a worker answers a mention and a slash command through REST only', async () => {
+    const { discord } = cluster;
+    const question = discord.userMessage({
+      channelId: discord.textChannelId,
+      content: `<@${discord.bot.id}> ${pythonBlock('print(6 * 7)')}`,
+      mentionBot: true,
+    });
+    const threadId = String(question.id);
+    await discord.waitForRequest(
+      (r) => r.method === 'POST' && r.path === `/channels/${discord.textChannelId}/messages/${threadId}/threads`,
+    );
+    const answer = await discord.waitForRequest(
+      (r) =>
+        r.method === 'POST' &&
+        r.path === `/channels/${threadId}/messages` &&
+        !(r.json?.components?.length > 0) &&
+        String(r.json?.content).includes('42'),
+      60_000,
+    );
+    expect(answer.status).toBe(200);
+    const status = discord.requests.find(
+      (r) => r.method === 'POST' && r.path === `/channels/${threadId}/messages` && r.json?.components?.length > 0,
+    );
+    expect(status).toBeDefined();
+    await discord.waitForRequest((r) => r.method === 'DELETE' && r.path.startsWith(`/channels/${threadId}/messages/`));
+
+    // A slash command: deferred by the gateway, answered by a worker through the interaction webhook.
+    const interaction = discord.interaction(
+      payloads.slashCommand({
+        applicationId: discord.applicationId,
+        guildId: discord.guildId,
+        channel: { id: discord.textChannelId, type: 0 },
+        user: discord.human,
+        name: 'run',
+        options: [
+          { name: 'code', type: 3, value: 'print(7 * 6)' },
+          { name: 'language', type: 3, value: 'python' },
+        ],
+      }),
+    );
+    const token = String(interaction.token);
+    const done = await discord.waitForRequest(
+      (r) =>
+        r.method === 'PATCH' &&
+        r.path === `/webhooks/${discord.applicationId}/${token}/messages/@original` &&
+        String(r.json?.content).includes('42'),
+      60_000,
+    );
+    expect(done.status).toBe(200);
+    expect(done.headers.authorization).toBeUndefined();
+
+    // Only the gateway ever opened a Discord gateway connection (one IDENTIFY).
+    const identifies = discord.gateway.frames.filter((f) => f.direction === 'in' && f.payload.op === 2);
+    expect(identifies).toHaveLength(1);
+  });
+
+  it('SIGTERM: gateway and workers exit with 0 within THREADLAB_SHUTDOWN_TIMEOUT_MS and leave no container', async () => {
+    const running = cluster.processes.filter((p) => p.isRunning());
+    expect(running.map((p) => p.role).sort()).toEqual(['gateway', 'worker', 'worker']);
+    const sentAt = Date.now();
+    for (const p of running) p.child.kill('SIGTERM');
+    const exits = await Promise.all(running.map((p) => p.exited));
+    const timings = running.map((p, i) => `${p.name} ${exits[i]!.atMs - sentAt} ms (code ${exits[i]!.code})`);
+    log(`SIGTERM → exit: ${timings.join(', ')}`);
+    for (const [i, exit] of exits.entries()) {
+      expect({ name: running[i]!.name, code: exit.code, signal: exit.signal }).toEqual({
+        name: running[i]!.name,
+        code: 0,
+        signal: null,
+      });
+      expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs);
+    }
+    expect(await sandboxContainers(cluster.pids)).toEqual([]);
   });
 });
