@@ -1,6 +1,6 @@
 /**
  * Threads the bot has joined (mentioned in, answered in), so later replies there continue the session
- * without a mention. Bounded, oldest forgotten first; after a restart a thread needs one new mention.
+ * without a mention. Bounded, oldest forgotten first; ThreadMembership asks Slack about the others.
  */
 export class KnownThreads {
   private readonly keys = new Set<string>();

@@ -1,12 +1,13 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../src/domain/messages.js';
-import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
+import { parseThreadKey, threadKey, type ThreadRef } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import type { KnownThreads } from './known-threads.js';
 import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
-import { mapMessageEvent, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
+import { mapMessageEvent, NOT_IN_THREAD, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
+import type { ThreadMembership } from './thread-membership.js';
 import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
 import { escapeMrkdwn } from './slack-text.js';
@@ -20,6 +21,7 @@ export interface ListenerContext {
   command: string;
   followThreads: boolean;
   known: KnownThreads;
+  membership: ThreadMembership;
 }
 
 /**
@@ -39,13 +41,20 @@ export function registerListeners(ctx: ListenerContext): void {
 
   const onEvent = async ({ event, body }: { event: unknown; body: unknown }): Promise<void> => {
     try {
-      const result = mapMessageEvent({
+      const input = {
         event: event as SlackMessageEvent,
         body: body as SlackEventBody,
         botUserId: ctx.botUserId,
         followThreads: ctx.followThreads,
-        isKnownThread: (ref) => ctx.known.has(threadKey(ref)),
-      });
+        isKnownThread: (ref: ThreadRef) => ctx.known.has(threadKey(ref)),
+      };
+      let result = mapMessageEvent(input);
+      if (result.kind === 'ignore' && result.reason === NOT_IN_THREAD) {
+        // Not seen since start: Slack's history says whether the bot answered in this thread before.
+        const { event: e, body: b } = input;
+        const ref: ThreadRef = { platform: 'slack', workspace: b.team_id ?? '', channel: e.channel ?? '', thread: e.thread_ts ?? '' };
+        if (await ctx.membership.isMember(ref)) result = mapMessageEvent({ ...input, isKnownThread: () => true });
+      }
       if (result.kind === 'ignore') {
         logger.debug({ reason: result.reason }, 'slack event ignored');
         return;

@@ -88,7 +88,7 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
     if (!event.thread_ts) return ignore('channel message without a mention');
     const ownThread = event.parent_user_id === botUserId || input.isKnownThread(thread);
     if (!input.followThreads) return ignore('thread follow-ups are off');
-    if (!ownThread) return ignore('thread the bot is not in');
+    if (!ownThread) return ignore(NOT_IN_THREAD);
   }
 
   const text = stripBotMention(event.text ?? '', botUserId);
@@ -124,6 +124,9 @@ export function mapFile(file: SlackFile): InboundAttachment {
     ...(idOnly ? {} : { url: file.url_private_download ?? file.url_private }),
   };
 }
+
+/** Why a thread follow-up without a mention is ignored when the bot is not known to be in the thread. */
+export const NOT_IN_THREAD = 'thread the bot is not in';
 
 function ignore(reason: string): MapEventResult {
   return { kind: 'ignore', reason };

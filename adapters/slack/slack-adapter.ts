@@ -11,6 +11,7 @@ import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
 import { toSlackError } from './errors.js';
 import { KnownThreads } from './known-threads.js';
+import { ThreadMembership } from './thread-membership.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
 import { postReply } from './post-reply.js';
@@ -97,6 +98,13 @@ export class SlackAdapter implements PlatformAdapter {
       command: options.command ?? '/interpreter',
       followThreads: options.followThreads ?? true,
       known: this.known,
+      membership: new ThreadMembership({
+        client: this.client,
+        botUserId: auth.user_id ?? '',
+        ...(auth.bot_id ? { botId: auth.bot_id } : {}),
+        known: this.known,
+        logger: options.logger,
+      }),
     });
     try {
       if (socketMode) {

@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
-import { appMention, BOT_USER_ID, CHANNEL_ID, messageEvent, nextTs } from '../../fakes/fake-slack/index.js';
+import {
+  appMention,
+  BOT_USER_ID,
+  buttonPress,
+  CHANNEL_ID,
+  messageEvent,
+  nextTs,
+  TEAM_ID,
+} from '../../fakes/fake-slack/index.js';
+import { STOP_ACTION_ID } from '../../../adapters/slack/index.js';
+import { threadKey } from '../../../src/domain/thread-key.js';
 import { payloads } from '../../fakes/fake-discord/index.js';
 import { RolesCluster } from './cluster.js';
 import { containersCreatedBy, sandboxContainers } from './containers.js';
@@ -233,22 +243,58 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
     expect(identifies).toHaveLength(1);
   });
 
-  it('SIGTERM: gateway and workers exit with 0 within THREADLAB_SHUTDOWN_TIMEOUT_MS and leave no container', async () => {
+  it('the Stop button, pressed at the gateway, stops the run on the worker', async () => {
+    const { slack } = cluster;
+    const mention = appMention({
+      text: `<@${BOT_USER_ID}> ${pythonBlock('import time\nprint("sleeping", flush=True)\ntime.sleep(30)\nprint("woke")')}`,
+    });
+    const ts = String(mention.ts);
+    await sendEvent(slack, mention);
+    const status = await waitUntil(
+      () => slack.state.messages.find((m) => m.thread_ts === ts && JSON.stringify(m.blocks).includes('sleeping')),
+      { timeoutMs: 30_000, what: 'the status showing the run’s output' },
+    );
+    const key = threadKey({ platform: 'slack', workspace: TEAM_ID, channel: CHANNEL_ID, thread: ts });
+    const pressedAt = Date.now();
+    await slack.socket.send(
+      'interactive',
+      buttonPress({ actionId: STOP_ACTION_ID, value: key, messageTs: status.ts, threadTs: ts, responseUrl: slack.responseUrl() }),
+    );
+    const reply = await waitUntil(() => threadPosts(slack, ts).replies[0], { timeoutMs: 20_000, what: 'the reply after Stop' });
+    log(`Stop pressed at the gateway → reply from the worker in ${reply.atMs - pressedAt} ms`);
+    expect(postText(reply)).toContain('Stopped');
+    expect(postText(reply)).not.toContain('woke');
+    await sleep(500);
+    expect(threadPosts(slack, ts).replies).toHaveLength(1);
+  });
+
+  it('SIGTERM mid-run: the run finishes, then gateway and workers exit 0 in time and leave no container', async () => {
+    const { slack } = cluster;
     const running = cluster.processes.filter((p) => p.isRunning());
     expect(running.map((p) => p.role).sort()).toEqual(['gateway', 'worker', 'worker']);
+    const mention = appMention({
+      text: `<@${BOT_USER_ID}> ${pythonBlock('import time\nprint("working", flush=True)\ntime.sleep(3)\nprint("finished")')}`,
+    });
+    const ts = String(mention.ts);
+    await sendEvent(slack, mention);
+    await waitUntil(
+      () => slack.state.messages.find((m) => m.thread_ts === ts && JSON.stringify(m.blocks).includes('working')),
+      { timeoutMs: 30_000, what: 'the run to be under way' },
+    );
     const sentAt = Date.now();
     for (const p of running) p.child.kill('SIGTERM');
     const exits = await Promise.all(running.map((p) => p.exited));
     const timings = running.map((p, i) => `${p.name} ${exits[i]!.atMs - sentAt} ms (code ${exits[i]!.code})`);
     log(`SIGTERM → exit: ${timings.join(', ')}`);
     for (const [i, exit] of exits.entries()) {
-      expect({ name: running[i]!.name, code: exit.code, signal: exit.signal }).toEqual({
-        name: running[i]!.name,
-        code: 0,
-        signal: null,
-      });
+      const name = running[i]!.name;
+      expect({ name, code: exit.code, signal: exit.signal }).toEqual({ name, code: 0, signal: null });
       expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs);
     }
+    // the run in flight was finished and answered before its worker left
+    const replies = threadPosts(slack, ts).replies;
+    expect(replies).toHaveLength(1);
+    expect(postText(replies[0]!)).toContain('finished');
     expect(await sandboxContainers(cluster.pids)).toEqual([]);
   });
 });

@@ -204,6 +204,26 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     expect(handler.messages[1]!.thread.thread).toBe(mention.ts);
   });
 
+  it('after a restart, follows a thread it answered before (from Slack history) but not a stranger\'s thread', async () => {
+    const mention = appMention({ text: `<@${BOT_USER_ID}> remember me` });
+    await send.event(mention);
+    await fake.waitFor(() => repliesIn(mention.ts as string).some((m) => m.text === 'ok'), { what: 'the first reply' });
+    // A new adapter process knows no threads in memory.
+    await adapter.stop();
+    handler = new ScriptedHandler(async () => answer('ok again'));
+    adapter = await startAdapter(fake, mode, handler);
+    handler.adapter = adapter;
+    send = new SlackTransport(fake, adapter, mode);
+    const stranger = messageEvent({ text: 'people talking' });
+    await send.event(messageEvent({ text: 'not for the bot', thread_ts: stranger.ts as string }));
+    await send.event(messageEvent({ text: 'and a follow-up after restart', thread_ts: mention.ts as string }));
+    await fake.waitFor(() => handler.messages.length === 1, { what: 'the follow-up after restart' });
+    expect(handler.messages[0]!.text).toBe('and a follow-up after restart');
+    expect(fake.callsTo('conversations.replies').length).toBeGreaterThanOrEqual(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(handler.messages).toHaveLength(1);
+  });
+
   it('looks up a file shared by id only with files.info, and rejects a login page served instead of a file', async () => {
     const data = Buffer.from('{"a": 1}');
     fake.addFile({ id: `FJSON${mode}`, name: 'data.json', mimetype: 'application/json', data });
