@@ -20,8 +20,9 @@
  *   thread locks they held (the interrupted event then runs elsewhere with `attempt` 2).
  * - `cancel` drops the waiting events in Redis and publishes the thread on a channel every worker
  *   listens to; the worker running it aborts the job's AbortSignal.
- * - `close` stops the heartbeat, waits for runs up to the deadline, then aborts them and hands their
- *   threads back (re-queued at once, not left for the stalled check).
+ * - `close` marks the worker as draining (no new affinity jobs; the heartbeat goes on, so peers do
+ *   not take it for dead and re-run what it is finishing), waits for runs up to the deadline, then
+ *   aborts them and hands their threads back (re-queued at once, not left for the stalled check).
  */
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job as BullJob } from 'bullmq';
@@ -225,7 +226,10 @@ export class BullMqJobQueue implements JobQueue {
 
   async close(timeoutMs = 30_000): Promise<void> {
     this.closing = true;
-    await this.registry?.stop().catch((err: unknown) => this.log.warn({ err }, 'could not clear the heartbeat'));
+    // Keep beating while running jobs finish, or peers would take this worker for dead and re-run them.
+    await this.registry
+      ?.drain()
+      .catch((err: unknown) => this.log.warn({ err }, 'could not mark this worker as draining'));
     if (this.drainer && this.workers.length > 0) {
       const closed = Promise.all(this.workers.map((w) => w.close()));
       if (!(await settlesWithin(closed, timeoutMs))) {
@@ -239,8 +243,10 @@ export class BullMqJobQueue implements JobQueue {
       }
       try {
         await this.adoptJobsOf(this.workerId);
+        await this.registry?.stop();
         await this.registry?.leave();
       } catch (err) {
+        await this.registry?.stop().catch(() => undefined);
         this.log.warn({ err }, 'could not hand back this worker’s own queue; a peer will');
       }
     }

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
  *   P:depth, P:inflight hash {u:<user>, w:<workspace>}, P:rl:u:<user>, P:rl:w:<ws> (per-minute windows)
  *   P:aff:<thread>      id of the worker that last ran the thread (it holds the container)
  *   P:hb:<worker>       heartbeat of a live worker; P:workers is the set of workers ever started
+ *   P:drain:<worker>    set while a live worker shuts down: it takes no new affinity jobs
  */
 
 const RELEASE_COUNTERS = `
@@ -31,7 +32,7 @@ end
 const ROUTE_FN = `
 local function route(p, thread)
   local w = redis.call('GET', p .. ':aff:' .. thread)
-  if w and redis.call('EXISTS', p .. ':hb:' .. w) == 1 then return w end
+  if w and redis.call('EXISTS', p .. ':hb:' .. w) == 1 and redis.call('EXISTS', p .. ':drain:' .. w) == 0 then return w end
   return ''
 end
 `;
@@ -155,7 +156,7 @@ end
 return out
 `;
 
-/** The live worker that holds the thread's container, or ''. */
+/** The live worker that holds the thread's container (unless it is shutting down), or ''. */
 const ROUTE = ROUTE_FN + `return route(ARGV[1], ARGV[2])`;
 
 const SCRIPTS = {

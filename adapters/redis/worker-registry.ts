@@ -30,6 +30,7 @@ export class WorkerRegistry {
   private readonly intervalMs: number;
   private readonly ttlMs: number;
   private sweeping = false;
+  private draining = false;
 
   constructor(private readonly o: WorkerRegistryOptions) {
     this.intervalMs = o.heartbeatIntervalMs ?? 3000;
@@ -45,11 +46,21 @@ export class WorkerRegistry {
     void this.sweep();
   }
 
-  /** Stops the heartbeat at once, so new affinity jobs go to the shared queue. */
+  /**
+   * Shutdown has begun: new affinity jobs go to the shared queue from now on, but the heartbeat goes
+   * on until {@link stop}, so peers do not take this worker for dead and re-run the jobs it is still
+   * finishing (each would then run twice).
+   */
+  async drain(): Promise<void> {
+    this.draining = true;
+    await this.o.redis.set(`${this.o.prefix}:drain:${this.o.workerId}`, '1', 'PX', this.ttlMs);
+  }
+
+  /** Stops the heartbeat: from now on peers may take this worker for dead and hand its jobs on. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.o.redis.del(`${this.o.prefix}:hb:${this.o.workerId}`);
+    await this.o.redis.del(`${this.o.prefix}:hb:${this.o.workerId}`, `${this.o.prefix}:drain:${this.o.workerId}`);
   }
 
   /** Forgets this worker after its own queue was emptied. */
@@ -59,6 +70,7 @@ export class WorkerRegistry {
 
   private async beat(): Promise<void> {
     await this.o.redis.set(`${this.o.prefix}:hb:${this.o.workerId}`, String(Date.now()), 'PX', this.ttlMs);
+    if (this.draining) await this.o.redis.pexpire(`${this.o.prefix}:drain:${this.o.workerId}`, this.ttlMs);
   }
 
   private async tick(): Promise<void> {

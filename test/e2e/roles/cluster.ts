@@ -66,14 +66,16 @@ export class RolesCluster {
     };
   }
 
-  async spawn(name: string, role: 'gateway' | 'worker'): Promise<ThreadlabProcess> {
-    const p = await spawnThreadlab({
+  /** Starts a process and waits until it is ready; `env` adds or overrides variables. */
+  async spawn(name: string, role: 'gateway' | 'worker', env: Record<string, string> = {}): Promise<ThreadlabProcess> {
+    const p = spawnThreadlab({
       name,
       role,
-      env: this.env(role === 'gateway' ? this.gatewayDataDir : this.workerDataDir),
+      env: { ...this.env(role === 'gateway' ? this.gatewayDataDir : this.workerDataDir), ...env },
       metricsPort: await freePort(),
     });
     this.processes.push(p);
+    await p.ready();
     return p;
   }
 

@@ -17,6 +17,8 @@ export interface ThreadlabProcess {
   /** Resolves with the exit code (or the signal name) once the process ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
   isRunning(): boolean;
+  /** Resolves once it printed "Threadlab is running"; fails if it exits or takes longer. */
+  ready(timeoutMs?: number): Promise<void>;
 }
 
 /** Environment passed through from the test runner; everything else is given explicitly. */
@@ -30,16 +32,15 @@ function baseEnv(): Record<string, string> {
 }
 
 /**
- * Spawns `node bin/threadlab.js start --role <role>` and resolves once it printed "Threadlab is running"
- * (after its sandbox started, orphans were swept and it takes jobs or holds its platform connections).
+ * Spawns `node bin/threadlab.js start --role <role>`. Returns at once, so the caller can record the
+ * process for cleanup before waiting for {@link ThreadlabProcess.ready}.
  */
-export async function spawnThreadlab(options: {
+export function spawnThreadlab(options: {
   name: string;
   role: 'gateway' | 'worker';
   env: Record<string, string>;
   metricsPort: number;
-  readyTimeoutMs?: number;
-}): Promise<ThreadlabProcess> {
+}): ThreadlabProcess {
   const child = spawn(process.execPath, [bin, 'start', '--role', options.role], {
     cwd: root,
     env: { ...baseEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },
@@ -55,7 +56,8 @@ export async function spawnThreadlab(options: {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, atMs: Date.now() })),
   );
-  const handle: ThreadlabProcess = {
+  const isRunning = (): boolean => child.exitCode === null && child.signalCode === null;
+  return {
     name: options.name,
     role: options.role,
     child,
@@ -63,18 +65,17 @@ export async function spawnThreadlab(options: {
     opsUrl: `http://127.0.0.1:${options.metricsPort}`,
     output: () => out,
     exited,
-    isRunning: () => child.exitCode === null && child.signalCode === null,
+    isRunning,
+    async ready(timeoutMs = 60_000) {
+      // Printed after the sandbox started (orphans swept, pool filling) and jobs or connections are taken.
+      const deadline = Date.now() + timeoutMs;
+      while (!out.includes('Threadlab is running')) {
+        if (!isRunning()) throw new Error(`${options.name} exited before it was ready:\n${out}`);
+        if (Date.now() > deadline) throw new Error(`${options.name} was not ready within ${timeoutMs} ms:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
   };
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
-  while (!out.includes('Threadlab is running')) {
-    if (!handle.isRunning()) throw new Error(`${options.name} exited before it was ready:\n${out}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${options.name} was not ready within ${options.readyTimeoutMs ?? 60_000} ms:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return handle;
 }
 
 /** Sends `signal` (if still running) and waits for the exit. */
@@ -113,4 +114,23 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}`);
     await new Promise((r) => setTimeout(r, options.intervalMs ?? 50));
   }
+}
+
+/**
+ * First attempts each worker has started so far (its queue-wait observations); -1 for one that is gone.
+ * Comparing two snapshots tells which worker took a run.
+ */
+export async function startedRuns(workers: ThreadlabProcess[]): Promise<number[]> {
+  return Promise.all(
+    workers.map(async (w) =>
+      w.isRunning() ? (metricValue(await fetchMetrics(w), 'threadlab_queue_wait_seconds_count') ?? 0) : -1,
+    ),
+  );
+}
+
+/** The one worker whose count grew between two {@link startedRuns} snapshots. */
+export function whichStarted(workers: ThreadlabProcess[], before: number[], after: number[]): ThreadlabProcess {
+  const grown = workers.filter((_, i) => after[i]! > before[i]!);
+  if (grown.length !== 1) throw new Error(`expected one worker to start the run, got ${grown.length}`);
+  return grown[0]!;
 }

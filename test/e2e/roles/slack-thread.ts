@@ -7,7 +7,10 @@ export function isProgress(call: FakeSlackCall): boolean {
 }
 
 /** The chat.postMessage calls into one thread, split into status messages and replies. */
-export function threadPosts(fake: FakeSlack, threadTs: string): { progress: FakeSlackCall[]; replies: FakeSlackCall[] } {
+export function threadPosts(
+  fake: FakeSlack,
+  threadTs: string,
+): { progress: FakeSlackCall[]; replies: FakeSlackCall[] } {
   const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.thread_ts === threadTs);
   return { progress: posts.filter(isProgress), replies: posts.filter((c) => !isProgress(c)) };
 }
@@ -15,6 +18,15 @@ export function threadPosts(fake: FakeSlack, threadTs: string): { progress: Fake
 /** All the text a post carries (its fallback text and its blocks). */
 export function postText(call: FakeSlackCall): string {
   return `${String(call.args.text ?? '')}\n${JSON.stringify(call.args.blocks ?? [])}`;
+}
+
+/**
+ * The answer itself: the first section of the reply (run output, notes, errors). The code that ran is
+ * quoted in a later section, so a check for output here cannot be fooled by the code's text.
+ */
+export function answerText(call: FakeSlackCall): string {
+  const blocks = (call.args.blocks ?? []) as { type?: string; text?: { text?: string } }[];
+  return blocks.find((b) => b.type === 'section')?.text?.text ?? String(call.args.text ?? '');
 }
 
 /** Delivers an event through Socket Mode to whichever process holds the connection (the gateway). */
