@@ -34,6 +34,8 @@ export interface DockerSandboxOptions {
   instanceId?: string;
   /** Told about pool size, hits and misses, and live sessions (Prometheus in production). */
   observer?: PoolObserver;
+  /** How often containers of dead processes are looked for and removed. @defaultValue 60000 */
+  orphanSweepMs?: number;
   /** How long a new container may take to say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
 }
@@ -51,6 +53,7 @@ export class DockerSandbox implements Sandbox {
   private readyInfo: ReadyFrame | undefined;
   private closed = false;
   private pruneTimer: NodeJS.Timeout | undefined;
+  private orphanTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: DockerSandboxOptions) {
     this.instanceId =
@@ -105,6 +108,18 @@ export class DockerSandbox implements Sandbox {
     void this.pruneFiles();
     this.pruneTimer = setInterval(() => void this.pruneFiles(), Math.min(this.options.limits.filesTtlMs, 3_600_000));
     this.pruneTimer.unref();
+    // A peer process that died while this one runs leaves containers behind: sweep, not only at start.
+    this.orphanTimer = setInterval(() => void this.sweepOrphans(), this.options.orphanSweepMs ?? 60_000);
+    this.orphanTimer.unref();
+  }
+
+  private async sweepOrphans(): Promise<void> {
+    try {
+      const removed = await removeOrphans(this.options.docker, { olderThanInstance: this.instanceId });
+      if (removed.length > 0) this.options.logger.info({ removed }, 'removed sandbox containers of a process that died');
+    } catch (err) {
+      this.options.logger.warn({ err }, 'could not sweep orphaned sandbox containers');
+    }
   }
 
   /** Deletes host copies of files of sessions idle beyond THREADLAB_FILES_TTL_MS. */
@@ -237,6 +252,7 @@ export class DockerSandbox implements Sandbox {
     this.closed = true;
     this.registry.stopReaper();
     clearInterval(this.pruneTimer);
+    clearInterval(this.orphanTimer);
     await this.pool.close();
     await Promise.allSettled([...this.launches]);
     await Promise.all(

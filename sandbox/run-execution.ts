@@ -202,6 +202,7 @@ function fromResultFrame(
         ? 'The run was stopped by the user; variables are kept.'
         : `The run exceeded its time limit of ${timeoutMs} ms and was interrupted; variables are kept. Set THREADLAB_SANDBOX_TIMEOUT_MS to raise the limit.`;
     result.error = { name: frame.error?.name ?? 'KeyboardInterrupt', value, traceback: frame.error?.traceback ?? '' };
+    result.interruptedBy = interruptedBy ?? 'timeout';
   }
   if (frame.truncated) result.truncated = frame.truncated;
   if (frame.skippedArtifacts?.length) result.skippedArtifacts = frame.skippedArtifacts;

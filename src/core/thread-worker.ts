@@ -67,7 +67,8 @@ export class ThreadWorker {
       // Shutdown, not the user, interrupted this run: no reply; the queue hands the job back or says so.
       if (isShutdown(context.signal)) throw context.signal.reason;
       if (job.attempt > 1) {
-        reply.text = `_This message was picked up again after a worker stopped; the thread's variables were reset and its files restored._\n\n${reply.text}`;
+        // Files come back only where THREADLAB_DATA_DIR is shared between workers, so only variables are promised lost.
+        reply.text = `_This message was picked up again after a worker stopped, so the thread's Python variables were reset._\n\n${reply.text}`;
       }
       await adapter.reply(message, reply);
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');

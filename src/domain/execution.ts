@@ -69,6 +69,8 @@ export interface ExecutionResult {
   /** Set when the interpreter's variables were lost before or during this run (files are kept). */
   stateReset?: { reason: string };
   killReason?: KillReason;
+  /** For status `timeout`: whether the deadline or the user's stop interrupted the run. */
+  interruptedBy?: 'timeout' | 'cancelled';
   /** Files that changed but could not be brought back (too large, unsafe type), with why. */
   skippedArtifacts?: { path: string; reason: string }[];
 }

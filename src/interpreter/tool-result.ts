@@ -18,7 +18,10 @@ export function pngDisplays(result: ExecutionResult): Display[] {
 
 function describeStatus(result: ExecutionResult): string {
   const base = `status: ${result.status} (${result.durationMs} ms, run #${result.executionCount})`;
-  if (result.status === 'timeout') return `${base}. The run hit its time limit and was interrupted.`;
+  if (result.status === 'timeout')
+    return result.interruptedBy === 'cancelled'
+      ? `${base}. The user stopped the run; variables are kept.`
+      : `${base}. The run hit its time limit and was interrupted.`;
   if (result.status === 'killed') {
     const why = result.killReason ? ` (${result.killReason})` : '';
     return `${base}. The run was killed${why}; the Python variables are gone, files in /mnt/data are kept.`;

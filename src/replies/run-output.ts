@@ -96,7 +96,11 @@ export function isLongOutput(text: string, maxLines: number): boolean {
 export function statusNotes(result: ExecutionResult): string[] {
   const notes: string[] = [];
   if (result.status === 'timeout')
-    notes.push(`The run timed out after ${formatDuration(result.durationMs)} and was interrupted.`);
+    notes.push(
+      result.interruptedBy === 'cancelled'
+        ? `The run was stopped at your request after ${formatDuration(result.durationMs)}; variables are kept.`
+        : `The run timed out after ${formatDuration(result.durationMs)} and was interrupted.`,
+    );
   if (result.status === 'killed') {
     const why = {
       memory: 'it ran out of memory',

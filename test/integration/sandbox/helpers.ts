@@ -50,6 +50,7 @@ export async function makeSandbox(
   name: string,
   limits: Partial<SandboxLimits> = {},
   image?: string,
+  extra: { orphanSweepMs?: number } = {},
 ): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;
@@ -60,6 +61,7 @@ export async function makeSandbox(
     dataDir,
     logger,
     instanceId,
+    ...extra,
   });
   return {
     sandbox,

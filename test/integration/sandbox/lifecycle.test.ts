@@ -120,6 +120,35 @@ describe('sandbox lifecycle', () => {
     }
   });
 
+  it('a running sandbox also sweeps the containers of a process that died after it started', async () => {
+    const image = await sandboxImage();
+    const sweeper = await makeSandbox('life-sweep', {}, undefined, { orphanSweepMs: 300 });
+    const suffix = `${process.pid}-${Date.now().toString(36)}`;
+    const dead = await docker.createContainer(
+      buildContainerSpec({
+        image,
+        limits: testLimits(),
+        name: `threadlab-orphan-late-${suffix}`,
+        instanceId: `late-${suffix}`,
+        session: 'pool',
+        hostname: hostname(),
+        ownerPid: 2 ** 22 + 19, // beyond pid_max: never alive
+      }),
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      let gone = false;
+      while (!gone && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        gone = await dead.inspect().then(() => false, (err: { statusCode?: number }) => err.statusCode === 404);
+      }
+      expect(gone).toBe(true);
+    } finally {
+      await dead.remove({ force: true }).catch(() => undefined);
+      await sweeper.close();
+    }
+  });
+
   it('fails with typed errors when the image is missing or the engine unreachable', async () => {
     await expect(makeSandbox('life-noimage', {}, 'threadlab-sandbox:does-not-exist')).rejects.toMatchObject({
       code: 'sandbox_image_missing',

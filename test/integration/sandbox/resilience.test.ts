@@ -66,6 +66,7 @@ describe('sandbox under hostile code', () => {
       signal: controller.signal,
     });
     expect(result.status).toBe('timeout');
+    expect(result.interruptedBy).toBe('cancelled');
     expect(result.error?.value).toMatch(/stopped by the user/);
     expect(t.sandbox.isLive('loop')).toBe(true);
   });

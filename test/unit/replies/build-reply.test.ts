@@ -88,6 +88,13 @@ describe('buildReply: direct mode', () => {
     expect(reply.text).toContain('**Run 3** (python)\n\n_No output._');
   });
 
+  it('words a run the user stopped as a stop, not as a timeout', async () => {
+    const stopped = run({ status: 'timeout', durationMs: 2_000, interruptedBy: 'cancelled' });
+    const reply = await buildReply(turn({ direct: true, runs: [stopped] }), deps());
+    expect(reply.text).toContain('stopped at your request');
+    expect(reply.text).not.toContain('timed out');
+  });
+
   it('shows a small table as monospace and points a large one to the CSV the run wrote', async () => {
     const small = {
       data: { 'text/html': '<table class="dataframe"></table>', 'text/plain': '   a  b\n0  1  2\n1  3  4' },
