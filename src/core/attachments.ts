@@ -1,11 +1,11 @@
 import type { SandboxFile } from '../domain/execution.js';
 import { toThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
+import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 
 export interface AttachmentOutcome {
-  stored: SandboxFile[];
+  stored: { attachment: InboundAttachment; file: SandboxFile }[];
   /** One line per attachment that could not be stored, saying why and what to do. */
   problems: string[];
 }
@@ -23,7 +23,7 @@ export async function storeAttachments(options: {
   signal?: AbortSignal;
 }): Promise<AttachmentOutcome> {
   const { message, threadKey, adapter, sandbox, maxBytes, signal } = options;
-  const stored: SandboxFile[] = [];
+  const stored: AttachmentOutcome['stored'] = [];
   const problems: string[] = [];
   for (const attachment of message.attachments) {
     try {
@@ -40,7 +40,7 @@ export async function storeAttachments(options: {
         problems.push(`\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`);
         continue;
       }
-      stored.push(await sandbox.putFile(threadKey, attachment.name, data));
+      stored.push({ attachment, file: await sandbox.putFile(threadKey, attachment.name, data) });
     } catch (err) {
       const e = toThreadlabError(err);
       if (e.code === 'cancelled') throw e;

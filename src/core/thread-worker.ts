@@ -18,6 +18,7 @@ import { buildReply } from '../replies/build-reply.js';
 import { formatBytes, storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
 import { describeUploads } from './previews.js';
+import { rememberUploads, restoreUploads } from './upload-ledger.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -91,18 +92,27 @@ export class ThreadWorker {
 
   private async answer(job: Job, adapter: PlatformAdapter, progress: ProgressSink, signal: AbortSignal): Promise<Reply> {
     const { message, threadKey } = job;
-    if (message.command) return this.command(message, message.command, threadKey, progress, signal);
-    const { config, sandbox } = this.deps;
-    const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes: config.sandbox.maxFileBytes, signal });
-    const notes = uploads.problems.map((p) => `⚠️ ${p}`);
-    if (message.text.trim() === '') {
-      if (uploads.stored.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
-      const previews = await sandbox.previewFiles(threadKey, uploads.stored.map((f) => f.path));
-      return textReply([...notes, describeUploads(uploads.stored, previews)].join('\n'));
+    const { config, sandbox, store } = this.deps;
+    const maxBytes = config.sandbox.maxFileBytes;
+    const notes: string[] = [];
+    const command = message.command?.name;
+    if (command !== 'reset' && command !== 'help' && !sandbox.isLive(threadKey)) {
+      const again = await restoreUploads({ store, threadKey, adapter, sandbox, maxBytes, signal });
+      if (again.restored.length) notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
+      notes.push(...again.problems.map((p) => `⚠️ ${p}`));
     }
-    const reply = await this.turn(message, message.text, threadKey, uploads.stored, progress, signal);
-    if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
-    return reply;
+    if (message.command) return prefix(notes, await this.command(message, message.command, threadKey, progress, signal));
+    const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes, signal });
+    await rememberUploads({ store, threadKey, stored: uploads.stored, ttlMs: config.sandbox.filesTtlMs });
+    notes.push(...uploads.problems.map((p) => `⚠️ ${p}`));
+    if (message.text.trim() === '') {
+      const files = uploads.stored.map((s) => s.file);
+      if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
+      const previews = await sandbox.previewFiles(threadKey, files.map((f) => f.path));
+      return textReply([...notes, describeUploads(files, previews)].join('\n'));
+    }
+    const files = uploads.stored.map((s) => s.file);
+    return prefix(notes, await this.turn(message, message.text, threadKey, files, progress, signal));
   }
 
   private async turn(
@@ -167,6 +177,12 @@ export class ThreadWorker {
         return textReply('Stopped.');
     }
   }
+}
+
+/** Puts notes (warnings, restored files) above a reply's text. */
+function prefix(notes: string[], reply: Reply): Reply {
+  if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
+  return reply;
 }
 
 /** Whether the queue aborted the job because this process is shutting down (a retryable cancel). */

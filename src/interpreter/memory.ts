@@ -105,8 +105,8 @@ export class ThreadMemory {
     const record = await this.load(threadKey);
     const trimmed = trimHistory([...record.history, ...entries], this.memoryTokens);
     const next: SessionRecord = {
+      ...record,
       history: trimmed.history,
-      createdAtMs: record.createdAtMs,
       updatedAtMs: this.now(),
       trimmedEntries: record.trimmedEntries + trimmed.dropped,
     };

@@ -1,4 +1,5 @@
 import type { Language, ExecutionStatus } from '../domain/execution.js';
+import type { InboundAttachment } from '../domain/messages.js';
 
 /** One exchange kept in a thread's memory. */
 export type HistoryEntry =
@@ -13,6 +14,11 @@ export interface SessionRecord {
   updatedAtMs: number;
   /** Entries dropped from the front to stay within the memory budget. */
   trimmedEntries: number;
+  /**
+   * Files users uploaded into the thread and where they landed in /mnt/data, so a worker that never
+   * held the thread's files (failover without shared storage) can fetch them again from the platform.
+   */
+  uploads?: { path: string; attachment: InboundAttachment }[];
 }
 
 /**

@@ -33,8 +33,10 @@ afterEach(async () => {
   current = undefined;
 });
 
-function setup(options: { llm?: ScriptedLlm; sandbox?: FakeSandbox; limits?: Partial<typeof DEFAULT_LIMITS> } = {}) {
-  const adapter = new RecordingAdapter('web');
+function setup(
+  options: { llm?: ScriptedLlm; sandbox?: FakeSandbox; limits?: Partial<typeof DEFAULT_LIMITS>; store?: MemorySessionStore; adapter?: RecordingAdapter } = {},
+) {
+  const adapter = options.adapter ?? new RecordingAdapter('web');
   const sandbox = options.sandbox ?? new FakeSandbox();
   const late: { rt?: Runtime } = {};
   const queue = new InProcessJobQueue({
@@ -47,7 +49,7 @@ function setup(options: { llm?: ScriptedLlm; sandbox?: FakeSandbox; limits?: Par
     logger,
     sandbox,
     ...(options.llm ? { llm: options.llm } : {}),
-    store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+    store: options.store ?? new MemorySessionStore({ sweepIntervalMs: 0 }),
     queue,
     renderer: new SharpArtifactRenderer(),
     adapters: [adapter],
@@ -128,6 +130,34 @@ describe('Runtime (core, with fakes of its ports)', () => {
     const { reply } = await adapter.nextReply();
     expect(reply.text).toContain('restarted before it could work on this message');
     expect(adapter.replies).toHaveLength(1);
+  });
+
+  it('a worker that never held the thread fetches its uploads again from the platform, once', async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const adapter = new RecordingAdapter('web');
+    adapter.files.set('f1', Buffer.from('a,b\n1,2\n'));
+    const first = setup({ store, adapter });
+    await first.runtime.start();
+    await adapter.handler!.onMessage(message('', { attachments: [{ id: 'f1', name: 'data.csv' }] }));
+    await adapter.nextReply();
+
+    // Another worker: a fresh sandbox with no files for the thread, the same shared session store.
+    const sandbox = new FakeSandbox({ results: [{ stdout: '2 rows\n' }] });
+    const second = setup({ store, adapter, sandbox });
+    const job = { id: 'j2', threadKey: 'web:local:web:t1', attempt: 2, enqueuedAtMs: Date.now(), message: message('```python\nprint(len(df))\n```') };
+    await second.runtime.processJob(job, { signal: new AbortController().signal });
+    const { reply } = await adapter.nextReply();
+    expect(reply.text).toContain("Fetched this thread's uploads again: `data.csv`");
+    expect(reply.text).toContain('variables were reset');
+    expect((await sandbox.readFile('web:local:web:t1', 'data.csv')).toString()).toBe('a,b\n1,2\n');
+
+    // A thread that has files (data.csv deleted by the user's code, say) gets nothing back.
+    await sandbox.reset('web:local:web:t1');
+    await sandbox.putFile('web:local:web:t1', 'other.txt', Buffer.from('x'));
+    expect(sandbox.isLive('web:local:web:t1')).toBe(false);
+    await second.runtime.processJob({ ...job, id: 'j3', attempt: 1 }, { signal: new AbortController().signal });
+    expect((await adapter.nextReply()).reply.text).not.toContain('Fetched');
+    await first.runtime.stop();
   });
 
   it('says how to configure a model when natural language arrives without one', async () => {
