@@ -18,6 +18,17 @@ export default tseslint.config(
   },
   {
     files: ['adapters/web/public/**/*.js'],
-    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', EventSource: 'readonly', FormData: 'readonly', URL: 'readonly', location: 'readonly', localStorage: 'readonly' } },
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        EventSource: 'readonly',
+        FormData: 'readonly',
+        URL: 'readonly',
+        location: 'readonly',
+        localStorage: 'readonly',
+      },
+    },
   },
 );

@@ -116,7 +116,8 @@ export class DockerSandbox implements Sandbox {
   private async sweepOrphans(): Promise<void> {
     try {
       const removed = await removeOrphans(this.options.docker, { olderThanInstance: this.instanceId });
-      if (removed.length > 0) this.options.logger.info({ removed }, 'removed sandbox containers of a process that died');
+      if (removed.length > 0)
+        this.options.logger.info({ removed }, 'removed sandbox containers of a process that died');
     } catch (err) {
       this.options.logger.warn({ err }, 'could not sweep orphaned sandbox containers');
     }
@@ -126,8 +127,12 @@ export class DockerSandbox implements Sandbox {
   private async pruneFiles(): Promise<void> {
     const live = new Set(this.registry.all().map((s) => s.hash));
     try {
-      const removed = await pruneMirrors(this.options.dataDir, { maxAgeMs: this.options.limits.filesTtlMs, keep: (name) => live.has(name) });
-      if (removed.length > 0) this.options.logger.info({ removed: removed.length }, 'deleted files of long-idle sessions');
+      const removed = await pruneMirrors(this.options.dataDir, {
+        maxAgeMs: this.options.limits.filesTtlMs,
+        keep: (name) => live.has(name),
+      });
+      if (removed.length > 0)
+        this.options.logger.info({ removed: removed.length }, 'deleted files of long-idle sessions');
     } catch (err) {
       this.options.logger.warn({ err }, 'could not prune old session files');
     }

@@ -32,7 +32,11 @@ function definitionFiles(dir = IMAGE_DIR): string[] {
 export function sandboxImageVersion(): string {
   const hash = createHash('sha256');
   for (const file of definitionFiles()) {
-    hash.update(file).update('\0').update(readFileSync(join(IMAGE_DIR, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(IMAGE_DIR, file)))
+      .update('\0');
   }
   return hash.digest('hex').slice(0, 12);
 }
@@ -48,7 +52,11 @@ async function imageExists(docker: Docker, tag: string): Promise<boolean> {
     return true;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return false;
-    throw new ThreadlabError('docker_unreachable', `Cannot reach the Docker engine: ${(err as Error).message}. Is dockerd running? Try \`threadlab doctor\`.`, { cause: err, isRetryable: true });
+    throw new ThreadlabError(
+      'docker_unreachable',
+      `Cannot reach the Docker engine: ${(err as Error).message}. Is dockerd running? Try \`threadlab doctor\`.`,
+      { cause: err, isRetryable: true },
+    );
   }
 }
 
@@ -82,7 +90,14 @@ function runScript(script: string, args: string[], onLine: (line: string) => voi
     child.stderr.on('data', relay);
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve() : reject(new ThreadlabError('sandbox_image_missing', `Creating the base image failed (exit ${code}); see the lines above.`)),
+      code === 0
+        ? resolve()
+        : reject(
+            new ThreadlabError(
+              'sandbox_image_missing',
+              `Creating the base image failed (exit ${code}); see the lines above.`,
+            ),
+          ),
     );
   });
 }
@@ -124,7 +139,8 @@ export async function ensureSandboxImage(options: EnsureImageOptions): Promise<{
       stream,
       (err: Error | null, output: Array<{ error?: string }>) => {
         const failure = err?.message ?? output.find((o) => o.error)?.error;
-        if (failure) reject(new ThreadlabError('sandbox_image_missing', `Building the sandbox image failed: ${failure}`));
+        if (failure)
+          reject(new ThreadlabError('sandbox_image_missing', `Building the sandbox image failed: ${failure}`));
         else resolve();
       },
       (event: { stream?: string; status?: string; error?: string }) => {
@@ -137,7 +153,8 @@ export async function ensureSandboxImage(options: EnsureImageOptions): Promise<{
       },
     );
   });
-  if (!(await imageExists(docker, tag))) throw new ThreadlabError('sandbox_image_missing', `The build finished but ${tag} is missing.`);
+  if (!(await imageExists(docker, tag)))
+    throw new ThreadlabError('sandbox_image_missing', `The build finished but ${tag} is missing.`);
   say(`built ${tag} in ${Math.round((Date.now() - started) / 1000)} s`);
   return { image: tag, built: true };
 }

@@ -16,7 +16,10 @@ async function newestMtimeMs(dir: string, depth = 0): Promise<number> {
  * Deletes the host copies of sessions' files that nobody touched for `maxAgeMs`
  * (THREADLAB_FILES_TTL_MS), except those `keep` names (live sessions). Returns the names removed.
  */
-export async function pruneMirrors(root: string, options: { maxAgeMs: number; keep: (name: string) => boolean; nowMs?: number }): Promise<string[]> {
+export async function pruneMirrors(
+  root: string,
+  options: { maxAgeMs: number; keep: (name: string) => boolean; nowMs?: number },
+): Promise<string[]> {
   const now = options.nowMs ?? Date.now();
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
   const removed: string[] = [];

@@ -44,20 +44,38 @@ export const envSchema = z.object({
 
   SLACK_BOT_TOKEN: prefixed('xoxb-', 'a bot token').optional(),
   SLACK_APP_TOKEN: prefixed('xapp-', 'an app-level token').optional(),
-  SLACK_SIGNING_SECRET: z.string().regex(/^[a-f0-9]{16,}$/i, { error: 'expected the hex signing secret of the app' }).optional(),
+  SLACK_SIGNING_SECRET: z
+    .string()
+    .regex(/^[a-f0-9]{16,}$/i, { error: 'expected the hex signing secret of the app' })
+    .optional(),
   SLACK_API_URL: url.optional(),
   THREADLAB_SLACK_MODE: z.enum(['socket', 'http']).default('socket'),
   THREADLAB_SLACK_PORT: int(1, 65535).default(3000),
-  THREADLAB_SLACK_COMMAND: z.string().regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'expected a slash command such as /interpreter' }).default('/interpreter'),
+  THREADLAB_SLACK_COMMAND: z
+    .string()
+    .regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'expected a slash command such as /interpreter' })
+    .default('/interpreter'),
   THREADLAB_SLACK_FOLLOW_THREADS: bool.default(true),
 
-  DISCORD_TOKEN: z.string().regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, { error: 'expected a bot token (three dot-separated parts)' }).optional(),
-  DISCORD_APPLICATION_ID: z.string().regex(/^\d{15,22}$/, { error: 'expected the numeric application id' }).optional(),
+  DISCORD_TOKEN: z
+    .string()
+    .regex(/^[\w-]{20,}\.[\w-]{4,}\.[\w-]{20,}$/, { error: 'expected a bot token (three dot-separated parts)' })
+    .optional(),
+  DISCORD_APPLICATION_ID: z
+    .string()
+    .regex(/^\d{15,22}$/, { error: 'expected the numeric application id' })
+    .optional(),
   DISCORD_API_URL: url.optional(),
   THREADLAB_DISCORD_MAX_UPLOAD_MB: num(1, 500).default(10),
 
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, { error: 'expected redis://host:port or rediss://…' }).optional(),
-  DOCKER_HOST: z.string().regex(/^(unix|tcp|npipe|ssh|http|https):\/\//, { error: 'expected unix:///path, tcp://host:port or ssh://…' }).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, { error: 'expected redis://host:port or rediss://…' })
+    .optional(),
+  DOCKER_HOST: z
+    .string()
+    .regex(/^(unix|tcp|npipe|ssh|http|https):\/\//, { error: 'expected unix:///path, tcp://host:port or ssh://…' })
+    .optional(),
 
   THREADLAB_DATA_DIR: z.string().min(1).default(join(homedir(), '.threadlab')),
   THREADLAB_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -247,7 +265,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       env.SLACK_SIGNING_SECRET,
       env.DISCORD_TOKEN,
       env.THREADLAB_WEB_TOKEN,
-      env.REDIS_URL && new URL(env.REDIS_URL).password ? decodeURIComponent(new URL(env.REDIS_URL).password) : undefined,
+      env.REDIS_URL && new URL(env.REDIS_URL).password
+        ? decodeURIComponent(new URL(env.REDIS_URL).password)
+        : undefined,
     ].filter((s): s is string => typeof s === 'string' && s.length >= 6),
   };
 }

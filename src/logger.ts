@@ -4,13 +4,35 @@ export type { Logger };
 
 /** Log keys whose values are never written, wherever they appear in an object. */
 const REDACT_PATHS = [
-  'token', 'apiKey', 'api_key', 'password', 'secret', 'signingSecret', 'authorization', 'Authorization',
-  '*.token', '*.apiKey', '*.api_key', '*.password', '*.secret', '*.signingSecret', '*.authorization', '*.Authorization',
-  'headers.authorization', 'req.headers.authorization', 'req.headers.cookie', '*.headers.authorization',
+  'token',
+  'apiKey',
+  'api_key',
+  'password',
+  'secret',
+  'signingSecret',
+  'authorization',
+  'Authorization',
+  '*.token',
+  '*.apiKey',
+  '*.api_key',
+  '*.password',
+  '*.secret',
+  '*.signingSecret',
+  '*.authorization',
+  '*.Authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.headers.authorization',
 ];
 
 /** Token shapes of the platforms we talk to, scrubbed even when they arrive inside free text. */
-const TOKEN_PATTERNS = [/xox[abposr]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /\bsk-[A-Za-z0-9_-]{16,}/g, /\bBot [\w-]{20,}\.[\w-]+\.[\w-]+/g];
+const TOKEN_PATTERNS = [
+  /xox[abposr]-[A-Za-z0-9-]+/g,
+  /xapp-[A-Za-z0-9-]+/g,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\bBot [\w-]{20,}\.[\w-]+\.[\w-]+/g,
+];
 
 function scrubber(secrets: string[]): (text: string) => string {
   const sorted = [...new Set(secrets)].sort((a, b) => b.length - a.length);
@@ -26,7 +48,12 @@ function scrubDeep(value: unknown, scrub: (s: string) => string, depth = 0): unk
   if (typeof value === 'string') return scrub(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { type: value.name, message: scrub(value.message), stack: value.stack ? scrub(value.stack) : undefined, code: (value as { code?: unknown }).code };
+    return {
+      type: value.name,
+      message: scrub(value.message),
+      stack: value.stack ? scrub(value.stack) : undefined,
+      code: (value as { code?: unknown }).code,
+    };
   }
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, scrub, depth + 1));
   const out: Record<string, unknown> = {};

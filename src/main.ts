@@ -42,13 +42,30 @@ export interface BuildOptions {
 /** A sandbox for the gateway role, which never runs code: any use is a wiring bug, said plainly. */
 function noSandbox(): Sandbox {
   const fail = (): never => {
-    throw new ThreadlabError('internal', 'This process runs the gateway role, which has no sandbox; jobs run on workers.');
+    throw new ThreadlabError(
+      'internal',
+      'This process runs the gateway role, which has no sandbox; jobs run on workers.',
+    );
   };
-  return { run: fail, putFile: fail, listFiles: fail, readFile: fail, previewFiles: fail, reset: fail, isLive: () => false, environment: fail, close: async () => {} };
+  return {
+    run: fail,
+    putFile: fail,
+    listFiles: fail,
+    readFile: fail,
+    previewFiles: fail,
+    reset: fail,
+    isLive: () => false,
+    environment: fail,
+    close: async () => {},
+  };
 }
 
 /** Creates and starts the Docker sandbox: checks the image, removes orphans, fills the warm pool. */
-export async function createSandbox(config: Config, logger: Logger, options: { instanceId?: string; metrics?: ThreadlabMetrics } = {}): Promise<Sandbox> {
+export async function createSandbox(
+  config: Config,
+  logger: Logger,
+  options: { instanceId?: string; metrics?: ThreadlabMetrics } = {},
+): Promise<Sandbox> {
   const { instanceId, metrics } = options;
   const sandbox = await createDockerSandbox({
     docker: createDocker(config.env.DOCKER_HOST),
@@ -66,7 +83,8 @@ export async function createSandbox(config: Config, logger: Logger, options: { i
 export function createAdapters(config: Config, logger: Logger, renderer: ArtifactRenderer): PlatformAdapter[] {
   const adapters: PlatformAdapter[] = [];
   if (config.slack.enabled) adapters.push(createSlackAdapter(config, logger, { renderer }));
-  if (config.discord.enabled) adapters.push(createDiscordAdapter(config, { logger: logger.child({ platform: 'discord' }), renderer }));
+  if (config.discord.enabled)
+    adapters.push(createDiscordAdapter(config, { logger: logger.child({ platform: 'discord' }), renderer }));
   if (config.web.enabled) {
     adapters.push(
       new WebChatAdapter({
@@ -83,7 +101,11 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
 }
 
 /** The in-process queue by default; BullMQ on Redis when REDIS_URL is set. */
-function createQueue(config: Config, logger: Logger, hooks: { metrics?: ThreadlabMetrics; onDropped: OnDropped }): JobQueue {
+function createQueue(
+  config: Config,
+  logger: Logger,
+  hooks: { metrics?: ThreadlabMetrics; onDropped: OnDropped },
+): JobQueue {
   const common = {
     logger: logger.child({ component: 'queue' }),
     concurrency: config.env.THREADLAB_CONCURRENCY,
@@ -100,7 +122,9 @@ function createQueue(config: Config, logger: Logger, hooks: { metrics?: Threadla
 /** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
 function createStore(config: Config, logger: Logger): SessionStore {
   const redisUrl = config.env.REDIS_URL;
-  return redisUrl ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) }) : new MemorySessionStore();
+  return redisUrl
+    ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) })
+    : new MemorySessionStore();
 }
 
 /** Builds the runtime for a role from configuration; `overrides` replace any dependency. */
@@ -116,10 +140,15 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const runtime = new Runtime({
     config,
     logger,
-    sandbox: o.sandbox ?? (role === 'gateway' ? noSandbox() : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {})),
+    sandbox:
+      o.sandbox ??
+      (role === 'gateway'
+        ? noSandbox()
+        : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {})),
     ...(llm ? { llm } : {}),
     store: o.store ?? createStore(config, logger),
-    queue: o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
+    queue:
+      o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
     renderer,
     adapters: o.adapters ?? createAdapters(config, logger, renderer),
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -1,6 +1,6 @@
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
-import { safeFileName } from './safe-name.js';
+import { safeFileName } from '../../src/domain/file-names.js';
 
 /** Discord channel types the adapter tells apart (values of discord-api-types' ChannelType). */
 export const CHANNEL = {

@@ -52,7 +52,12 @@ export function registerListeners(ctx: ListenerContext): void {
       if (result.kind === 'ignore' && result.reason === NOT_IN_THREAD) {
         // Not seen since start: Slack's history says whether the bot answered in this thread before.
         const { event: e, body: b } = input;
-        const ref: ThreadRef = { platform: 'slack', workspace: b.team_id ?? '', channel: e.channel ?? '', thread: e.thread_ts ?? '' };
+        const ref: ThreadRef = {
+          platform: 'slack',
+          workspace: b.team_id ?? '',
+          channel: e.channel ?? '',
+          thread: e.thread_ts ?? '',
+        };
         if (await ctx.membership.isMember(ref)) result = mapMessageEvent({ ...input, isKnownThread: () => true });
       }
       if (result.kind === 'ignore') {

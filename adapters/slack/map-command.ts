@@ -20,7 +20,6 @@ export type ParsedCommandText =
   | { kind: 'question'; text: string }
   | { kind: 'invalid'; error: string };
 
-
 /**
  * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python or ```bash), `reset`,
  * `files`, `help` (also an empty text) and `stop`; anything else is a question for the model.

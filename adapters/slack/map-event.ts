@@ -1,6 +1,7 @@
 import type { InboundAttachment, InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
-import { mentionsBot, safeFileName, stripBotMention } from './slack-text.js';
+import { safeFileName } from '../../src/domain/file-names.js';
+import { mentionsBot, stripBotMention } from './slack-text.js';
 
 /** The fields of a Slack file object Threadlab reads. */
 export interface SlackFile {

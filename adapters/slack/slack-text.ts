@@ -55,19 +55,6 @@ export function markdownToMrkdwn(markdown: string): string {
     .join('');
 }
 
-/** A file name that is safe inside `/mnt/data`: no directories, control characters or leading dots. */
-export function safeFileName(name: string, fallback = 'file'): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const cleaned = base
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .replace(/[<>:"|?*]/g, '_')
-    .replace(/^\.+/, '')
-    .trim()
-    .slice(0, 120);
-  return cleaned === '' ? fallback : cleaned;
-}
-
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -45,7 +45,11 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     } catch (err) {
       deps.logger.error({ err, thread: message.threadId }, 'the core refused a web message');
       const notice: WebMessage = {
-        id: randomUUID(), threadId: message.threadId, role: 'bot', kind: 'error', createdAtMs: Date.now(),
+        id: randomUUID(),
+        threadId: message.threadId,
+        role: 'bot',
+        kind: 'error',
+        createdAtMs: Date.now(),
         text: `The message could not be queued: ${err instanceof Error ? err.message : String(err)}`,
       };
       await store.appendMessage(notice);
@@ -55,7 +59,11 @@ export function apiRoutes(deps: ApiDeps): Route[] {
 
   return [
     { method: 'GET', pattern: '/api/health', handle: ({ res }) => sendJson(res, 200, { ok: true }) },
-    { method: 'GET', pattern: '/api/info', handle: ({ res }) => sendJson(res, 200, { platform: 'web', maxUploadBytes: deps.maxUploadBytes }) },
+    {
+      method: 'GET',
+      pattern: '/api/info',
+      handle: ({ res }) => sendJson(res, 200, { platform: 'web', maxUploadBytes: deps.maxUploadBytes }),
+    },
     {
       method: 'GET',
       pattern: '/api/threads',
@@ -102,7 +110,9 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       handle: async (ctx) => {
         const { id: threadId } = thread(ctx);
         const body = await readBody(ctx.req, deps.maxRequestBytes);
-        const posted = await parseMessageBody(ctx.req.headers['content-type'], body, { maxFileBytes: deps.maxUploadBytes });
+        const posted = await parseMessageBody(ctx.req.headers['content-type'], body, {
+          maxFileBytes: deps.maxUploadBytes,
+        });
         const messageId = posted.clientId ?? randomUUID();
         if (posted.clientId) {
           const existing = (await store.messages(threadId)).find((m) => m.id === posted.clientId);
@@ -115,9 +125,19 @@ export function apiRoutes(deps: ApiDeps): Route[] {
         }
         const command = parseTextCommand(posted.text);
         const createdAtMs = Date.now();
-        const message: WebMessage = { id: messageId, threadId, role: 'user', createdAtMs, text: posted.text, attachments };
+        const message: WebMessage = {
+          id: messageId,
+          threadId,
+          role: 'user',
+          createdAtMs,
+          text: posted.text,
+          attachments,
+        };
         if (command) message.command = command.name;
-        await submit(message, toInboundMessage({ messageId, threadId, text: posted.text, attachments, receivedAtMs: createdAtMs }));
+        await submit(
+          message,
+          toInboundMessage({ messageId, threadId, text: posted.text, attachments, receivedAtMs: createdAtMs }),
+        );
         sendJson(ctx.res, 202, { message });
       },
     },
@@ -149,8 +169,25 @@ export function apiRoutes(deps: ApiDeps): Route[] {
         const { id: threadId } = thread(ctx);
         const messageId = randomUUID();
         const createdAtMs = Date.now();
-        const message: WebMessage = { id: messageId, threadId, role: 'user', createdAtMs, text: '/reset', command: 'reset' };
-        await submit(message, toInboundMessage({ messageId, threadId, text: '/reset', attachments: [], command: { name: 'reset' }, receivedAtMs: createdAtMs }));
+        const message: WebMessage = {
+          id: messageId,
+          threadId,
+          role: 'user',
+          createdAtMs,
+          text: '/reset',
+          command: 'reset',
+        };
+        await submit(
+          message,
+          toInboundMessage({
+            messageId,
+            threadId,
+            text: '/reset',
+            attachments: [],
+            command: { name: 'reset' },
+            receivedAtMs: createdAtMs,
+          }),
+        );
         sendJson(ctx.res, 202, { message });
       },
     },
@@ -169,7 +206,9 @@ export function apiRoutes(deps: ApiDeps): Route[] {
           'cache-control': 'private, max-age=86400, immutable',
         });
         if (ctx.req.method === 'HEAD') return void ctx.res.end();
-        createReadStream(store.blobPath(meta.id)).on('error', () => ctx.res.destroy()).pipe(ctx.res);
+        createReadStream(store.blobPath(meta.id))
+          .on('error', () => ctx.res.destroy())
+          .pipe(ctx.res);
       },
     },
   ];

@@ -18,8 +18,7 @@ export interface AuthRequest {
 }
 
 export type AuthDecision =
-  | { ok: true; setCookie?: string; redirectTo?: string }
-  | { ok: false; status: 401 | 403; reason: string };
+  { ok: true; setCookie?: string; redirectTo?: string } | { ok: false; status: 401 | 403; reason: string };
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -79,5 +78,9 @@ export function authorize(req: AuthRequest, options: { token?: string }): AuthDe
       redirectTo: `${url.pathname}${rest ? `?${rest}` : ''}`,
     };
   }
-  return { ok: false, status: 401, reason: 'a token is required: open the page with ?token=… or send Authorization: Bearer …' };
+  return {
+    ok: false,
+    status: 401,
+    reason: 'a token is required: open the page with ?token=… or send Authorization: Bearer …',
+  };
 }

@@ -22,7 +22,10 @@ interface ThreadChannel {
 }
 
 function format(e: HubEvent): string {
-  const data = e.data.split('\n').map((line) => `data: ${line}`).join('\n');
+  const data = e.data
+    .split('\n')
+    .map((line) => `data: ${line}`)
+    .join('\n');
   return `id: ${e.id}\nevent: ${e.event}\n${data}\n\n`;
 }
 
@@ -73,7 +76,13 @@ export class EventHub {
     const { events, resync } = this.replay(threadId, lastEventId);
     if (resync) res.write(format({ id: this.nextId - 1, event: 'resync', data: '{}' }));
     for (const e of events) res.write(format(e));
-    res.write(format({ id: this.lastId(threadId, lastEventId), event: 'state', data: JSON.stringify({ busy: this.isBusy(threadId) }) }));
+    res.write(
+      format({
+        id: this.lastId(threadId, lastEventId),
+        event: 'state',
+        data: JSON.stringify({ busy: this.isBusy(threadId) }),
+      }),
+    );
     const channel = this.channel(threadId);
     channel.listeners.add(res);
     res.on('close', () => channel.listeners.delete(res));

@@ -1,3 +1,4 @@
+import { safeFileName } from '../../src/domain/file-names.js';
 import { z } from 'zod';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
@@ -31,11 +32,25 @@ export interface PostedMessage {
 }
 
 const MIME_BY_EXT: Record<string, string> = {
-  csv: 'text/csv', tsv: 'text/tab-separated-values', txt: 'text/plain', md: 'text/markdown', json: 'application/json',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xls: 'application/vnd.ms-excel',
-  parquet: 'application/vnd.apache.parquet', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
-  webp: 'image/webp', svg: 'image/svg+xml', pdf: 'application/pdf', zip: 'application/zip', py: 'text/x-python',
-  html: 'text/html', xml: 'application/xml',
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  json: 'application/json',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  parquet: 'application/vnd.apache.parquet',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  py: 'text/x-python',
+  html: 'text/html',
+  xml: 'application/xml',
 };
 
 /** Guesses a MIME type from a file name; `application/octet-stream` when unknown. */
@@ -53,14 +68,6 @@ export function pickMime(name: string, declared: string | undefined): string {
   return guessed !== 'application/octet-stream' ? guessed : declared || guessed;
 }
 
-/** A file name safe to show and store: no directories, no control characters, at most 120 characters. */
-export function safeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^\.+/, '').trim().slice(-120);
-  return cleaned || 'upload';
-}
-
 const clientIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'id: 1-64 letters, digits, - or _' });
 const jsonBodySchema = z.object({
   text: z.string().max(100_000).default(''),
@@ -73,7 +80,11 @@ const jsonBodySchema = z.object({
 
 function checkSize(file: PostedFile, maxFileBytes: number): PostedFile {
   if (file.data.length > maxFileBytes) {
-    throw new WebRequestError(413, `${file.name} is ${file.data.length} bytes; the limit is ${maxFileBytes} bytes.`, 'file_too_large');
+    throw new WebRequestError(
+      413,
+      `${file.name} is ${file.data.length} bytes; the limit is ${maxFileBytes} bytes.`,
+      'file_too_large',
+    );
   }
   return file;
 }
@@ -81,14 +92,18 @@ function checkSize(file: PostedFile, maxFileBytes: number): PostedFile {
 async function parseMultipart(contentType: string, body: Buffer, maxFileBytes: number): Promise<PostedMessage> {
   let form: FormData;
   try {
-    form = await new Request('http://local/', { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) }).formData();
+    form = await new Request('http://local/', {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: new Uint8Array(body),
+    }).formData();
   } catch {
     throw new WebRequestError(400, 'The multipart body could not be parsed.');
   }
   const files: PostedFile[] = [];
   for (const entry of form.getAll('file')) {
     if (typeof entry === 'string') continue;
-    const name = safeFileName(entry.name);
+    const name = safeFileName(entry.name, 'upload');
     const data = Buffer.from(await entry.arrayBuffer());
     files.push(checkSize({ name, mime: pickMime(name, entry.type), data }, maxFileBytes));
   }
@@ -115,7 +130,7 @@ function parseJson(body: Buffer, maxFileBytes: number): PostedMessage {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.dataBase64.replace(/\s/g, ''))) {
       throw new WebRequestError(400, `attachments: ${a.name} is not valid base64.`);
     }
-    const name = safeFileName(a.name);
+    const name = safeFileName(a.name, 'upload');
     return checkSize({ name, mime: pickMime(name, a.mime), data: Buffer.from(a.dataBase64, 'base64') }, maxFileBytes);
   });
   return { text: parsed.data.text, files, clientId: parsed.data.id };
@@ -133,7 +148,8 @@ export async function parseMessageBody(
     : type.startsWith('application/json')
       ? parseJson(body, options.maxFileBytes)
       : undefined;
-  if (!posted) throw new WebRequestError(415, 'Send multipart/form-data or application/json.', 'unsupported_media_type');
+  if (!posted)
+    throw new WebRequestError(415, 'Send multipart/form-data or application/json.', 'unsupported_media_type');
   if (posted.text.trim() === '' && posted.files.length === 0) throw new WebRequestError(400, 'The message is empty.');
   return posted;
 }
@@ -165,7 +181,13 @@ export function toInboundMessage(input: {
     thread: webThreadRef(input.threadId),
     user: input.user ?? { id: 'web-user', name: 'you' },
     text: input.text,
-    attachments: input.attachments.map((a) => ({ id: a.id, name: a.name, mime: a.mime, bytes: a.bytes, url: `web-upload:${a.id}` })),
+    attachments: input.attachments.map((a) => ({
+      id: a.id,
+      name: a.name,
+      mime: a.mime,
+      bytes: a.bytes,
+      url: `web-upload:${a.id}`,
+    })),
     receivedAtMs: input.receivedAtMs,
     replyContext: { threadId: input.threadId, messageId: input.messageId },
   };

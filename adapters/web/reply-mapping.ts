@@ -15,7 +15,12 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
   for (const image of reply.images) {
     const meta = await store.putBlob(threadId, { name: image.name, mime: image.mime, data: image.data });
     images.push({
-      id: meta.id, name: image.name, mime: image.mime, alt: image.alt, bytes: meta.bytes, url: blobUrl(meta.id),
+      id: meta.id,
+      name: image.name,
+      mime: image.mime,
+      alt: image.alt,
+      bytes: meta.bytes,
+      url: blobUrl(meta.id),
       ...(image.width !== undefined ? { width: image.width } : {}),
       ...(image.height !== undefined ? { height: image.height } : {}),
     });
@@ -24,7 +29,11 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
   for (const file of reply.files) {
     const meta = await store.putBlob(threadId, { name: file.name, mime: file.mime, data: file.data });
     files.push({
-      id: meta.id, name: file.name, mime: file.mime, bytes: meta.bytes, url: blobUrl(meta.id),
+      id: meta.id,
+      name: file.name,
+      mime: file.mime,
+      bytes: meta.bytes,
+      url: blobUrl(meta.id),
       ...(file.description !== undefined ? { description: file.description } : {}),
     });
   }

@@ -19,7 +19,21 @@ const PAGE_FILES: Record<string, string> = {
 };
 
 /** Languages the page highlights; each is an ES module in highlight.js's `es/languages`. */
-export const HIGHLIGHT_LANGUAGES = ['python', 'bash', 'shell', 'json', 'javascript', 'typescript', 'sql', 'plaintext', 'xml', 'css', 'yaml', 'markdown', 'r'];
+export const HIGHLIGHT_LANGUAGES = [
+  'python',
+  'bash',
+  'shell',
+  'json',
+  'javascript',
+  'typescript',
+  'sql',
+  'plaintext',
+  'xml',
+  'css',
+  'yaml',
+  'markdown',
+  'r',
+];
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -18,7 +18,10 @@ async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
 
 /** A thread title from its first message: the text without code fences, else the uploaded names. */
 export function titleOf(message: WebMessage): string {
-  const text = message.text.replace(/^\s*```[^\n]*$/gm, ' ').replace(/\s+/g, ' ').trim();
+  const text = message.text
+    .replace(/^\s*```[^\n]*$/gm, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const names = (message.attachments ?? []).map((a) => a.name).join(', ');
   return (text || names).slice(0, 80);
 }
@@ -133,7 +136,10 @@ export class WebThreadStore {
   /** Size on disk of a blob, or undefined when it does not exist. */
   async blobSize(id: string): Promise<number | undefined> {
     if (!isSafeId(id)) return undefined;
-    return stat(this.blobPath(id)).then((s) => s.size, () => undefined);
+    return stat(this.blobPath(id)).then(
+      (s) => s.size,
+      () => undefined,
+    );
   }
 
   blobPath(id: string): string {

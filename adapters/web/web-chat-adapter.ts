@@ -46,7 +46,11 @@ export class WebChatAdapter implements PlatformAdapter {
   constructor(private readonly options: WebChatAdapterOptions) {
     const host = options.host ?? '127.0.0.1';
     if (!isLoopbackHost(host) && !options.token) {
-      throw new ThreadlabError('config_invalid', `The web chat binds ${host}, which is not loopback: set THREADLAB_WEB_TOKEN.`, { isPolicy: true });
+      throw new ThreadlabError(
+        'config_invalid',
+        `The web chat binds ${host}, which is not loopback: set THREADLAB_WEB_TOKEN.`,
+        { isPolicy: true },
+      );
     }
     this.maxUploadBytes = options.maxUploadBytes ?? 100 * MiB;
     this.logger = options.logger.child({ platform: 'web' });
@@ -66,7 +70,13 @@ export class WebChatAdapter implements PlatformAdapter {
         logger: this.logger,
       }),
     ];
-    this.server = new WebServer({ host, port: options.port ?? 8787, token: options.token, routes, logger: this.logger });
+    this.server = new WebServer({
+      host,
+      port: options.port ?? 8787,
+      token: options.token,
+      routes,
+      logger: this.logger,
+    });
   }
 
   /** The base URL the chat is served at (the real port once started). */
@@ -105,7 +115,8 @@ export class WebChatAdapter implements PlatformAdapter {
     if (!meta) throw reject(`${attachment.name} is not an upload of this web chat.`);
     const size = await this.store.blobSize(meta.id);
     if (size === undefined) throw reject(`${attachment.name} is no longer stored.`);
-    if (size > options.maxBytes) throw reject(`${attachment.name} is ${size} bytes; the limit is ${options.maxBytes} bytes.`);
+    if (size > options.maxBytes)
+      throw reject(`${attachment.name} is ${size} bytes; the limit is ${options.maxBytes} bytes.`);
     return readFile(this.store.blobPath(meta.id), { signal: options.signal });
   }
 

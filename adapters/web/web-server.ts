@@ -15,7 +15,9 @@ export interface WebServerOptions {
 
 function unauthorizedPage(res: ServerResponse, status: number, reason: string): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><title>Threadlab</title><h1>${status === 401 ? 'Token required' : 'Forbidden'}</h1><p>${reason}</p>`);
+  res.end(
+    `<!doctype html><title>Threadlab</title><h1>${status === 401 ? 'Token required' : 'Forbidden'}</h1><p>${reason}</p>`,
+  );
 }
 
 /** The HTTP server of the web chat: authentication, routing and error mapping, nothing else. */
@@ -57,13 +59,20 @@ export class WebServer {
       {
         method,
         url: req.url ?? '/',
-        headers: { authorization: req.headers.authorization, cookie: req.headers.cookie, host: req.headers.host, origin: req.headers.origin },
+        headers: {
+          authorization: req.headers.authorization,
+          cookie: req.headers.cookie,
+          host: req.headers.host,
+          origin: req.headers.origin,
+        },
       },
       { token: this.options.token },
     );
     if (!decision.ok) {
       this.options.logger.warn({ path: url.pathname, status: decision.status }, 'web request refused');
-      return isApi ? sendError(res, decision.status, 'unauthorized', decision.reason) : unauthorizedPage(res, decision.status, decision.reason);
+      return isApi
+        ? sendError(res, decision.status, 'unauthorized', decision.reason)
+        : unauthorizedPage(res, decision.status, decision.reason);
     }
     if (decision.setCookie) res.setHeader('set-cookie', decision.setCookie);
     if (decision.redirectTo && !isApi) {
@@ -72,7 +81,8 @@ export class WebServer {
     }
     const match = matchRoute(this.options.routes, method, url.pathname);
     if (match === undefined) return sendError(res, 404, 'not_found', `No route for ${url.pathname}.`);
-    if (match === 'methodMismatch') return sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}.`);
+    if (match === 'methodMismatch')
+      return sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}.`);
     try {
       await match.route.handle({ req, res, url, params: match.params });
     } catch (err) {

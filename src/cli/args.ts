@@ -18,8 +18,17 @@ export interface CliIo {
 /** parseArgs with our error style: an unknown flag names itself and points at --help. */
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, command: string) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
-    throw new ThreadlabError('config_invalid', `${(err as Error).message}\nRun \`threadlab ${command} --help\` for usage.`, { isPolicy: true });
+    throw new ThreadlabError(
+      'config_invalid',
+      `${(err as Error).message}\nRun \`threadlab ${command} --help\` for usage.`,
+      { isPolicy: true },
+    );
   }
 }

@@ -26,7 +26,13 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
   try {
     await docker.ping();
     const version = await docker.version();
-    const checks: Check[] = [{ name: 'Docker engine', status: 'ok', detail: `reachable at ${where} (engine ${version.Version}, API ${version.ApiVersion})` }];
+    const checks: Check[] = [
+      {
+        name: 'Docker engine',
+        status: 'ok',
+        detail: `reachable at ${where} (engine ${version.Version}, API ${version.ApiVersion})`,
+      },
+    ];
     const tag = config.sandbox.image ?? sandboxImageTag();
     try {
       const info = await docker.getImage(tag).inspect();
@@ -39,7 +45,9 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
         name: 'Sandbox image',
         status: 'fail',
         detail: `${tag} is missing`,
-        fix: config.sandbox.image ? `build or load ${tag}, or unset THREADLAB_SANDBOX_IMAGE` : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
+        fix: config.sandbox.image
+          ? `build or load ${tag}, or unset THREADLAB_SANDBOX_IMAGE`
+          : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
       });
     }
     return checks;
@@ -58,27 +66,59 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
 
 async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): Promise<Check> {
   const url = config.env.REDIS_URL;
-  if (!url) return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
+  if (!url)
+    return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
   const shown = url.replace(/\/\/[^@]*@/, '//***@');
   try {
     await pingRedis(url);
     return { name: 'Redis', status: 'ok', detail: `reachable at ${shown}` };
   } catch (err) {
-    return { name: 'Redis', status: 'fail', detail: `not reachable at ${shown}: ${(err as Error).message}`, fix: 'start Redis or correct REDIS_URL' };
+    return {
+      name: 'Redis',
+      status: 'fail',
+      detail: `not reachable at ${shown}: ${(err as Error).message}`,
+      fix: 'start Redis or correct REDIS_URL',
+    };
   }
 }
 
 function checkPlatforms(config: Config): Check[] {
   const env = config.env;
   const slack: Check = config.slack.enabled
-    ? { name: 'Slack', status: 'ok', detail: `credentials present and well-formed (${env.THREADLAB_SLACK_MODE} mode${env.SLACK_API_URL ? `, API ${env.SLACK_API_URL}` : ''})` }
-    : { name: 'Slack', status: 'skip', detail: 'not configured', fix: 'set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (see adapters/slack/README.md)' };
+    ? {
+        name: 'Slack',
+        status: 'ok',
+        detail: `credentials present and well-formed (${env.THREADLAB_SLACK_MODE} mode${env.SLACK_API_URL ? `, API ${env.SLACK_API_URL}` : ''})`,
+      }
+    : {
+        name: 'Slack',
+        status: 'skip',
+        detail: 'not configured',
+        fix: 'set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (see adapters/slack/README.md)',
+      };
   const discord: Check = config.discord.enabled
-    ? { name: 'Discord', status: 'ok', detail: `token and application id present and well-formed${env.DISCORD_API_URL ? ` (API ${env.DISCORD_API_URL})` : ''}` }
-    : { name: 'Discord', status: 'skip', detail: 'not configured', fix: 'set DISCORD_TOKEN and DISCORD_APPLICATION_ID (see adapters/discord/README.md)' };
+    ? {
+        name: 'Discord',
+        status: 'ok',
+        detail: `token and application id present and well-formed${env.DISCORD_API_URL ? ` (API ${env.DISCORD_API_URL})` : ''}`,
+      }
+    : {
+        name: 'Discord',
+        status: 'skip',
+        detail: 'not configured',
+        fix: 'set DISCORD_TOKEN and DISCORD_APPLICATION_ID (see adapters/discord/README.md)',
+      };
   const web: Check = config.web.enabled
-    ? { name: 'Web chat', status: 'ok', detail: `enabled on http://${config.web.host}:${config.web.port}${config.web.token ? ' (token required)' : ''}` }
-    : { name: 'Web chat', status: 'skip', detail: 'disabled (a platform is configured); set THREADLAB_WEB_ENABLED=true to keep it' };
+    ? {
+        name: 'Web chat',
+        status: 'ok',
+        detail: `enabled on http://${config.web.host}:${config.web.port}${config.web.token ? ' (token required)' : ''}`,
+      }
+    : {
+        name: 'Web chat',
+        status: 'skip',
+        detail: 'disabled (a platform is configured); set THREADLAB_WEB_ENABLED=true to keep it',
+      };
   return [slack, discord, web];
 }
 
@@ -91,13 +131,27 @@ function checkLlm(config: Config): Check {
       fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, Ollama, vLLM, LM Studio) and OPENAI_MODEL',
     };
   }
-  return { name: 'LLM endpoint', status: 'ok', detail: `model ${config.llm.model} at ${config.llm.baseUrl ?? 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}` };
+  return {
+    name: 'LLM endpoint',
+    status: 'ok',
+    detail: `model ${config.llm.model} at ${config.llm.baseUrl ?? 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`,
+  };
 }
 
 /** Checks every component; the caller prints the lines and exits non-zero when one failed. */
 export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
   if (deps.config instanceof Error) {
-    return { ok: false, checks: [{ name: 'Configuration', status: 'fail', detail: deps.config.message, fix: 'correct the variables named above (environment or .env)' }] };
+    return {
+      ok: false,
+      checks: [
+        {
+          name: 'Configuration',
+          status: 'fail',
+          detail: deps.config.message,
+          fix: 'correct the variables named above (environment or .env)',
+        },
+      ],
+    };
   }
   const config = deps.config;
   const checks: Check[] = [
@@ -114,6 +168,9 @@ const MARK: Record<CheckStatus, string> = { ok: '✔', warn: '!', fail: '✘', s
 
 export function formatChecks(checks: Check[]): string {
   return checks
-    .map((c) => `${MARK[c.status]} ${c.name.padEnd(14)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`)
+    .map(
+      (c) =>
+        `${MARK[c.status]} ${c.name.padEnd(14)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`,
+    )
     .join('\n');
 }

@@ -13,7 +13,7 @@ function usage(list: CommandEntry[]): string {
     'Commands:',
     ...list.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`),
     '',
-    'Run `threadlab <command> --help` for a command\'s options. Configuration comes from the',
+    "Run `threadlab <command> --help` for a command's options. Configuration comes from the",
     'environment and an optional .env file in the current directory (see the README).',
   ].join('\n');
 }

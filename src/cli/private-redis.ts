@@ -40,11 +40,17 @@ function ping(port: number): Promise<boolean> {
 /** Starts redis-server with no persistence on `port` (a free one by default) and waits until it answers. */
 export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
   const p = port ?? (await freePort());
-  const child = spawn('redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
   const exited = new Promise<never>((_, reject) =>
-    child.once('error', (err) => reject(new Error(`redis-server could not start (${err.message}); install it: apt-get install redis-server`))),
+    child.once('error', (err) =>
+      reject(new Error(`redis-server could not start (${err.message}); install it: apt-get install redis-server`)),
+    ),
   );
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {

@@ -33,11 +33,14 @@ export async function storeAttachments(options: {
         );
         continue;
       }
-      const data = attachment.inlineBase64 !== undefined
-        ? Buffer.from(attachment.inlineBase64, 'base64')
-        : await adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
+      const data =
+        attachment.inlineBase64 !== undefined
+          ? Buffer.from(attachment.inlineBase64, 'base64')
+          : await adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
       if (data.length > maxBytes) {
-        problems.push(`\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`);
+        problems.push(
+          `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
+        );
         continue;
       }
       stored.push({ attachment, file: await sandbox.putFile(threadKey, attachment.name, data) });

@@ -19,7 +19,13 @@ function summarise(preview: FilePreview | undefined): string {
   if (preview.error) return ` — could not preview: ${preview.error}`;
   if (preview.tables?.length) {
     return preview.tables
-      .map((t) => ` — ${t.sheet ? `sheet "${t.sheet}": ` : ''}${t.rows} rows × ${t.columns.length} columns (${t.columns.slice(0, 6).map((c) => `${c.name}: ${c.dtype}`).join(', ')}${t.columns.length > 6 ? ', …' : ''})`)
+      .map(
+        (t) =>
+          ` — ${t.sheet ? `sheet "${t.sheet}": ` : ''}${t.rows} rows × ${t.columns.length} columns (${t.columns
+            .slice(0, 6)
+            .map((c) => `${c.name}: ${c.dtype}`)
+            .join(', ')}${t.columns.length > 6 ? ', …' : ''})`,
+      )
       .join(';');
   }
   return preview.kind === 'binary' ? '' : ` — ${preview.kind}`;

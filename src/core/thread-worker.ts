@@ -32,10 +32,20 @@ export interface ThreadWorkerDeps {
 }
 
 const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
-  slack: { run: '/interpreter run', reset: '/interpreter reset', files: '/interpreter files', help: '/interpreter help' },
+  slack: {
+    run: '/interpreter run',
+    reset: '/interpreter reset',
+    files: '/interpreter files',
+    help: '/interpreter help',
+  },
   discord: { run: '/run', reset: '/reset', files: '/files', help: '/help' },
   web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help' },
-  cli: { run: 'threadlab exec', reset: 'threadlab chat --reset', files: 'threadlab chat --files', help: 'threadlab --help' },
+  cli: {
+    run: 'threadlab exec',
+    reset: 'threadlab chat --reset',
+    files: 'threadlab chat --files',
+    help: 'threadlab --help',
+  },
 };
 
 /**
@@ -82,15 +92,20 @@ export class ThreadWorker {
       log.error({ err: error, code: error.code }, 'job failed');
       this.deps.metrics?.error(error.code);
       progress.update({ type: 'error', code: error.code, message: error.message });
-      await adapter.reply(message, textReply(userFacing(error), error.code === 'cancelled' ? 'notice' : 'error')).catch((replyErr) =>
-        log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'),
-      );
+      await adapter
+        .reply(message, textReply(userFacing(error), error.code === 'cancelled' ? 'notice' : 'error'))
+        .catch((replyErr) => log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'));
     } finally {
       await progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
     }
   }
 
-  private async answer(job: Job, adapter: PlatformAdapter, progress: ProgressSink, signal: AbortSignal): Promise<Reply> {
+  private async answer(
+    job: Job,
+    adapter: PlatformAdapter,
+    progress: ProgressSink,
+    signal: AbortSignal,
+  ): Promise<Reply> {
     const { message, threadKey } = job;
     const { config, sandbox, store } = this.deps;
     const maxBytes = config.sandbox.maxFileBytes;
@@ -98,17 +113,22 @@ export class ThreadWorker {
     const command = message.command?.name;
     if (command !== 'reset' && command !== 'help' && !sandbox.isLive(threadKey)) {
       const again = await restoreUploads({ store, threadKey, adapter, sandbox, maxBytes, signal });
-      if (again.restored.length) notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
+      if (again.restored.length)
+        notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
       notes.push(...again.problems.map((p) => `⚠️ ${p}`));
     }
-    if (message.command) return prefix(notes, await this.command(message, message.command, threadKey, progress, signal));
+    if (message.command)
+      return prefix(notes, await this.command(message, message.command, threadKey, progress, signal));
     const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes, signal });
     await rememberUploads({ store, threadKey, stored: uploads.stored, ttlMs: config.sandbox.filesTtlMs });
     notes.push(...uploads.problems.map((p) => `⚠️ ${p}`));
     if (message.text.trim() === '') {
       const files = uploads.stored.map((s) => s.file);
       if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
-      const previews = await sandbox.previewFiles(threadKey, files.map((f) => f.path));
+      const previews = await sandbox.previewFiles(
+        threadKey,
+        files.map((f) => f.path),
+      );
       return textReply([...notes, describeUploads(files, previews)].join('\n'));
     }
     const files = uploads.stored.map((s) => s.file);
@@ -167,7 +187,8 @@ export class ThreadWorker {
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'files': {
         const files = (await sandbox.listFiles(threadKey)).filter((f) => !f.path.startsWith('.threadlab/'));
-        if (files.length === 0) return textReply('No files in this thread yet. Upload one, or have your code write to `/mnt/data`.');
+        if (files.length === 0)
+          return textReply('No files in this thread yet. Upload one, or have your code write to `/mnt/data`.');
         const lines = files.map((f) => `• \`${f.path}\` — ${formatBytes(f.bytes)}, ${f.mime}`);
         return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
       }
@@ -200,6 +221,8 @@ function userFacing(error: ThreadlabError): string {
     case 'sandbox_start_failed':
       return `The code sandbox is unavailable right now (${error.code}). An operator can run \`threadlab doctor\` to see why.`;
     default:
-      return error.isPolicy ? error.message : `Something went wrong on our side (${error.code}); nothing of yours was lost. Please try again.`;
+      return error.isPolicy
+        ? error.message
+        : `Something went wrong on our side (${error.code}); nothing of yours was lost. Please try again.`;
   }
 }

@@ -19,10 +19,19 @@ export async function rememberUploads(options: {
   const fetchable = options.stored.filter((s) => s.attachment.inlineBase64 === undefined);
   if (fetchable.length === 0) return;
   const now = Date.now();
-  const record: SessionRecord = (await options.store.get(options.threadKey)) ?? { history: [], createdAtMs: now, updatedAtMs: now, trimmedEntries: 0 };
+  const record: SessionRecord = (await options.store.get(options.threadKey)) ?? {
+    history: [],
+    createdAtMs: now,
+    updatedAtMs: now,
+    trimmedEntries: 0,
+  };
   const added = fetchable.map(({ attachment, file }) => ({ path: file.path, attachment }));
   const kept = (record.uploads ?? []).filter((u) => !added.some((a) => a.path === u.path));
-  await options.store.put(options.threadKey, { ...record, uploads: [...kept, ...added].slice(-MAX_UPLOADS), updatedAtMs: now }, options.ttlMs);
+  await options.store.put(
+    options.threadKey,
+    { ...record, uploads: [...kept, ...added].slice(-MAX_UPLOADS), updatedAtMs: now },
+    options.ttlMs,
+  );
 }
 
 /**

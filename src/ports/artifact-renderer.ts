@@ -18,5 +18,8 @@ export interface ArtifactRenderer {
   /** Normalises one image (PNG, JPEG, WebP, GIF, SVG → PNG or JPEG), scaled and compressed. */
   renderImage(input: ImageInput, options: RenderOptions): Promise<ReplyImage>;
   /** Combines many images into one captioned grid; captions number from `firstIndex` (@defaultValue 1). */
-  contactSheet(images: ReplyImage[], options: RenderOptions & { title?: string; firstIndex?: number }): Promise<ReplyImage>;
+  contactSheet(
+    images: ReplyImage[],
+    options: RenderOptions & { title?: string; firstIndex?: number },
+  ): Promise<ReplyImage>;
 }

@@ -29,9 +29,11 @@ export class RecordingAdapter implements PlatformAdapter {
 
   async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
     const data = this.files.get(attachment.id);
-    if (data === undefined) throw new ThreadlabError('attachment_rejected', `no such file ${attachment.id}`, { isPolicy: true });
+    if (data === undefined)
+      throw new ThreadlabError('attachment_rejected', `no such file ${attachment.id}`, { isPolicy: true });
     if (data instanceof Error) throw data;
-    if (data.length > options.maxBytes) throw new ThreadlabError('attachment_rejected', 'too large', { isPolicy: true });
+    if (data.length > options.maxBytes)
+      throw new ThreadlabError('attachment_rejected', 'too large', { isPolicy: true });
     return data;
   }
 

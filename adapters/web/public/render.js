@@ -78,7 +78,10 @@ function codeBlock(code, language) {
 function renderRun(run, open) {
   const details = el('details', `run status-${run.status}`);
   details.open = open;
-  details.append(el('summary', '', `${run.language} · ${run.status} · ${formatMs(run.durationMs)}`), codeBlock(run.code, run.language));
+  details.append(
+    el('summary', '', `${run.language} · ${run.status} · ${formatMs(run.durationMs)}`),
+    codeBlock(run.code, run.language),
+  );
   if (run.outputExcerpt) details.append(el('pre', 'output', run.outputExcerpt));
   return details;
 }
@@ -121,7 +124,10 @@ export function renderMessage(message) {
   const avatar = el('div', 'avatar', bot ? 'TL' : 'You');
   const body = el('div', 'body');
   const meta = el('div', 'meta');
-  meta.append(el('span', 'who', bot ? 'Threadlab' : 'You'), el('time', '', new Date(message.createdAtMs).toLocaleTimeString()));
+  meta.append(
+    el('span', 'who', bot ? 'Threadlab' : 'You'),
+    el('time', '', new Date(message.createdAtMs).toLocaleTimeString()),
+  );
   body.append(meta);
   const runs = message.runs ?? [];
   if (runs.length) {

@@ -41,12 +41,18 @@ export const benchCommand: Command = {
     const config = loadConfig(io.env);
     const logger = createLogger({ level: 'warn', secrets: config.secrets });
     const out = (line: string) => io.out(`${line}\n`);
-    const number = (v: string | undefined, d: number) => (v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d));
+    const number = (v: string | undefined, d: number) =>
+      v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
     if (which === 'queue') {
       // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
       const redis = config.env.REDIS_URL ? undefined : await startPrivateRedis();
       try {
-        await benchQueue({ threads: number(values.threads, 30), messages: number(values.messages, 300), out, redisUrl: config.env.REDIS_URL ?? redis!.url });
+        await benchQueue({
+          threads: number(values.threads, 30),
+          messages: number(values.messages, 300),
+          out,
+          redisUrl: config.env.REDIS_URL ?? redis!.url,
+        });
       } finally {
         await redis?.stop();
       }
@@ -57,12 +63,25 @@ export const benchCommand: Command = {
     const image = config.sandbox.image ?? sandboxImageTag();
     if (which === 'render') {
       const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
-      await benchRender({ images, renderer: new SharpArtifactRenderer(), maxDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX, out });
+      await benchRender({
+        images,
+        renderer: new SharpArtifactRenderer(),
+        maxDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX,
+        out,
+      });
       return 0;
     }
     const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
     try {
-      await benchSandbox({ docker, image, limits: config.sandbox, dataDir, logger, iterations: number(values.iterations, 30), out });
+      await benchSandbox({
+        docker,
+        image,
+        limits: config.sandbox,
+        dataDir,
+        logger,
+        iterations: number(values.iterations, 30),
+        out,
+      });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

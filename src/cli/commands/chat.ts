@@ -32,7 +32,9 @@ function printReply(reply: ChatReplySummary): string {
   for (const o of reply.omitted) parts.push(`Not attached: ${o.name} (${o.bytes} bytes): ${o.reason}`);
   if (reply.footer) {
     const f = reply.footer;
-    parts.push(`— ${(f.durationMs / 1000).toFixed(1)} s · ${f.runs} run${f.runs === 1 ? '' : 's'}${f.tokens ? ` · ${f.tokens} tokens` : ''}${f.model ? ` · ${f.model}` : ''}`);
+    parts.push(
+      `— ${(f.durationMs / 1000).toFixed(1)} s · ${f.runs} run${f.runs === 1 ? '' : 's'}${f.tokens ? ` · ${f.tokens} tokens` : ''}${f.model ? ` · ${f.model}` : ''}`,
+    );
   }
   return `${parts.join('\n\n')}\n`;
 }
@@ -51,10 +53,15 @@ A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OP
   async run(argv, io) {
     const { values, positionals } = parse(
       argv,
-      { thread: { type: 'string' }, attach: { type: 'string', multiple: true }, out: { type: 'string' }, json: { type: 'boolean' } },
+      {
+        thread: { type: 'string' },
+        attach: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        json: { type: 'boolean' },
+      },
       'chat',
     );
-    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
     if (!values.thread) {
       io.err('chat needs --thread KEY. Run `threadlab chat --help`.\n');
       return 2;
@@ -62,7 +69,12 @@ A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OP
     const text = positionals.join(' ');
     const attachments = (values.attach ?? []).map((f) => resolve(f));
     for (const file of attachments) {
-      if (!(await access(file).then(() => true, () => false))) {
+      if (
+        !(await access(file).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         io.err(`--attach: cannot read ${file}\n`);
         return 2;
       }

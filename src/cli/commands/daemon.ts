@@ -20,13 +20,17 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
   stop    stop it now (its sessions end)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {}, 'daemon');
-    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
     const config = loadConfig(io.env);
     if (positionals[0] === 'stop') {
       io.out((await stopDaemon(config.dataDir)) ? 'Daemon stopped.\n' : 'No daemon was running.\n');
       return 0;
     }
-    const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets, destination: process.stdout }).child({ component: 'daemon' });
+    const logger = createLogger({
+      level: config.env.THREADLAB_LOG_LEVEL,
+      secrets: config.secrets,
+      destination: process.stdout,
+    }).child({ component: 'daemon' });
     const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
     const adapter = new CliAdapter();
     const runtime = await buildRuntime(config, logger, {
@@ -41,7 +45,14 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
     const { socket } = daemonPaths(config.dataDir);
     let resolveDone: () => void = () => {};
     const done = new Promise<void>((r) => (resolveDone = r));
-    const server = new DaemonServer({ socketPath: socket, sandbox, adapter, logger, idleMs: config.sandbox.idleTtlMs, onShutdown: () => resolveDone() });
+    const server = new DaemonServer({
+      socketPath: socket,
+      sandbox,
+      adapter,
+      logger,
+      idleMs: config.sandbox.idleTtlMs,
+      onShutdown: () => resolveDone(),
+    });
     await server.listen();
     logger.info({ socket, pid: process.pid }, 'daemon ready');
     process.once('SIGTERM', () => resolveDone());

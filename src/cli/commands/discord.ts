@@ -27,7 +27,9 @@ DISCORD_TOKEN (and DISCORD_API_URL when set).
       ...(env.DISCORD_API_URL ? { apiUrl: env.DISCORD_API_URL } : {}),
       ...(values.guild ? { guildId: values.guild } : {}),
     });
-    io.out(`Registered ${result.names.map((n) => `/${n}`).join(', ')} (${result.scope}${values.guild ? ` ${values.guild}` : ''}).\n`);
+    io.out(
+      `Registered ${result.names.map((n) => `/${n}`).join(', ')} (${result.scope}${values.guild ? ` ${values.guild}` : ''}).\n`,
+    );
     return 0;
   },
 };

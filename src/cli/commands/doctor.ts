@@ -14,7 +14,7 @@ Slack and Discord credentials present and well-formed, LLM endpoint configured.
 Exits 1 when a blocking problem was found.`,
   async run(argv, io) {
     const { values } = parse(argv, {}, 'doctor');
-    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
     let config;
     try {
       config = loadConfig(io.env);

@@ -22,7 +22,10 @@ export function summariseResult(result: ExecutionResult): string {
     else if (display.data['image/png']) lines.push(`[image${display.meta?.title ? `: ${display.meta.title}` : ''}]`);
   }
   for (const artifact of result.artifacts) lines.push(`[${artifact.change} ${artifact.path}, ${artifact.bytes} bytes]`);
-  if (result.truncated) lines.push(`[output truncated: ${result.truncated.stdoutBytes + result.truncated.stderrBytes} bytes elided${result.truncated.fullOutputPath ? `; full output in ${result.truncated.fullOutputPath}` : ''}]`);
+  if (result.truncated)
+    lines.push(
+      `[output truncated: ${result.truncated.stdoutBytes + result.truncated.stderrBytes} bytes elided${result.truncated.fullOutputPath ? `; full output in ${result.truncated.fullOutputPath}` : ''}]`,
+    );
   if (result.stateReset) lines.push(`[variables were reset: ${result.stateReset.reason}]`);
   lines.push(`[${result.status} in ${result.durationMs} ms, run ${result.executionCount}]`);
   return `${lines.join('\n')}\n`;
@@ -43,10 +46,16 @@ Exit status: 0 when the run's status is ok, 1 otherwise.`,
   async run(argv, io) {
     const { values, positionals } = parse(
       argv,
-      { session: { type: 'string' }, lang: { type: 'string' }, timeout: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+      {
+        session: { type: 'string' },
+        lang: { type: 'string' },
+        timeout: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean' },
+      },
       'exec',
     );
-    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
     if (positionals.length !== 1) {
       io.err('exec needs exactly one FILE (or - for stdin). Run `threadlab exec --help`.\n');
       return 2;
@@ -65,7 +74,13 @@ Exit status: 0 when the run's status is ok, 1 otherwise.`,
     const config = loadConfig(io.env);
     await prepareImage(config, io);
     const socket = await ensureDaemon(config.dataDir, io.env);
-    const body = { language, code, ...(values.session ? { session: values.session } : {}), ...(timeoutMs ? { timeoutMs } : {}), ...(values.out ? { outDir: resolve(values.out) } : {}) };
+    const body = {
+      language,
+      code,
+      ...(values.session ? { session: values.session } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+      ...(values.out ? { outDir: resolve(values.out) } : {}),
+    };
     for await (const frame of callDaemon(socket, '/exec', body)) {
       if (frame.type === 'stdout' && !values.json) io.out(frame.text);
       else if (frame.type === 'stderr' && !values.json) io.err(frame.text);

@@ -9,12 +9,44 @@ export interface CommandEntry {
 
 /** Every subcommand of `threadlab`, in the order `--help` lists them. */
 export const commands: CommandEntry[] = [
-  { name: 'start', summary: 'run the bot with every configured adapter (the local web chat when none is)', load: async () => (await import('./start.js')).startCommand },
-  { name: 'doctor', summary: 'check Docker, the sandbox image, Redis, platform credentials and the LLM endpoint', load: async () => (await import('./doctor.js')).doctorCommand },
-  { name: 'sandbox', summary: 'build the sandbox image (sandbox build)', load: async () => (await import('./sandbox-build.js')).sandboxCommand },
-  { name: 'exec', summary: 'run code in a sandbox session through the same path the chat uses', load: async () => (await import('./exec.js')).execCommand },
-  { name: 'chat', summary: 'send one message through the full path (session, sandbox, model loop, reply)', load: async () => (await import('./chat.js')).chatCommand },
-  { name: 'bench', summary: 'benchmarks, side by side in one run (bench sandbox|render|queue)', load: async () => (await import('./bench.js')).benchCommand },
-  { name: 'discord', summary: 'register the Discord slash commands (discord register)', load: async () => (await import('./discord.js')).discordCommand },
-  { name: 'daemon', summary: 'the background process that keeps exec/chat sessions (daemon stop)', load: async () => (await import('./daemon.js')).daemonCommand },
+  {
+    name: 'start',
+    summary: 'run the bot with every configured adapter (the local web chat when none is)',
+    load: async () => (await import('./start.js')).startCommand,
+  },
+  {
+    name: 'doctor',
+    summary: 'check Docker, the sandbox image, Redis, platform credentials and the LLM endpoint',
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
+  {
+    name: 'sandbox',
+    summary: 'build the sandbox image (sandbox build)',
+    load: async () => (await import('./sandbox-build.js')).sandboxCommand,
+  },
+  {
+    name: 'exec',
+    summary: 'run code in a sandbox session through the same path the chat uses',
+    load: async () => (await import('./exec.js')).execCommand,
+  },
+  {
+    name: 'chat',
+    summary: 'send one message through the full path (session, sandbox, model loop, reply)',
+    load: async () => (await import('./chat.js')).chatCommand,
+  },
+  {
+    name: 'bench',
+    summary: 'benchmarks, side by side in one run (bench sandbox|render|queue)',
+    load: async () => (await import('./bench.js')).benchCommand,
+  },
+  {
+    name: 'discord',
+    summary: 'register the Discord slash commands (discord register)',
+    load: async () => (await import('./discord.js')).discordCommand,
+  },
+  {
+    name: 'daemon',
+    summary: 'the background process that keeps exec/chat sessions (daemon stop)',
+    load: async () => (await import('./daemon.js')).daemonCommand,
+  },
 ];

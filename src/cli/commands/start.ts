@@ -20,7 +20,7 @@ the local web chat (http://127.0.0.1:8787 by default). Builds the sandbox image 
 Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back to the queue.`,
   async run(argv, io) {
     const { values } = parse(argv, { role: { type: 'string' } }, 'start');
-    if (values.help) return io.out(`${this.usage}\n`), 0;
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
     const config = loadConfig(io.env);
     const role = (values.role ?? config.env.THREADLAB_ROLE) as Role;
     if (!['all', 'gateway', 'worker'].includes(role)) {

@@ -46,11 +46,17 @@ export class CliAdapter implements PlatformAdapter {
   }
 
   async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
-    if (!attachment.url) throw new ThreadlabError('attachment_rejected', `No path for ${attachment.name}.`, { isPolicy: true });
+    if (!attachment.url)
+      throw new ThreadlabError('attachment_rejected', `No path for ${attachment.name}.`, { isPolicy: true });
     const info = await stat(attachment.url).catch(() => undefined);
-    if (!info?.isFile()) throw new ThreadlabError('attachment_rejected', `${attachment.url} is not a readable file.`, { isPolicy: true });
+    if (!info?.isFile())
+      throw new ThreadlabError('attachment_rejected', `${attachment.url} is not a readable file.`, { isPolicy: true });
     if (info.size > options.maxBytes) {
-      throw new ThreadlabError('attachment_rejected', `${attachment.url} is ${info.size} bytes, over the limit of ${options.maxBytes}.`, { isPolicy: true });
+      throw new ThreadlabError(
+        'attachment_rejected',
+        `${attachment.url} is ${info.size} bytes, over the limit of ${options.maxBytes}.`,
+        { isPolicy: true },
+      );
     }
     return readFile(attachment.url);
   }

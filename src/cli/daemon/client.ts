@@ -37,7 +37,11 @@ export async function ensureDaemon(dataDir: string, env: Record<string, string |
   rmSync(socket, { force: true });
   const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
   const out = openSync(log, 'a');
-  const child = spawn(process.execPath, [bin, 'daemon'], { detached: true, stdio: ['ignore', out, out], env: env as NodeJS.ProcessEnv });
+  const child = spawn(process.execPath, [bin, 'daemon'], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: env as NodeJS.ProcessEnv,
+  });
   child.unref();
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
@@ -49,9 +53,23 @@ export async function ensureDaemon(dataDir: string, env: Record<string, string |
 }
 
 /** POSTs `body` and yields the daemon's frames as they arrive. */
-export async function* callDaemon(socketPath: string, path: string, body: unknown, signal?: AbortSignal): AsyncGenerator<DaemonFrame> {
+export async function* callDaemon(
+  socketPath: string,
+  path: string,
+  body: unknown,
+  signal?: AbortSignal,
+): AsyncGenerator<DaemonFrame> {
   const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    const req = request({ socketPath, path, method: 'POST', headers: { 'content-type': 'application/json' }, ...(signal ? { signal } : {}) }, resolve);
+    const req = request(
+      {
+        socketPath,
+        path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(signal ? { signal } : {}),
+      },
+      resolve,
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

@@ -38,12 +38,15 @@ export class DaemonServer {
 
   constructor(private readonly options: DaemonServerOptions) {
     this.server = createServer((req, res) => void this.route(req, res));
-    this.idleTimer = setInterval(() => {
-      if (this.inFlight === 0 && Date.now() - this.lastActivityMs > options.idleMs) {
-        options.logger.info('idle: shutting down');
-        options.onShutdown();
-      }
-    }, Math.min(options.idleMs, 30_000));
+    this.idleTimer = setInterval(
+      () => {
+        if (this.inFlight === 0 && Date.now() - this.lastActivityMs > options.idleMs) {
+          options.logger.info('idle: shutting down');
+          options.onShutdown();
+        }
+      },
+      Math.min(options.idleMs, 30_000),
+    );
     this.idleTimer.unref();
   }
 
@@ -115,7 +118,14 @@ export class DaemonServer {
         let n = 0;
         for (const display of result.displays) {
           const png = display.data['image/png'];
-          if (png) written.push(await writeUnder(request.outDir, `display-${result.executionCount}-${++n}.png`, Buffer.from(png, 'base64')));
+          if (png)
+            written.push(
+              await writeUnder(
+                request.outDir,
+                `display-${result.executionCount}-${++n}.png`,
+                Buffer.from(png, 'base64'),
+              ),
+            );
         }
       }
       send({ type: 'exec_result', result, written });

@@ -16,9 +16,10 @@ const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeA.rolestest-0123456789abcde
  * prefix is not configurable through the environment, so isolation is a Redis of our own, and
  * stopping it drops every key), Slack in Socket Mode, Discord, and an OpenAI-compatible model.
  *
- * Storage: all workers share one THREADLAB_DATA_DIR, modelling the shared volume the failover story
- * relies on (a surviving worker restores the thread's files from it). The gateway gets its own: it
- * keeps no files.
+ * Storage: by default all workers share one THREADLAB_DATA_DIR, modelling the shared volume the
+ * failover story relies on (a surviving worker restores the thread's files from it). With
+ * `{ sharedWorkerStorage: false }` every worker gets a data dir of its own (no shared storage). The
+ * gateway always gets its own: it keeps no files.
  */
 export class RolesCluster {
   readonly processes: ThreadlabProcess[] = [];
@@ -30,6 +31,14 @@ export class RolesCluster {
   readonly workerDataDir = mkdtempSync(join(tmpdir(), 'threadlab-roles-workers-'));
   readonly gatewayDataDir = mkdtempSync(join(tmpdir(), 'threadlab-roles-gateway-'));
   readonly shutdownTimeoutMs = 8000;
+  /** Whether workers share {@link workerDataDir}; else each gets its own (see {@link dataDirOf}). */
+  readonly sharedWorkerStorage: boolean;
+  private readonly ownDataDirs = new Map<string, string>();
+
+  /** @param options.sharedWorkerStorage defaults to true: one data dir for all workers. */
+  constructor(options: { sharedWorkerStorage?: boolean } = {}) {
+    this.sharedWorkerStorage = options.sharedWorkerStorage ?? true;
+  }
 
   async start(): Promise<void> {
     this.redis = await startPrivateRedis();
@@ -71,12 +80,24 @@ export class RolesCluster {
     const p = spawnThreadlab({
       name,
       role,
-      env: { ...this.env(role === 'gateway' ? this.gatewayDataDir : this.workerDataDir), ...env },
+      env: { ...this.env(this.dataDirOf(name, role)), ...env },
       metricsPort: await freePort(),
     });
     this.processes.push(p);
     await p.ready();
     return p;
+  }
+
+  /** The THREADLAB_DATA_DIR a process of that name and role gets (created on first use). */
+  dataDirOf(name: string, role: 'gateway' | 'worker'): string {
+    if (role === 'gateway') return this.gatewayDataDir;
+    if (this.sharedWorkerStorage) return this.workerDataDir;
+    let dir = this.ownDataDirs.get(name);
+    if (!dir) {
+      dir = mkdtempSync(join(tmpdir(), `threadlab-roles-${name}-`));
+      this.ownDataDirs.set(name, dir);
+    }
+    return dir;
   }
 
   get pids(): number[] {
@@ -93,5 +114,6 @@ export class RolesCluster {
     await this.redis?.stop().catch(() => undefined);
     rmSync(this.workerDataDir, { recursive: true, force: true });
     rmSync(this.gatewayDataDir, { recursive: true, force: true });
+    for (const dir of this.ownDataDirs.values()) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -204,7 +204,7 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     expect(handler.messages[1]!.thread.thread).toBe(mention.ts);
   });
 
-  it('after a restart, follows a thread it answered before (from Slack history) but not a stranger\'s thread', async () => {
+  it("after a restart, follows a thread it answered before (from Slack history) but not a stranger's thread", async () => {
     const mention = appMention({ text: `<@${BOT_USER_ID}> remember me` });
     await send.event(mention);
     await fake.waitFor(() => repliesIn(mention.ts as string).some((m) => m.text === 'ok'), { what: 'the first reply' });

@@ -14,7 +14,12 @@ const logger = createLogger({ level: 'silent' });
 const TOKEN = 'e2e-web-token-0123456789';
 
 /** Reads an SSE stream until `until` matches the collected text or `timeoutMs` passes. */
-async function readEvents(url: string, init: RequestInit, until: (text: string) => boolean, timeoutMs = 5000): Promise<string> {
+async function readEvents(
+  url: string,
+  init: RequestInit,
+  until: (text: string) => boolean,
+  timeoutMs = 5000,
+): Promise<string> {
   const controller = new AbortController();
   const res = await fetch(url, { ...init, signal: controller.signal });
   expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -23,7 +28,10 @@ async function readEvents(url: string, init: RequestInit, until: (text: string) 
   let text = '';
   const deadline = Date.now() + timeoutMs;
   while (!until(text) && Date.now() < deadline) {
-    const next = await Promise.race([reader.read(), new Promise<{ done: true; value?: undefined }>((r) => setTimeout(() => r({ done: true }), 200))]);
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value?: undefined }>((r) => setTimeout(() => r({ done: true }), 200)),
+    ]);
     if (next.value) text += decoder.decode(next.value);
   }
   controller.abort();
@@ -79,7 +87,11 @@ describe('web chat HTTP API', () => {
     expect(handler.messages.filter((m) => m.id === 'web-script-msg-1')).toHaveLength(1);
 
     // a Last-Event-ID older than anything buffered (a previous run of the server) asks for a resync
-    const stale = await readEvents(`${adapter.url}/api/threads/${id}/events`, { headers: { 'last-event-id': '1' } }, (t) => t.includes('event: state'));
+    const stale = await readEvents(
+      `${adapter.url}/api/threads/${id}/events`,
+      { headers: { 'last-event-id': '1' } },
+      (t) => t.includes('event: state'),
+    );
     expect(stale).toMatch(/event: resync[\s\S]*event: state/);
     await expect.poll(() => json('GET', `/api/threads/${id}/messages`).then((r) => r.body.messages.length)).toBe(2);
 
@@ -89,9 +101,15 @@ describe('web chat HTTP API', () => {
     const image = await fetch(`${adapter.url}${reply.images[0].url}`);
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(image.headers.get('content-disposition')).toMatch(/^inline/);
-    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const file = await fetch(`${adapter.url}${reply.files[0].url}`);
-    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="summary.csv"; filename*=UTF-8''summary.csv`);
+    expect(file.headers.get('content-disposition')).toBe(
+      `attachment; filename="summary.csv"; filename*=UTF-8''summary.csv`,
+    );
     expect(file.headers.get('content-security-policy')).toContain('sandbox');
     expect(await file.text()).toBe(`# summary\n${csv}`);
   });
@@ -103,9 +121,23 @@ describe('web chat HTTP API', () => {
     const stateId = eventIds(first, 'state')[0]!;
     await json('POST', `/api/threads/${id}/messages`, { text: 'hello' });
     await expect.poll(() => json('GET', `/api/threads/${id}/messages`).then((r) => r.body.messages.length)).toBe(2);
-    const replay = await readEvents(`${adapter.url}/api/threads/${id}/events`, { headers: { 'last-event-id': String(stateId) } }, (t) => t.includes('event: state'));
+    const replay = await readEvents(
+      `${adapter.url}/api/threads/${id}/events`,
+      { headers: { 'last-event-id': String(stateId) } },
+      (t) => t.includes('event: state'),
+    );
     const names = [...replay.matchAll(/event: (\w+)/g)].map((m) => m[1]);
-    expect(names).toEqual(['message', 'progress', 'progress', 'progress', 'progress', 'progress', 'reply', 'idle', 'state']);
+    expect(names).toEqual([
+      'message',
+      'progress',
+      'progress',
+      'progress',
+      'progress',
+      'progress',
+      'reply',
+      'idle',
+      'state',
+    ]);
     expect(replay).toContain('"type":"code"');
   });
 
@@ -115,11 +147,17 @@ describe('web chat HTTP API', () => {
       text: 'hi',
       attachments: [{ name: 'ten.bin', dataBase64: Buffer.alloc(10, 7).toString('base64') }],
     });
-    const attachment = { id: posted.body.message.attachments[0].id, name: 'ten.bin', url: `web-upload:${posted.body.message.attachments[0].id}` };
+    const attachment = {
+      id: posted.body.message.attachments[0].id,
+      name: 'ten.bin',
+      url: `web-upload:${posted.body.message.attachments[0].id}`,
+    };
     expect(await adapter.download(attachment, { maxBytes: 10 })).toEqual(Buffer.alloc(10, 7));
     const tooBig = await adapter.download(attachment, { maxBytes: 9 }).catch((e: unknown) => e);
     expect(isThreadlabError(tooBig, 'attachment_rejected')).toBe(true);
-    const unknown = await adapter.download({ id: 'x', name: 'x', url: 'web-upload:../../etc/passwd' }, { maxBytes: 10 }).catch((e: unknown) => e);
+    const unknown = await adapter
+      .download({ id: 'x', name: 'x', url: 'web-upload:../../etc/passwd' }, { maxBytes: 10 })
+      .catch((e: unknown) => e);
     expect(isThreadlabError(unknown, 'attachment_rejected')).toBe(true);
   });
 
@@ -132,10 +170,15 @@ describe('web chat HTTP API', () => {
     expect((await json('GET', '/api/threads/nope/messages')).status).toBe(404);
     const status = await new Promise<number>((resolve, reject) => {
       const url = new URL(adapter.url);
-      request({ host: url.hostname, port: url.port, path: '/api/threads', headers: { host: 'rebind.example' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', reject).end();
+      request(
+        { host: url.hostname, port: url.port, path: '/api/threads', headers: { host: 'rebind.example' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      )
+        .on('error', reject)
+        .end();
     });
     expect(status).toBe(403);
     const deleted = await json('DELETE', `/api/threads/${body.thread.id}`);
@@ -162,8 +205,13 @@ describe('web chat with a token', () => {
     expect((await fetch(`${adapter.url}/api/threads`)).status).toBe(401);
     expect((await fetch(`${adapter.url}/`)).status).toBe(401);
     expect((await fetch(`${adapter.url}/api/threads/x/events`)).status).toBe(401);
-    expect((await fetch(`${adapter.url}/api/threads`, { headers: { authorization: 'Bearer wrong-token-000000000' } })).status).toBe(401);
-    expect((await fetch(`${adapter.url}/api/threads`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${adapter.url}/api/threads`, { headers: { authorization: 'Bearer wrong-token-000000000' } }))
+        .status,
+    ).toBe(401);
+    expect((await fetch(`${adapter.url}/api/threads`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      200,
+    );
   });
 
   it('lets the browser in with ?token= once, then by cookie', async () => {

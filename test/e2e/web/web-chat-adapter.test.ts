@@ -138,7 +138,9 @@ describe('web chat adapter in a browser', () => {
     await expect.poll(() => page.locator('article.msg').count()).toBe(countBefore);
     expect((await decodedSize(page, 'article.msg.bot img.chart')).width).toBe(320);
     expect(await page.locator('.thread-item').count()).toBe(1);
-    expect(await page.locator('.thread-item .thread-title').textContent()).toBe("import pandas as pd df = pd.read_csv('sales.csv') df.plot()");
+    expect(await page.locator('.thread-item .thread-title').textContent()).toBe(
+      "import pandas as pd df = pd.read_csv('sales.csv') df.plot()",
+    );
     expect(errors).toEqual([]);
   });
 });

@@ -18,7 +18,10 @@ import { decodedSize, launchChromium, screenshot, watchPageErrors } from './brow
 // only the LLM is a local fake speaking the OpenAI wire protocol.
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
-const call = (code: string): FakeReply => ({ kind: 'message', toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }] });
+const call = (code: string): FakeReply => ({
+  kind: 'message',
+  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
+});
 const say = (content: string): FakeReply => ({ kind: 'message', content });
 
 describe('web chat on the full product', () => {
@@ -97,13 +100,17 @@ describe('web chat on the full product', () => {
     const link = reply.locator('a.file.download', { hasText: 'doubled.csv' });
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('doubled.csv');
-    expect(await readFile((await download.path())!, 'utf8')).toBe('month,sales,double\nJan,10,20\nFeb,14,28\nMar,9,18\n');
+    expect(await readFile((await download.path())!, 'utf8')).toBe(
+      'month,sales,double\nJan,10,20\nFeb,14,28\nMar,9,18\n',
+    );
     expect(llm.requests).toHaveLength(0); // direct mode: no LLM
   });
 
   it('answers a natural-language request through the LLM with a chart that uses the thread state', async () => {
     llm.push(
-      call("import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()"),
+      call(
+        "import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()",
+      ),
       say('Sales peaked in **February** (14); the bar chart is attached.'),
     );
     await page.fill('#text', 'Which month sold best? Show me a bar chart.');
@@ -111,11 +118,14 @@ describe('web chat on the full product', () => {
     const reply = page.locator('article.msg.bot', { hasText: 'peaked' });
     await reply.waitFor({ timeout: 90_000 });
     expect(await reply.locator('.text strong').textContent()).toBe('February');
-    const size = await reply.locator('img.chart').first().evaluate(async (node) => {
-      const img = node as HTMLImageElement;
-      await img.decode();
-      return img.naturalWidth;
-    });
+    const size = await reply
+      .locator('img.chart')
+      .first()
+      .evaluate(async (node) => {
+        const img = node as HTMLImageElement;
+        await img.decode();
+        return img.naturalWidth;
+      });
     expect(size).toBeGreaterThan(100);
     expect(llm.requests).toHaveLength(2);
     expect(JSON.stringify(llm.requests[0]!.body.messages)).toContain('Which month sold best?');

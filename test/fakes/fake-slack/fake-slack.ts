@@ -125,9 +125,12 @@ export class FakeSlack {
       return send(res, 200, 'text/plain', 'ok');
     }
     if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
-      const file = this.state.files.get(url.pathname.split('/')[2] ?? '');
+      const fileId = url.pathname.split('/')[2] ?? '';
+      const file = this.state.files.get(fileId);
+      const servedBytes = Boolean(file) && token === this.botToken && !file?.serveLoginPage;
+      this.state.downloads.push({ fileId, servedBytes, atMs: Date.now() });
       if (!file) return send(res, 404, 'text/plain', 'not found');
-      if (token !== this.botToken || file.serveLoginPage) return send(res, 200, 'text/html; charset=utf-8', LOGIN_PAGE);
+      if (!servedBytes) return send(res, 200, 'text/html; charset=utf-8', LOGIN_PAGE);
       return send(res, 200, file.mimetype, file.data);
     }
     send(res, 404, 'text/plain', 'not found');

@@ -52,6 +52,8 @@ export class FakeSlackState {
   readonly files = new Map<string, FakeSlackFile>();
   /** Bodies posted to response URLs, by response id. */
   readonly responses: { id: string; body: unknown }[] = [];
+  /** Every GET of a hosted file's URL, and whether the bytes (not a login page) were served. */
+  readonly downloads: { fileId: string; servedBytes: boolean; atMs: number }[] = [];
   readonly failures = new Map<string, ScriptedFailure[]>();
   private tsCounter = 0;
   private fileCounter = 0;

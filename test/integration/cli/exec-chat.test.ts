@@ -43,12 +43,15 @@ describe('threadlab exec and chat (through the background daemon, real Docker)',
     expect(second.stdout).toBe('42\n');
     const other = await cli(['exec', '-'], 'print(x)');
     expect(other.code).toBe(1);
-    expect(other.stderr).toContain("NameError");
+    expect(other.stderr).toContain('NameError');
   });
 
   it('prints exactly the result object with --json and writes artifacts under --out', async () => {
     const out = join(dataDir, 'out');
-    const res = await cli(['exec', '--session', 'files', '--json', '--out', out, '-'], 'open("report.csv","w").write("a,b\\n1,2\\n")\n6*7');
+    const res = await cli(
+      ['exec', '--session', 'files', '--json', '--out', out, '-'],
+      'open("report.csv","w").write("a,b\\n1,2\\n")\n6*7',
+    );
     expect(res.code).toBe(0);
     const result = JSON.parse(res.stdout);
     expect(result).toMatchObject({ status: 'ok', executionCount: 1 });
@@ -81,7 +84,8 @@ describe('threadlab exec and chat (through the background daemon, real Docker)',
     expect(ack.text).toMatch(/3 rows/);
 
     const out = join(dataDir, 'chat-out');
-    const code = '```python\nimport pandas as pd\ndf = pd.read_csv("sales.csv")\ndf.plot(x="month", y="revenue", title="Revenue")\nprint(df.revenue.sum())\n```';
+    const code =
+      '```python\nimport pandas as pd\ndf = pd.read_csv("sales.csv")\ndf.plot(x="month", y="revenue", title="Revenue")\nprint(df.revenue.sum())\n```';
     const res = await cli(['chat', '--thread', 'lab', '--out', out, '--json', code]);
     expect(res.code).toBe(0);
     const reply = JSON.parse(res.stdout);

@@ -28,7 +28,9 @@ describe('sandbox pool metrics (real Docker)', () => {
     const metrics = createMetrics({ defaultMetrics: false });
     sandbox = (await createSandbox(config, logger, { metrics })) as DockerSandbox;
     await sandbox.pool.whenFull();
-    expect(await metrics.registry.getSingleMetricAsString('threadlab_sandbox_pool_size')).toMatch(/pool_size\{[^}]*\} 1$/m);
+    expect(await metrics.registry.getSingleMetricAsString('threadlab_sandbox_pool_size')).toMatch(
+      /pool_size\{[^}]*\} 1$/m,
+    );
 
     expect((await sandbox.run('metrics-a', { language: 'python', code: 'print(1)' })).stdout).toBe('1\n');
     // The pool refills one container at a time; a second session started at once finds it empty.

@@ -140,7 +140,10 @@ describe('sandbox lifecycle', () => {
       let gone = false;
       while (!gone && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 200));
-        gone = await dead.inspect().then(() => false, (err: { statusCode?: number }) => err.statusCode === 404);
+        gone = await dead.inspect().then(
+          () => false,
+          (err: { statusCode?: number }) => err.statusCode === 404,
+        );
       }
       expect(gone).toBe(true);
     } finally {

@@ -34,7 +34,13 @@ afterEach(async () => {
 });
 
 function setup(
-  options: { llm?: ScriptedLlm; sandbox?: FakeSandbox; limits?: Partial<typeof DEFAULT_LIMITS>; store?: MemorySessionStore; adapter?: RecordingAdapter } = {},
+  options: {
+    llm?: ScriptedLlm;
+    sandbox?: FakeSandbox;
+    limits?: Partial<typeof DEFAULT_LIMITS>;
+    store?: MemorySessionStore;
+    adapter?: RecordingAdapter;
+  } = {},
 ) {
   const adapter = options.adapter ?? new RecordingAdapter('web');
   const sandbox = options.sandbox ?? new FakeSandbox();
@@ -84,7 +90,12 @@ describe('Runtime (core, with fakes of its ports)', () => {
     adapter.files.set('f2', new Error('network down'));
     await runtime.start();
     await adapter.handler!.onMessage(
-      message('', { attachments: [{ id: 'f1', name: 'data.csv' }, { id: 'f3', name: 'missing.csv' }] }),
+      message('', {
+        attachments: [
+          { id: 'f1', name: 'data.csv' },
+          { id: 'f3', name: 'missing.csv' },
+        ],
+      }),
     );
     const { reply } = await adapter.nextReply();
     expect(reply.text).toContain('`data.csv`');
@@ -144,7 +155,13 @@ describe('Runtime (core, with fakes of its ports)', () => {
     // Another worker: a fresh sandbox with no files for the thread, the same shared session store.
     const sandbox = new FakeSandbox({ results: [{ stdout: '2 rows\n' }] });
     const second = setup({ store, adapter, sandbox });
-    const job = { id: 'j2', threadKey: 'web:local:web:t1', attempt: 2, enqueuedAtMs: Date.now(), message: message('```python\nprint(len(df))\n```') };
+    const job = {
+      id: 'j2',
+      threadKey: 'web:local:web:t1',
+      attempt: 2,
+      enqueuedAtMs: Date.now(),
+      message: message('```python\nprint(len(df))\n```'),
+    };
     await second.runtime.processJob(job, { signal: new AbortController().signal });
     const { reply } = await adapter.nextReply();
     expect(reply.text).toContain("Fetched this thread's uploads again: `data.csv`");

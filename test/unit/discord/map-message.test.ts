@@ -1,7 +1,7 @@
 import { SnowflakeUtil } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { routeMessage, threadName, toInboundMessage, type MessageView } from '../../../adapters/discord/map-message.js';
-import { safeFileName } from '../../../adapters/discord/safe-name.js';
+import { safeFileName } from '../../../src/domain/file-names.js';
 import { viewFromMessage } from '../../../adapters/discord/views.js';
 import {
   ada,

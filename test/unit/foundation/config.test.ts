@@ -30,7 +30,11 @@ describe('configuration', () => {
   });
 
   it('reports every bad variable at once, and hides secret values', () => {
-    const err = configError({ SLACK_BOT_TOKEN: 'not-a-token-at-all', OPENAI_BASE_URL: 'localhost:1234', THREADLAB_WEB_PORT: '70000' });
+    const err = configError({
+      SLACK_BOT_TOKEN: 'not-a-token-at-all',
+      OPENAI_BASE_URL: 'localhost:1234',
+      THREADLAB_WEB_PORT: '70000',
+    });
     expect(err.message).toContain('SLACK_BOT_TOKEN: expected a bot token starting with "xoxb-" (value hidden)');
     expect(err.message).not.toContain('not-a-token-at-all');
     expect(err.message).toContain('OPENAI_BASE_URL: expected an absolute http(s) URL');
@@ -46,7 +50,9 @@ describe('configuration', () => {
 
   it('requires an access token when the web chat binds beyond loopback', () => {
     expect(configError({ THREADLAB_WEB_HOST: '0.0.0.0' }).message).toContain('THREADLAB_WEB_TOKEN: required');
-    expect(loadConfig({ THREADLAB_WEB_HOST: '0.0.0.0', THREADLAB_WEB_TOKEN: 'a'.repeat(20) }).web.token).toBe('a'.repeat(20));
+    expect(loadConfig({ THREADLAB_WEB_HOST: '0.0.0.0', THREADLAB_WEB_TOKEN: 'a'.repeat(20) }).web.token).toBe(
+      'a'.repeat(20),
+    );
   });
 
   it('turns the web chat off by default once a platform is configured, and collects secrets', () => {
@@ -58,7 +64,14 @@ describe('configuration', () => {
     });
     expect(config.slack.enabled).toBe(true);
     expect(config.web.enabled).toBe(false);
-    expect(config.secrets).toEqual(expect.arrayContaining(['xoxb-1234567890-abcdef', 'xapp-1-A111-222-abcdef', 'sk-test-0123456789abcdef', 'hunter2pass']));
+    expect(config.secrets).toEqual(
+      expect.arrayContaining([
+        'xoxb-1234567890-abcdef',
+        'xapp-1-A111-222-abcdef',
+        'sk-test-0123456789abcdef',
+        'hunter2pass',
+      ]),
+    );
   });
 
   it('treats empty strings as unset', () => {

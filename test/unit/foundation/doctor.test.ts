@@ -31,7 +31,14 @@ describe('threadlab doctor', () => {
   it('fails when Redis is configured but does not answer', async () => {
     const docker = new Docker({ socketPath: '/nonexistent/x.sock' });
     const config = loadConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
-    const { checks } = await runDoctor({ config, docker, pingRedis: async () => Promise.reject(new Error('connect ECONNREFUSED')) });
-    expect(checks.find((c) => c.name === 'Redis')).toMatchObject({ status: 'fail', fix: 'start Redis or correct REDIS_URL' });
+    const { checks } = await runDoctor({
+      config,
+      docker,
+      pingRedis: async () => Promise.reject(new Error('connect ECONNREFUSED')),
+    });
+    expect(checks.find((c) => c.name === 'Redis')).toMatchObject({
+      status: 'fail',
+      fix: 'start Redis or correct REDIS_URL',
+    });
   });
 });

@@ -17,7 +17,10 @@ describe('logger', () => {
   it('redacts configured secrets wherever they appear, and token-shaped strings', () => {
     const { lines, destination } = capture();
     const log = createLogger({ secrets: ['super-secret-key-123'], destination });
-    log.info({ token: 'abc', nested: { apiKey: 'k' }, note: 'key super-secret-key-123 leaked' }, 'using xoxb-1111-2222-abcd');
+    log.info(
+      { token: 'abc', nested: { apiKey: 'k' }, note: 'key super-secret-key-123 leaked' },
+      'using xoxb-1111-2222-abcd',
+    );
     log.error({ err: new Error('auth failed for super-secret-key-123') }, 'boom');
     const text = lines.join('');
     expect(text).not.toContain('super-secret-key-123');

@@ -48,7 +48,7 @@ describe('mapMessageEvent on recorded payloads', () => {
     expect(m.attachments).toEqual([
       {
         id: 'F0CSV0001',
-        name: 'sales Q1.csv',
+        name: 'sales_Q1.csv',
         mime: 'text/csv',
         bytes: 2048,
         url: 'https://files.slack.com/files-pri/T061EG9R6-F0CSV0001/download/sales_q1.csv',

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeSlackText,
-  markdownToMrkdwn,
-  mentionsBot,
-  safeFileName,
-  stripBotMention,
-} from '../../../adapters/slack/slack-text.js';
+import { decodeSlackText, markdownToMrkdwn, mentionsBot, stripBotMention } from '../../../adapters/slack/slack-text.js';
 
 describe('Slack text', () => {
   it('strips every mention of the bot, with or without a label, and keeps other users', () => {
@@ -29,13 +23,5 @@ describe('Slack text', () => {
     );
     expect(markdownToMrkdwn('```python\nprint(**kw) if a<b\n```')).toBe('```\nprint(**kw) if a&lt;b\n```');
     expect(markdownToMrkdwn('- one\n- two')).toBe('• one\n• two');
-  });
-
-  it('makes safe file names', () => {
-    expect(safeFileName('../../etc/passwd')).toBe('passwd');
-    expect(safeFileName('..hidden')).toBe('hidden');
-    expect(safeFileName('a\u0000b<c>.csv')).toBe('ab_c_.csv');
-    expect(safeFileName('', 'F1')).toBe('F1');
-    expect(safeFileName('x'.repeat(300)).length).toBe(120);
   });
 });

@@ -22,20 +22,33 @@ describe('web chat authentication', () => {
     }
     expect(isThreadlabError(err, 'config_invalid')).toBe(true);
     expect((err as Error).message).toContain('THREADLAB_WEB_TOKEN');
-    expect(() => new WebChatAdapter({ host: '0.0.0.0', port: 0, token: TOKEN, dataDir: '/nonexistent', logger })).not.toThrow();
+    expect(
+      () => new WebChatAdapter({ host: '0.0.0.0', port: 0, token: TOKEN, dataDir: '/nonexistent', logger }),
+    ).not.toThrow();
     expect(() => new WebChatAdapter({ host: '127.0.0.1', port: 0, dataDir: '/nonexistent', logger })).not.toThrow();
   });
 
   it('answers 401 without the token, and for a wrong one', () => {
     expect(authorize(req(), { token: TOKEN })).toMatchObject({ ok: false, status: 401 });
-    expect(authorize(req({ headers: { authorization: 'Bearer nope' } }), { token: TOKEN })).toMatchObject({ ok: false, status: 401 });
-    expect(authorize(req({ headers: { cookie: `${TOKEN_COOKIE}=${TOKEN}x` } }), { token: TOKEN })).toMatchObject({ ok: false, status: 401 });
-    expect(authorize(req({ url: '/api/threads?token=wrong' }), { token: TOKEN })).toMatchObject({ ok: false, status: 401 });
+    expect(authorize(req({ headers: { authorization: 'Bearer nope' } }), { token: TOKEN })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(authorize(req({ headers: { cookie: `${TOKEN_COOKIE}=${TOKEN}x` } }), { token: TOKEN })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(authorize(req({ url: '/api/threads?token=wrong' }), { token: TOKEN })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 
   it('accepts a Bearer header or the cookie', () => {
     expect(authorize(req({ headers: { authorization: `Bearer ${TOKEN}` } }), { token: TOKEN })).toEqual({ ok: true });
-    expect(authorize(req({ headers: { cookie: `other=1; ${TOKEN_COOKIE}=${TOKEN}` } }), { token: TOKEN })).toEqual({ ok: true });
+    expect(authorize(req({ headers: { cookie: `other=1; ${TOKEN_COOKIE}=${TOKEN}` } }), { token: TOKEN })).toEqual({
+      ok: true,
+    });
   });
 
   it('turns ?token= on a page load into an HttpOnly cookie and a redirect without it', () => {
@@ -46,7 +59,9 @@ describe('web chat authentication', () => {
       redirectTo: '/?x=1',
     });
     // never on a state-changing request
-    expect(authorize(req({ method: 'POST', url: `/api/threads?token=${TOKEN}` }), { token: TOKEN })).toMatchObject({ ok: false });
+    expect(authorize(req({ method: 'POST', url: `/api/threads?token=${TOKEN}` }), { token: TOKEN })).toMatchObject({
+      ok: false,
+    });
   });
 
   it('without a token, only accepts loopback Host headers (no DNS rebinding)', () => {

@@ -25,7 +25,11 @@ class FakeResponse extends EventEmitter {
       .split('\n\n')
       .filter((block) => block.includes('event: '))
       .map((block) => {
-        const get = (k: string) => block.split('\n').find((l) => l.startsWith(`${k}: `))?.slice(k.length + 2) ?? '';
+        const get = (k: string) =>
+          block
+            .split('\n')
+            .find((l) => l.startsWith(`${k}: `))
+            ?.slice(k.length + 2) ?? '';
         return { id: Number(get('id')), event: get('event'), data: JSON.parse(get('data')) };
       });
   }

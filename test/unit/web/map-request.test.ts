@@ -3,10 +3,10 @@ import {
   mimeFromName,
   parseMessageBody,
   parseTextCommand,
-  safeFileName,
   toInboundMessage,
   WebRequestError,
 } from '../../../adapters/web/map-request.js';
+import { safeFileName } from '../../../src/domain/file-names.js';
 
 const multipart = (parts: { name: string; filename?: string; type?: string; value: string }[]) => {
   const boundary = 'XyZbOuNdArY';
@@ -39,14 +39,19 @@ describe('parseMessageBody', () => {
 
   it('reads JSON with base64 attachments', async () => {
     const body = Buffer.from(
-      JSON.stringify({ text: 'hi', attachments: [{ name: 'd.json', dataBase64: Buffer.from('{"a":1}').toString('base64') }] }),
+      JSON.stringify({
+        text: 'hi',
+        attachments: [{ name: 'd.json', dataBase64: Buffer.from('{"a":1}').toString('base64') }],
+      }),
     );
     const posted = await parseMessageBody('application/json; charset=utf-8', body, { maxFileBytes: 1000 });
     expect(posted.files).toEqual([{ name: 'd.json', mime: 'application/json', data: Buffer.from('{"a":1}') }]);
   });
 
   it('refuses files over the limit with 413, naming the file', async () => {
-    const body = Buffer.from(JSON.stringify({ attachments: [{ name: 'big.bin', dataBase64: Buffer.alloc(11).toString('base64') }] }));
+    const body = Buffer.from(
+      JSON.stringify({ attachments: [{ name: 'big.bin', dataBase64: Buffer.alloc(11).toString('base64') }] }),
+    );
     const err = await parseMessageBody('application/json', body, { maxFileBytes: 10 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WebRequestError);
     expect((err as WebRequestError).status).toBe(413);
@@ -54,12 +59,20 @@ describe('parseMessageBody', () => {
   });
 
   it('refuses empty messages, bad JSON, bad base64, bad ids and other content types', async () => {
-    const status = (p: Promise<unknown>) => p.then(() => 0, (e: WebRequestError) => e.status);
-    expect(await status(parseMessageBody('application/json', Buffer.from('{"text":"  "}'), { maxFileBytes: 10 }))).toBe(400);
+    const status = (p: Promise<unknown>) =>
+      p.then(
+        () => 0,
+        (e: WebRequestError) => e.status,
+      );
+    expect(await status(parseMessageBody('application/json', Buffer.from('{"text":"  "}'), { maxFileBytes: 10 }))).toBe(
+      400,
+    );
     expect(await status(parseMessageBody('application/json', Buffer.from('{nope'), { maxFileBytes: 10 }))).toBe(400);
     const badB64 = JSON.stringify({ attachments: [{ name: 'a', dataBase64: '%%%' }] });
     expect(await status(parseMessageBody('application/json', Buffer.from(badB64), { maxFileBytes: 10 }))).toBe(400);
-    expect(await status(parseMessageBody('application/json', Buffer.from('{"text":"x","id":"a/b"}'), { maxFileBytes: 10 }))).toBe(400);
+    expect(
+      await status(parseMessageBody('application/json', Buffer.from('{"text":"x","id":"a/b"}'), { maxFileBytes: 10 })),
+    ).toBe(400);
     expect(await status(parseMessageBody('text/plain', Buffer.from('hi'), { maxFileBytes: 10 }))).toBe(415);
   });
 });
@@ -100,7 +113,7 @@ describe('file names', () => {
     expect(safeFileName('C:\\Users\\me\\data.csv')).toBe('data.csv');
     expect(safeFileName('../../.bashrc')).toBe('bashrc');
     expect(safeFileName('a\u0000b\n.txt')).toBe('ab.txt');
-    expect(safeFileName('...')).toBe('upload');
+    expect(safeFileName('...', 'upload')).toBe('upload');
     expect(mimeFromName('Report.XLSX')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
     expect(mimeFromName('noext')).toBe('application/octet-stream');
   });

@@ -16,7 +16,14 @@ describe('WebThreadStore', () => {
     await store.init();
     const thread = await store.createThread();
     const blob = await store.putBlob(thread.id, { name: 'a.csv', mime: 'text/csv', data: Buffer.from('x,y\n') });
-    await store.appendMessage({ id: 'm1', threadId: thread.id, role: 'user', createdAtMs: Date.now(), text: 'plot  the\nsales', attachments: [{ ...blob, url: '' }] });
+    await store.appendMessage({
+      id: 'm1',
+      threadId: thread.id,
+      role: 'user',
+      createdAtMs: Date.now(),
+      text: 'plot  the\nsales',
+      attachments: [{ ...blob, url: '' }],
+    });
 
     const reopened = new WebThreadStore(root);
     await reopened.init();
@@ -33,19 +40,30 @@ describe('WebThreadStore', () => {
     const drop = await store.createThread('drop');
     const kept = await store.putBlob(keep.id, { name: 'k', mime: 'text/plain', data: Buffer.from('k') });
     const gone = await store.putBlob(drop.id, { name: 'g', mime: 'text/plain', data: Buffer.from('g') });
-    await store.appendMessage({ id: 'b', threadId: drop.id, role: 'bot', createdAtMs: 1, text: '', files: [{ ...gone, url: '' }] });
+    await store.appendMessage({
+      id: 'b',
+      threadId: drop.id,
+      role: 'bot',
+      createdAtMs: 1,
+      text: '',
+      files: [{ ...gone, url: '' }],
+    });
     expect(await store.deleteThread(drop.id)).toBe(true);
     expect(store.listThreads().map((t) => t.title)).toEqual(['keep']);
     expect(await store.blobMeta(gone.id)).toBeUndefined();
     expect(await store.blobMeta(kept.id)).toBeDefined();
     expect(await readdir(join(root, 'threads'))).toEqual([keep.id]);
-    expect(await store.appendMessage({ id: 'x', threadId: drop.id, role: 'bot', createdAtMs: 1, text: '' })).toBe(false);
+    expect(await store.appendMessage({ id: 'x', threadId: drop.id, role: 'bot', createdAtMs: 1, text: '' })).toBe(
+      false,
+    );
   });
 
   it('titles a thread from its first message without code fences, or from its files', () => {
     const base = { id: 'm', threadId: 't', role: 'user' as const, createdAtMs: 0 };
     expect(titleOf({ ...base, text: '```python\nimport pandas as pd\n```' })).toBe('import pandas as pd');
-    expect(titleOf({ ...base, text: ' ', attachments: [{ id: 'a', name: 'a.csv', mime: '', bytes: 1, url: '' }] })).toBe('a.csv');
+    expect(
+      titleOf({ ...base, text: ' ', attachments: [{ id: 'a', name: 'a.csv', mime: '', bytes: 1, url: '' }] }),
+    ).toBe('a.csv');
   });
 
   it('accepts only path-safe ids', () => {

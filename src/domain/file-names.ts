@@ -2,10 +2,11 @@
 export const SAFE_NAME_MAX_CHARS = 100;
 
 /**
- * A file name safe to write under `/mnt/data`: no directories, no control or shell-special characters,
- * no leading dots, at most 100 characters with the extension kept. Never empty.
+ * The one rule for names of files users send: no directories, no control or shell-special characters,
+ * no leading dots, at most 100 characters with the extension kept. Never empty (`fallback` instead).
+ * The sandbox checks again when the file is written (sandbox/file-names.ts).
  */
-export function safeFileName(name: string): string {
+export function safeFileName(name: string, fallback = 'file'): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   let cleaned = base
     .normalize('NFC')
@@ -19,5 +20,5 @@ export function safeFileName(name: string): string {
     const ext = dot > 0 && cleaned.length - dot <= 12 ? cleaned.slice(dot) : '';
     cleaned = cleaned.slice(0, SAFE_NAME_MAX_CHARS - ext.length) + ext;
   }
-  return cleaned.length > 0 ? cleaned : 'file';
+  return cleaned.length > 0 ? cleaned : fallback;
 }
