@@ -104,9 +104,15 @@ export class RolesCluster {
     return this.processes.map((p) => p.pid);
   }
 
-  /** Kills what is left, removes every container our processes made, stops the fakes and Redis. */
+  /**
+   * Kills what is left, removes every container our processes made (twice, 2 s apart, to catch a late
+   * create), stops the fakes and Redis.
+   */
   async cleanup(): Promise<void> {
     await Promise.all(this.processes.map((p) => stopProcess(p, 'SIGKILL').catch(() => undefined)));
+    await removeContainersOf(this.pids).catch(() => undefined);
+    // A create the engine was still carrying out for a killed process lands after the first sweep.
+    await new Promise((r) => setTimeout(r, 2000));
     await removeContainersOf(this.pids).catch(() => undefined);
     await this.llm?.stop().catch(() => undefined);
     await this.slack?.stop().catch(() => undefined);
