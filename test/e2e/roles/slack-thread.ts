@@ -15,6 +15,21 @@ export function threadPosts(
   return { progress: posts.filter(isProgress), replies: posts.filter((c) => !isProgress(c)) };
 }
 
+/**
+ * The first status post or status update in the thread that shows `text` (the code being run, say).
+ * Updates count too: whether the code arrives in the first post or in an update is a matter of timing.
+ */
+export function statusShowing(fake: FakeSlack, threadTs: string, text: string): FakeSlackCall | undefined {
+  const statusTs = new Set(
+    fake.state.messages
+      .filter((m) => m.thread_ts === threadTs && JSON.stringify(m.blocks).includes('threadlab_progress'))
+      .map((m) => m.ts),
+  );
+  const posts = threadPosts(fake, threadTs).progress;
+  const updates = fake.callsTo('chat.update').filter((c) => statusTs.has(String(c.args.ts)));
+  return [...posts, ...updates].find((c) => postText(c).includes(text));
+}
+
 /** All the text a post carries (its fallback text and its blocks). */
 export function postText(call: FakeSlackCall): string {
   return `${String(call.args.text ?? '')}\n${JSON.stringify(call.args.blocks ?? [])}`;
