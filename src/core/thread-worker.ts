@@ -122,8 +122,8 @@ export class ThreadWorker {
     const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes, signal });
     await rememberUploads({ store, threadKey, stored: uploads.stored, ttlMs: config.sandbox.filesTtlMs });
     notes.push(...uploads.problems.map((p) => `⚠️ ${p}`));
+    const files = uploads.stored.map((s) => s.file);
     if (message.text.trim() === '') {
-      const files = uploads.stored.map((s) => s.file);
       if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
       const previews = await sandbox.previewFiles(
         threadKey,
@@ -131,7 +131,6 @@ export class ThreadWorker {
       );
       return textReply([...notes, describeUploads(files, previews)].join('\n'));
     }
-    const files = uploads.stored.map((s) => s.file);
     return prefix(notes, await this.turn(message, message.text, threadKey, files, progress, signal));
   }
 
