@@ -1,41 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
 import { createLogger } from '../../../src/logger.js';
 import { testMessage, waitFor } from '../../contract/messages.js';
-import { deleteKeys, testRedis } from './redis-server.js';
-import { recorded, spawnWorker, type WorkerProcess } from './worker-processes.js';
+import { deleteKeys } from './redis-server.js';
+import { recorded, spawnWorker, useWorkerHarness } from './worker-processes.js';
 
 const logger = createLogger({ level: 'silent' });
-let server: Awaited<ReturnType<typeof testRedis>>;
-let redis: Redis;
-const workers: WorkerProcess[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  server = await testRedis();
-  redis = new Redis(server.url);
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.kill()));
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const h = useWorkerHarness();
 
 async function setup(): Promise<{ keyPrefix: string; gateway: BullMqJobQueue }> {
   const keyPrefix = `test-${randomUUID()}`;
-  const gateway = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix });
-  cleanups.push(async () => {
+  const gateway = new BullMqJobQueue({ redisUrl: h.server.url, logger, keyPrefix });
+  h.cleanups.push(async () => {
     await gateway.close(1000);
-    await deleteKeys(server.url, keyPrefix);
+    await deleteKeys(h.server.url, keyPrefix);
   });
-  workers.push(
+  h.workers.push(
     ...(await Promise.all(
-      ['w1', 'w2'].map((id) => spawnWorker({ redisUrl: server.url, keyPrefix, id, env: { CONCURRENCY: '2' } })),
+      ['w1', 'w2'].map((id) => spawnWorker({ redisUrl: h.server.url, keyPrefix, id, env: { CONCURRENCY: '2' } })),
     )),
   );
   return { keyPrefix, gateway };
@@ -51,14 +34,14 @@ describe('BullMqJobQueue affinity', () => {
           const message = testMessage({ thread, text: JSON.stringify({ sleepMs: 30 }) });
           await gateway.enqueue(message);
           await waitFor(
-            async () => (await recorded(redis, keyPrefix, 'done')).some((d) => d.id === message.id),
+            async () => (await recorded(h.redis, keyPrefix, 'done')).some((d) => d.id === message.id),
             15_000,
             'a run',
           );
         }
       }),
     );
-    const done = await recorded(redis, keyPrefix, 'done');
+    const done = await recorded(h.redis, keyPrefix, 'done');
     expect(done).toHaveLength(40);
     const workersOf = new Map<string, Set<string>>();
     for (const d of done) workersOf.set(d.thread, new Set([...(workersOf.get(d.thread) ?? []), d.worker]));
@@ -70,20 +53,28 @@ describe('BullMqJobQueue affinity', () => {
     const { keyPrefix, gateway } = await setup();
     const warm = testMessage({ thread: 'owned', text: '{}' });
     await gateway.enqueue(warm);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'done')).length === 1, 10_000, 'warm-up run');
-    const owner = (await recorded(redis, keyPrefix, 'done'))[0]!.worker;
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'done')).length === 1, 10_000, 'warm-up run');
+    const owner = (await recorded(h.redis, keyPrefix, 'done'))[0]!.worker;
     const long = testMessage({ thread: 'owned', text: JSON.stringify({ sleepMs: 4000 }) });
     await gateway.enqueue(long);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 2, 10_000, 'long run to start');
-    expect((await recorded(redis, keyPrefix, 'started'))[1]!.worker).toBe(owner); // routed to its own queue
-    const victim = workers.find((w) => w.id === owner)!;
+    await waitFor(
+      async () => (await recorded(h.redis, keyPrefix, 'started')).length === 2,
+      10_000,
+      'long run to start',
+    );
+    expect((await recorded(h.redis, keyPrefix, 'started'))[1]!.worker).toBe(owner); // routed to its own queue
+    const victim = h.workers.find((w) => w.id === owner)!;
     const killedAtMs = Date.now();
     await victim.kill();
     const after = testMessage({ thread: 'owned', text: '{}' });
     await gateway.enqueue(after);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'done')).length === 3, 40_000, 'runs on the survivor');
-    const done = (await recorded(redis, keyPrefix, 'done')).slice(1);
-    const survivor = workers.find((w) => w !== victim)!.id;
+    await waitFor(
+      async () => (await recorded(h.redis, keyPrefix, 'done')).length === 3,
+      40_000,
+      'runs on the survivor',
+    );
+    const done = (await recorded(h.redis, keyPrefix, 'done')).slice(1);
+    const survivor = h.workers.find((w) => w !== victim)!.id;
     expect(done.map((d) => [d.id, d.worker, d.attempt])).toEqual([
       [long.id, survivor, 2],
       [after.id, survivor, 1],

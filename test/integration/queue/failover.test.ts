@@ -1,71 +1,58 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
 import { createLogger } from '../../../src/logger.js';
 import { sleep, testMessage, waitFor } from '../../contract/messages.js';
-import { deleteKeys, testRedis } from './redis-server.js';
-import { recorded, spawnWorker, type WorkerProcess } from './worker-processes.js';
+import { deleteKeys } from './redis-server.js';
+import { recorded, spawnWorker, useWorkerHarness } from './worker-processes.js';
 
 const logger = createLogger({ level: 'silent' });
-let server: Awaited<ReturnType<typeof testRedis>>;
-let redis: Redis;
-const workers: WorkerProcess[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  server = await testRedis();
-  redis = new Redis(server.url);
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.kill()));
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const h = useWorkerHarness();
 
 describe('BullMqJobQueue with two worker processes', () => {
   it('finishes a SIGKILLed worker’s run on the other worker, once, within 30 s, and keeps the thread’s order', async () => {
     const keyPrefix = `test-${randomUUID()}`;
-    const producer = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix });
-    cleanups.push(async () => {
+    const producer = new BullMqJobQueue({ redisUrl: h.server.url, logger, keyPrefix });
+    h.cleanups.push(async () => {
       await producer.close(1000);
-      await deleteKeys(server.url, keyPrefix);
+      await deleteKeys(h.server.url, keyPrefix);
     });
     // Default lockDurationMs / stalledIntervalMs: this measures the shipped failover time.
-    workers.push(
-      ...(await Promise.all(['w1', 'w2'].map((id) => spawnWorker({ redisUrl: server.url, keyPrefix, id })))),
+    h.workers.push(
+      ...(await Promise.all(['w1', 'w2'].map((id) => spawnWorker({ redisUrl: h.server.url, keyPrefix, id })))),
     );
     const first = testMessage({ thread: 'failover', text: JSON.stringify({ sleepMs: 4000 }) });
     const second = testMessage({ thread: 'failover', text: JSON.stringify({ sleepMs: 10 }) });
     expect(await producer.enqueue(first)).toMatchObject({ accepted: true, position: 0 });
     expect(await producer.enqueue(second)).toMatchObject({ accepted: true, position: 1 });
 
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 1, 10_000, 'first run to start');
-    const [started] = await recorded(redis, keyPrefix, 'started');
-    const victim = workers.find((w) => w.id === started!.worker)!;
+    await waitFor(
+      async () => (await recorded(h.redis, keyPrefix, 'started')).length === 1,
+      10_000,
+      'first run to start',
+    );
+    const [started] = await recorded(h.redis, keyPrefix, 'started');
+    const victim = h.workers.find((w) => w.id === started!.worker)!;
     await sleep(500);
     const killedAtMs = Date.now();
     await victim.kill();
 
     await waitFor(
-      async () => (await recorded(redis, keyPrefix, 'done')).length === 2,
+      async () => (await recorded(h.redis, keyPrefix, 'done')).length === 2,
       45_000,
       'both runs to finish elsewhere',
     );
-    const done = await recorded(redis, keyPrefix, 'done');
-    const survivor = workers.find((w) => w !== victim)!.id;
+    const done = await recorded(h.redis, keyPrefix, 'done');
+    const survivor = h.workers.find((w) => w !== victim)!.id;
     expect(done.map((d) => [d.id, d.worker, d.attempt, d.variablesReset])).toEqual([
       [first.id, survivor, 2, true],
       [second.id, survivor, 1, false],
     ]);
-    const restarted = (await recorded(redis, keyPrefix, 'started')).find((s) => s.attempt === 2)!;
+    const restarted = (await recorded(h.redis, keyPrefix, 'started')).find((s) => s.attempt === 2)!;
     process.stderr.write(`failover: run restarted on ${survivor} ${restarted.atMs - killedAtMs} ms after SIGKILL\n`);
     expect(restarted.atMs - killedAtMs).toBeLessThan(30_000);
     await sleep(2000);
-    expect(await recorded(redis, keyPrefix, 'done')).toHaveLength(2);
+    expect(await recorded(h.redis, keyPrefix, 'done')).toHaveLength(2);
     expect(await producer.depth()).toBe(0);
   }, 90_000);
 
@@ -79,14 +66,14 @@ describe('BullMqJobQueue with two worker processes', () => {
       maxQueueLength: 10_000,
       busyRetryAfterMs: 1000,
     };
-    const producer = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix, limits: roomy });
-    const second = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix, limits: roomy });
-    cleanups.push(async () => {
+    const producer = new BullMqJobQueue({ redisUrl: h.server.url, logger, keyPrefix, limits: roomy });
+    const second = new BullMqJobQueue({ redisUrl: h.server.url, logger, keyPrefix, limits: roomy });
+    h.cleanups.push(async () => {
       await Promise.all([producer.close(1000), second.close(1000)]);
-      await deleteKeys(server.url, keyPrefix);
+      await deleteKeys(h.server.url, keyPrefix);
     });
-    workers.push(
-      ...(await Promise.all(['w1', 'w2'].map((id) => spawnWorker({ redisUrl: server.url, keyPrefix, id })))),
+    h.workers.push(
+      ...(await Promise.all(['w1', 'w2'].map((id) => spawnWorker({ redisUrl: h.server.url, keyPrefix, id })))),
     );
     const messages = [];
     for (let i = 0; i < 10; i++) {
@@ -103,9 +90,9 @@ describe('BullMqJobQueue with two worker processes', () => {
     );
     expect(again.every((r) => !r.accepted && r.reason === 'duplicate')).toBe(true);
 
-    await waitFor(async () => (await redis.llen(`${keyPrefix}:rec:done`)) >= 300, 60_000, '300 runs');
+    await waitFor(async () => (await h.redis.llen(`${keyPrefix}:rec:done`)) >= 300, 60_000, '300 runs');
     await sleep(500);
-    const done = await recorded(redis, keyPrefix, 'done');
+    const done = await recorded(h.redis, keyPrefix, 'done');
     expect(done).toHaveLength(300);
     expect(new Set(done.map((d) => d.id)).size).toBe(300);
     const byThread = new Map<string, number[]>();

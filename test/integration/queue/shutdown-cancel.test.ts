@@ -1,38 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { createLogger } from '../../../src/logger.js';
 import type { Job } from '../../../src/ports/job-queue.js';
 import { testMessage, waitFor } from '../../contract/messages.js';
-import { deleteKeys, testRedis } from './redis-server.js';
-import { recorded, spawnWorker, type WorkerProcess } from './worker-processes.js';
+import { deleteKeys } from './redis-server.js';
+import { recorded, spawnWorker, useWorkerHarness } from './worker-processes.js';
 
 const logger = createLogger({ level: 'silent' });
-let server: Awaited<ReturnType<typeof testRedis>>;
-let redis: Redis;
-const workers: WorkerProcess[] = [];
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  server = await testRedis();
-  redis = new Redis(server.url);
-});
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.kill()));
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  redis?.disconnect();
-  await server?.stop();
-});
+const h = useWorkerHarness();
 
 async function producerFor(keyPrefix: string, onDropped?: (job: Job) => void): Promise<BullMqJobQueue> {
-  const producer = new BullMqJobQueue({ redisUrl: server.url, logger, keyPrefix, onDropped });
-  cleanups.push(async () => {
+  const producer = new BullMqJobQueue({ redisUrl: h.server.url, logger, keyPrefix, onDropped });
+  h.cleanups.push(async () => {
     await producer.close(1000);
-    await deleteKeys(server.url, keyPrefix);
+    await deleteKeys(h.server.url, keyPrefix);
   });
   return producer;
 }
@@ -42,30 +25,30 @@ describe('BullMqJobQueue shutdown and cancel across processes', () => {
     const keyPrefix = `test-${randomUUID()}`;
     const producer = await producerFor(keyPrefix);
     const env = { CLOSE_TIMEOUT_MS: '300' };
-    workers.push(
-      ...(await Promise.all(['a', 'b'].map((id) => spawnWorker({ redisUrl: server.url, keyPrefix, id, env })))),
+    h.workers.push(
+      ...(await Promise.all(['a', 'b'].map((id) => spawnWorker({ redisUrl: h.server.url, keyPrefix, id, env })))),
     );
     const long = testMessage({ thread: 'handback', text: JSON.stringify({ sleepMs: 6000 }) });
     await producer.enqueue(long);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
-    const first = (await recorded(redis, keyPrefix, 'started'))[0]!;
-    const leavingWorker = workers.find((w) => w.id === first.worker)!;
-    const staying = workers.find((w) => w !== leavingWorker)!;
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
+    const first = (await recorded(h.redis, keyPrefix, 'started'))[0]!;
+    const leavingWorker = h.workers.find((w) => w.id === first.worker)!;
+    const staying = h.workers.find((w) => w !== leavingWorker)!;
     const stoppedAtMs = Date.now();
     await leavingWorker.stop();
     expect(leavingWorker.child.exitCode).toBe(0);
     await waitFor(
-      async () => (await recorded(redis, keyPrefix, 'started')).length === 2,
+      async () => (await recorded(h.redis, keyPrefix, 'started')).length === 2,
       10_000,
       'run to restart elsewhere',
     );
-    const restarted = (await recorded(redis, keyPrefix, 'started'))[1]!;
+    const restarted = (await recorded(h.redis, keyPrefix, 'started'))[1]!;
     expect(restarted).toMatchObject({ id: long.id, worker: staying.id, attempt: 2 });
     // Handed back at once, not left to the stalled-job check (which takes 10 s or more).
     expect(restarted.atMs - stoppedAtMs).toBeLessThan(5000);
-    expect(await recorded(redis, keyPrefix, 'aborted')).toMatchObject([{ id: long.id, worker: leavingWorker.id }]);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'done')).length === 1, 15_000, 'run to finish');
-    expect((await recorded(redis, keyPrefix, 'done'))[0]).toMatchObject({
+    expect(await recorded(h.redis, keyPrefix, 'aborted')).toMatchObject([{ id: long.id, worker: leavingWorker.id }]);
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'done')).length === 1, 15_000, 'run to finish');
+    expect((await recorded(h.redis, keyPrefix, 'done'))[0]).toMatchObject({
       id: long.id,
       worker: staying.id,
       variablesReset: true,
@@ -76,18 +59,22 @@ describe('BullMqJobQueue shutdown and cancel across processes', () => {
     const keyPrefix = `test-${randomUUID()}`;
     const dropped: Job[] = [];
     const gateway = await producerFor(keyPrefix, (job) => void dropped.push(job));
-    workers.push(await spawnWorker({ redisUrl: server.url, keyPrefix, id: 'w1' }));
+    h.workers.push(await spawnWorker({ redisUrl: h.server.url, keyPrefix, id: 'w1' }));
     const running = testMessage({ thread: 'stop-me', text: JSON.stringify({ sleepMs: 20_000 }) });
     const waiting = testMessage({ thread: 'stop-me', text: JSON.stringify({ sleepMs: 10 }) });
     const other = testMessage({ thread: 'keep-me', text: JSON.stringify({ sleepMs: 10 }) });
     await gateway.enqueue(running);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'started')).length === 1, 10_000, 'run to start');
     await gateway.enqueue(waiting);
     expect(await gateway.cancel(threadKey(running.thread))).toBe(true);
     await gateway.enqueue(other);
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'aborted')).length === 1, 5000, 'abort in the worker');
-    await waitFor(async () => (await recorded(redis, keyPrefix, 'done')).length === 1, 5000, 'other thread to run');
-    expect((await recorded(redis, keyPrefix, 'done')).map((d) => d.id)).toEqual([other.id]);
+    await waitFor(
+      async () => (await recorded(h.redis, keyPrefix, 'aborted')).length === 1,
+      5000,
+      'abort in the worker',
+    );
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'done')).length === 1, 5000, 'other thread to run');
+    expect((await recorded(h.redis, keyPrefix, 'done')).map((d) => d.id)).toEqual([other.id]);
     expect(dropped.map((j) => j.id)).toEqual([waiting.id]);
     await waitFor(async () => (await gateway.depth()) === 0, 5000, 'depth 0');
     expect(await gateway.cancel(threadKey(running.thread))).toBe(false);

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { testRedis } from './redis-server.js';
 
 const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 
@@ -70,4 +72,33 @@ export interface Recorded {
 /** Reads what the worker processes recorded for one event kind (started, done, aborted, dropped). */
 export async function recorded(redis: Redis, keyPrefix: string, event: string): Promise<Recorded[]> {
   return (await redis.lrange(`${keyPrefix}:rec:${event}`, 0, -1)).map((line) => JSON.parse(line) as Recorded);
+}
+
+/** What a test file with worker processes shares: a Redis, a client, its workers and clean-ups. */
+export interface WorkerHarness {
+  server: Awaited<ReturnType<typeof testRedis>>;
+  redis: Redis;
+  workers: WorkerProcess[];
+  cleanups: Array<() => Promise<void>>;
+}
+
+/**
+ * Registers the hooks every worker-process test file needs: a Redis before all tests, killing the
+ * workers and running the clean-ups after each, closing Redis after all.
+ */
+export function useWorkerHarness(): WorkerHarness {
+  const h = { workers: [], cleanups: [] } as unknown as WorkerHarness;
+  beforeAll(async () => {
+    h.server = await testRedis();
+    h.redis = new Redis(h.server.url);
+  });
+  afterEach(async () => {
+    await Promise.all(h.workers.splice(0).map((w) => w.kill()));
+    for (const c of h.cleanups.splice(0)) await c();
+  });
+  afterAll(async () => {
+    h.redis?.disconnect();
+    await h.server?.stop();
+  });
+  return h;
 }
