@@ -13,18 +13,9 @@ import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
 import { FAKE_TOKEN, silentLogger } from './harness.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
 
 const docker = new Docker();
-
-async function sandboxImage(): Promise<string> {
-  if (process.env.THREADLAB_TEST_SANDBOX_IMAGE) return process.env.THREADLAB_TEST_SANDBOX_IMAGE;
-  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
-  const tag = images
-    .sort((a, b) => b.Created - a.Created)[0]
-    ?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
-  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
-  return tag;
-}
 
 const runCode = (code: string): FakeReply => ({
   kind: 'message',

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { call, input, logger, say, systemOf, toolMessagesOf, wire } from './helpers.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
 
 const docker = new Docker();
 const instanceId = `test-interp-e2e-${process.pid}-${Date.now().toString(36)}`;
@@ -14,17 +15,6 @@ const thread = `cli:local:cli:interp-docker-${Date.now().toString(36)}`;
 let sandbox: DockerSandbox;
 let dataDir: string;
 let server: FakeOpenAiServer;
-
-async function sandboxImage(): Promise<string> {
-  const fromEnv = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
-  if (fromEnv) return fromEnv;
-  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
-  const tag = images
-    .sort((a, b) => b.Created - a.Created)[0]
-    ?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
-  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
-  return tag;
-}
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'threadlab-interp-e2e-'));

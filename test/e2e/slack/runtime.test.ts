@@ -21,18 +21,9 @@ import {
 } from '../../fakes/fake-slack/index.js';
 import { PNG_SIGNATURE, SIGNING_SECRET, testLogger, type Mode } from './support.js';
 import { SlackTransport } from './transport.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
 
 const docker = new Docker();
-
-async function sandboxImage(): Promise<string> {
-  if (process.env.THREADLAB_TEST_SANDBOX_IMAGE) return process.env.THREADLAB_TEST_SANDBOX_IMAGE;
-  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
-  const tag = images
-    .sort((a, b) => b.Created - a.Created)[0]
-    ?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
-  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
-  return tag;
-}
 
 const runCode = (code: string): FakeReply => ({
   kind: 'message',

@@ -10,16 +10,8 @@ import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.
 export const docker = new Docker();
 export const logger = pino({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 
-/** The image under test: THREADLAB_TEST_SANDBOX_IMAGE, else the newest local threadlab-sandbox:* tag. */
-export async function sandboxImage(): Promise<string> {
-  const fromEnv = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
-  if (fromEnv) return fromEnv;
-  const images = await docker.listImages({ filters: { reference: ['threadlab-sandbox:*'] } });
-  const newest = images.sort((a, b) => b.Created - a.Created)[0];
-  const tag = newest?.RepoTags?.find((t) => t.startsWith('threadlab-sandbox:'));
-  if (!tag) throw new Error('No threadlab-sandbox image: run `threadlab sandbox build`');
-  return tag;
-}
+export { sandboxImage } from '../../support/sandbox-image.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
 
 /** Small, fast limits for tests; override any of them. */
 export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
