@@ -131,7 +131,7 @@ function createStore(config: Config, logger: Logger): SessionStore {
 export async function buildRuntime(config: Config, logger: Logger, options: BuildOptions = {}): Promise<Runtime> {
   const role = options.role ?? 'all';
   const o = options.overrides ?? {};
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // thread files are users' data
   // The queue tells the runtime about jobs that will not run, so their users hear of it.
   const late: { runtime?: Runtime } = {};
   const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
