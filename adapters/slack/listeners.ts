@@ -12,6 +12,9 @@ import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
 import { escapeMrkdwn } from './slack-text.js';
 
+/** Commands about an existing thread's state; a slash command cannot name the thread. */
+const THREAD_COMMANDS = new Set(['reset', 'files', 'stop']);
+
 export interface ListenerContext {
   app: App;
   client: WebClient;
@@ -77,6 +80,16 @@ export function registerListeners(ctx: ListenerContext): void {
     const parsed = parseCommandText(body.text);
     if (parsed.kind === 'invalid') {
       await ack({ response_type: 'ephemeral', text: parsed.error });
+      return;
+    }
+    if (parsed.kind === 'command' && THREAD_COMMANDS.has(parsed.command.name)) {
+      // Slack does not say which thread a slash command was typed in, so these could only act on a new,
+      // empty thread: say how to reach the thread the user means instead.
+      const word = parsed.command.name;
+      await ack({
+        response_type: 'ephemeral',
+        text: `Slack does not tell me which thread a slash command comes from. In the thread you mean, send \`${word}\` as a message (or \`<@${ctx.botUserId}> ${word}\`).`,
+      });
       return;
     }
     await ack(); // within Slack's 3 seconds; the work continues in a thread

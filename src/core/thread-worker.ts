@@ -32,12 +32,8 @@ export interface ThreadWorkerDeps {
 }
 
 const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
-  slack: {
-    run: '/interpreter run',
-    reset: '/interpreter reset',
-    files: '/interpreter files',
-    help: '/interpreter help',
-  },
+  // reset and files are sent as messages in the thread: a Slack slash command cannot name its thread.
+  slack: { run: '/interpreter run', reset: 'reset', files: 'files', help: '/interpreter help' },
   discord: { run: '/run', reset: '/reset', files: '/files', help: '/help' },
   web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help' },
   cli: {

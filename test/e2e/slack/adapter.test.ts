@@ -311,6 +311,17 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     expect(repliesIn(mention.ts as string).filter((m) => m.text === 'ok')).toHaveLength(1);
   });
 
+  it('answers `/interpreter reset|files|stop` privately with how to reach the thread, starting nothing', async () => {
+    for (const word of ['reset', 'files', 'stop']) {
+      const posted = fake.callsTo('chat.postMessage').length;
+      const ack = await send.command(slashCommand({ text: word, responseUrl: fake.responseUrl() }));
+      expect(ack.body).toMatchObject({ response_type: 'ephemeral' });
+      expect(JSON.stringify(ack.body)).toContain(`send \`${word}\` as a message`);
+      expect(fake.callsTo('chat.postMessage').length).toBe(posted);
+    }
+    expect(handler.messages).toHaveLength(0);
+  });
+
   it('answers `/interpreter help` privately through the response_url', async () => {
     handler.script = async () => answer('Threadlab runs code.', { kind: 'notice' });
     const url = fake.responseUrl(`help-${mode}`);
