@@ -22,6 +22,32 @@ export type FakeReply =
   /** Accept the request and never answer (for timeouts and cancellation). */
   | { kind: 'hang' };
 
+/** A scripted model turn that calls run_code with Python `code`. */
+export function fakeRunCode(code: string): FakeReply {
+  return {
+    kind: 'message',
+    toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
+  };
+}
+
+/** A scripted final answer. */
+export function fakeSay(content: string): FakeReply {
+  return { kind: 'message', content };
+}
+
+/** Python that charts /mnt/data/sales.csv (month, revenue) and prints the revenue total. */
+export const SALES_CHART_CODE = [
+  'import pandas as pd, matplotlib',
+  'matplotlib.use("Agg")',
+  'import matplotlib.pyplot as plt',
+  'df = pd.read_csv("/mnt/data/sales.csv")',
+  'fig, ax = plt.subplots()',
+  'ax.plot(df["month"], df["revenue"])',
+  'ax.set_title("Revenue by month")',
+  'plt.show()',
+  'print(df["revenue"].sum())',
+].join('\n');
+
 export type FakeStep = FakeReply | ((body: ChatRequestBody, index: number) => FakeReply);
 
 /** The parts of a request body tests look at; the whole parsed body is kept. */

@@ -11,29 +11,11 @@ import { threadKey } from '../../../src/domain/thread-key.js';
 import { buildRuntime } from '../../../src/main.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
-import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
+import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
 import { FAKE_TOKEN, silentLogger } from './harness.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
 
 const docker = new Docker();
-
-const runCode = (code: string): FakeReply => ({
-  kind: 'message',
-  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
-});
-const say = (content: string): FakeReply => ({ kind: 'message', content });
-
-const CHART_CODE = [
-  'import pandas as pd, matplotlib',
-  'matplotlib.use("Agg")',
-  'import matplotlib.pyplot as plt',
-  'df = pd.read_csv("/mnt/data/sales.csv")',
-  'fig, ax = plt.subplots()',
-  'ax.plot(df["month"], df["revenue"])',
-  'ax.set_title("Revenue by month")',
-  'plt.show()',
-  'print(df["revenue"].sum())',
-].join('\n');
 
 describe('Discord through the real Runtime, DockerSandbox and the openai client', () => {
   let fake: FakeDiscord;
@@ -90,7 +72,7 @@ describe('Discord through the real Runtime, DockerSandbox and the openai client'
 
   it('a CSV and a question in a mention → a thread with the chart as a real PNG and the answer', async () => {
     const csv = Buffer.from('month,revenue\n1,10\n2,14\n3,9\n4,21\n');
-    llm.push(runCode(CHART_CODE), say('Revenue peaked in month 4; the total is 54.'));
+    llm.push(fakeRunCode(SALES_CHART_CODE), fakeSay('Revenue peaked in month 4; the total is 54.'));
     const att = fake.hostAttachment('sales.csv', csv, 'text/csv');
     const question = fake.userMessage({
       channelId: fake.textChannelId,
@@ -148,8 +130,8 @@ describe('Discord through the real Runtime, DockerSandbox and the openai client'
 
   it('the Stop button cancels a long run', async () => {
     llm.push(
-      runCode('import time\nprint("sleeping", flush=True)\ntime.sleep(25)\nprint("woke")'),
-      say('Done sleeping.'),
+      fakeRunCode('import time\nprint("sleeping", flush=True)\ntime.sleep(25)\nprint("woke")'),
+      fakeSay('Done sleeping.'),
     );
     const question = fake.userMessage({
       channelId: fake.textChannelId,

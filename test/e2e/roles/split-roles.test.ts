@@ -5,7 +5,7 @@
  * Discord's worker-side answers in discord-worker.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeReply } from '../../fakes/fake-openai-server.js';
+import { fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, buttonPress, CHANNEL_ID, TEAM_ID } from '../../fakes/fake-slack/index.js';
 import { STOP_ACTION_ID } from '../../../adapters/slack/index.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
@@ -14,11 +14,6 @@ import { containersCreatedBy, sandboxContainers } from './containers.js';
 import { fetchMetrics, metricValue, waitUntil, type ThreadlabProcess } from './processes.js';
 import { answerText, postText, pythonBlock, sendEvent, threadPosts } from './slack-thread.js';
 
-const say = (content: string): FakeReply => ({ kind: 'message', content });
-const runCode = (code: string): FakeReply => ({
-  kind: 'message',
-  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
-});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => process.stderr.write(`[roles e2e] ${line}\n`);
 
@@ -56,10 +51,10 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
       data: Buffer.from('a,b\n127,331\n'),
     });
     llm.push(
-      runCode(
+      fakeRunCode(
         "import csv\nrow = next(csv.DictReader(open('/mnt/data/factors.csv')))\nprint(int(row['a']) * int(row['b']))",
       ),
-      say('The product is 42037.'),
+      fakeSay('The product is 42037.'),
     );
     const mention = appMention({ text: `<@${BOT_USER_ID}> multiply the factors`, files: [file as never] });
     const ts = String(mention.ts);

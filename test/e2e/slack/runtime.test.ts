@@ -10,7 +10,7 @@ import type { Runtime } from '../../../src/core/runtime.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { buildRuntime } from '../../../src/main.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
-import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
+import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
 import {
   appMention,
   BOT_USER_ID,
@@ -24,24 +24,6 @@ import { SlackTransport } from './transport.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
 
 const docker = new Docker();
-
-const runCode = (code: string): FakeReply => ({
-  kind: 'message',
-  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
-});
-const say = (content: string): FakeReply => ({ kind: 'message', content });
-
-const CHART_CODE = [
-  'import pandas as pd, matplotlib',
-  'matplotlib.use("Agg")',
-  'import matplotlib.pyplot as plt',
-  'df = pd.read_csv("/mnt/data/sales.csv")',
-  'fig, ax = plt.subplots()',
-  'ax.plot(df["month"], df["revenue"])',
-  'ax.set_title("Revenue by month")',
-  'plt.show()',
-  'print(df["revenue"].sum())',
-].join('\n');
 
 describe.each<Mode>(['socket', 'http'])(
   'Slack through the real Runtime, DockerSandbox and the openai client (%s mode)',
@@ -106,7 +88,7 @@ describe.each<Mode>(['socket', 'http'])(
     it('CSV upload plus a question → the chart is uploaded into that thread as a real PNG', async () => {
       const csv = Buffer.from('month,revenue\n1,10\n2,14\n3,9\n4,21\n');
       const file = fake.addFile({ id: `FCSV${mode}`, name: 'sales.csv', mimetype: 'text/csv', data: csv });
-      llm.push(runCode(CHART_CODE), say('Revenue peaked in month 4; the total is 54.'));
+      llm.push(fakeRunCode(SALES_CHART_CODE), fakeSay('Revenue peaked in month 4; the total is 54.'));
       const mention = appMention({ text: `<@${BOT_USER_ID}> plot revenue by month`, files: [file as never] });
       await send.event(mention);
       const chart = await fake.waitFor(
@@ -174,8 +156,8 @@ describe.each<Mode>(['socket', 'http'])(
 
       it('the Stop button cancels a long run', async () => {
         llm.push(
-          runCode('import time\nprint("sleeping", flush=True)\ntime.sleep(25)\nprint("woke")'),
-          say('Done sleeping.'),
+          fakeRunCode('import time\nprint("sleeping", flush=True)\ntime.sleep(25)\nprint("woke")'),
+          fakeSay('Done sleeping.'),
         );
         const mention = appMention({ text: `<@${BOT_USER_ID}> sleep for a while` });
         await send.event(mention);

@@ -11,18 +11,13 @@ import { loadConfig } from '../../../src/config.js';
 import type { Runtime } from '../../../src/core/runtime.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildRuntime, createSandbox } from '../../../src/main.js';
-import { FakeOpenAiServer, type FakeReply } from '../../fakes/fake-openai-server.js';
+import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { decodedSize, launchChromium, screenshot, watchPageErrors } from './browser.js';
 
 // The whole product behind the web chat: the real Runtime, queue, interpreter loop and Docker sandbox;
 // only the LLM is a local fake speaking the OpenAI wire protocol.
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
-const call = (code: string): FakeReply => ({
-  kind: 'message',
-  toolCalls: [{ name: 'run_code', arguments: JSON.stringify({ language: 'python', code }) }],
-});
-const say = (content: string): FakeReply => ({ kind: 'message', content });
 
 describe('web chat on the full product', () => {
   const instanceId = `web-e2e-${randomBytes(4).toString('hex')}`;
@@ -108,10 +103,10 @@ describe('web chat on the full product', () => {
 
   it('answers a natural-language request through the LLM with a chart that uses the thread state', async () => {
     llm.push(
-      call(
+      fakeRunCode(
         "import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()",
       ),
-      say('Sales peaked in **February** (14); the bar chart is attached.'),
+      fakeSay('Sales peaked in **February** (14); the bar chart is attached.'),
     );
     await page.fill('#text', 'Which month sold best? Show me a bar chart.');
     await page.keyboard.press('Enter');
