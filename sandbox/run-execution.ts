@@ -127,8 +127,15 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
     return { result, deleted: frame.deleted, lost: false };
   }
   if (frame && frame.type === 'error' && interruptedBy) {
-    // The interrupt landed between the user's code and the answer: the interpreter is intact.
+    // The interrupt landed between the user's code and the answer: the interpreter is intact, and
+    // the run still ends the way it was asked to (a user's stop is a stop, not a timeout).
     const result = baseResult('timeout', stdout.text, stderr.text, displays, durationMs);
+    result.interruptedBy = interruptedBy;
+    result.error = {
+      name: 'KeyboardInterrupt',
+      value: interruptionText(interruptedBy, options.timeoutMs),
+      traceback: '',
+    };
     return { result, deleted: [], lost: false };
   }
   if (frame) {
@@ -169,6 +176,12 @@ async function waitForExit(live: LiveContainer): Promise<{ oomKilled: boolean; e
   return live.exitState();
 }
 
+function interruptionText(by: 'timeout' | 'cancelled', timeoutMs: number): string {
+  return by === 'cancelled'
+    ? 'The run was stopped by the user; variables are kept.'
+    : `The run exceeded its time limit of ${timeoutMs} ms and was interrupted; variables are kept. Set THREADLAB_SANDBOX_TIMEOUT_MS to raise the limit.`;
+}
+
 function baseResult(
   status: ExecutionResult['status'],
   stdout: string,
@@ -197,10 +210,7 @@ function fromResultFrame(
   };
   if (frame.error) result.error = frame.error;
   if (status === 'timeout') {
-    const value =
-      interruptedBy === 'cancelled'
-        ? 'The run was stopped by the user; variables are kept.'
-        : `The run exceeded its time limit of ${timeoutMs} ms and was interrupted; variables are kept. Set THREADLAB_SANDBOX_TIMEOUT_MS to raise the limit.`;
+    const value = interruptionText(interruptedBy ?? 'timeout', timeoutMs);
     result.error = { name: frame.error?.name ?? 'KeyboardInterrupt', value, traceback: frame.error?.traceback ?? '' };
     result.interruptedBy = interruptedBy ?? 'timeout';
   }

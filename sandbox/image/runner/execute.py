@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import traceback
+import types
 
 import display as rich
 from protocol import MAIN_PID
@@ -17,15 +18,46 @@ from protocol import MAIN_PID
 RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+def _user_main_module():
+    """A fresh module installed as `sys.modules["__main__"]`, as Jupyter does: classes and functions the
+    user defines are then found by name (pickle, multiprocessing, joblib, dill), while the runner's own
+    module stays reachable only through its own globals (kept alive in RUNNER_MAIN)."""
+    global RUNNER_MAIN
+    RUNNER_MAIN = sys.modules.get("__main__")
+    module = types.ModuleType("__main__", None)
+    module.__builtins__ = builtins
+    module.__spec__ = None
+    module.__package__ = None
+    sys.modules["__main__"] = module
+    return module
+
+
+RUNNER_MAIN = None
+
+
 class Interpreter:
     def __init__(self, emit_display):
-        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.module = _user_main_module()
+        self.namespace = self.module.__dict__
         self.count = 0
         self.emit_display = emit_display
         self.bash = None  # the running bash process, for interrupts
+        # SIGINT raises only while the user's code runs: one that lands in the runner's own bookkeeping
+        # (just after the code returned) would otherwise turn the run's answer into an error.
+        self.armed = False
+        self.stop_requested = False
+        signal.signal(signal.SIGINT, self._on_sigint)
         builtins.display = self.display
         sys.meta_path.insert(0, _IPythonDisplayHook(self.display))
         self._patch_show()
+
+    def _on_sigint(self, _signum, _frame):
+        if self.armed:
+            raise KeyboardInterrupt
+
+    def begin(self):
+        """Called before each run: a stop request belongs to one run only."""
+        self.stop_requested = False
 
     def display(self, *objs, **_kwargs):
         """Shows each object as a rich display, like IPython's display()."""
@@ -52,6 +84,9 @@ class Interpreter:
             last = ast.Expression(tree.body.pop().value)
         try:
             try:
+                self.armed = True
+                if self.stop_requested:
+                    raise KeyboardInterrupt  # the stop came before the code started
                 exec(compile(tree, cell_name, "exec"), self.namespace)
                 if last is not None:
                     value = eval(compile(last, cell_name, "eval"), self.namespace)
@@ -59,11 +94,13 @@ class Interpreter:
                         self.namespace["_"] = value
                         self.display(value)
             finally:
+                self.armed = False
                 if os.getpid() != MAIN_PID:
                     os._exit(0)  # a fork of the user's code ends here, it must not answer
             rich.flush_figures(self.emit_display)
             return None
         except BaseException as exc:  # noqa: BLE001 - every failure of user code is data
+            self.armed = False
             try:
                 rich.flush_figures(self.emit_display)
             except BaseException:
@@ -90,6 +127,11 @@ class Interpreter:
         except OSError as exc:  # e.g. the pids limit is exhausted
             return {"name": type(exc).__name__, "value": f"bash could not start: {exc}", "traceback": ""}
         self.bash = proc
+        if self.stop_requested:  # the stop came while bash was starting
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             while True:
                 try:
@@ -108,6 +150,7 @@ class Interpreter:
 
     def interrupt(self, main_ident):
         """Stops the current run: kills bash and every other process, and interrupts Python."""
+        self.stop_requested = True
         proc = self.bash
         if proc is not None:
             try:

@@ -62,6 +62,7 @@ READY = warm_up()
 
 import execute  # noqa: E402
 import files  # noqa: E402
+import preview  # noqa: E402
 
 
 class Runner:
@@ -78,6 +79,7 @@ class Runner:
     def reader(self):
         for request in CHANNEL.requests():
             if request.get("op") == "interrupt":
+                preview.interrupt()
                 with self.state_lock:
                     if self.run_id is not None:
                         self.interrupted = True
@@ -121,9 +123,7 @@ class Runner:
             files.delete(request["path"])
             return {"type": "ok"}
         if op == "preview":
-            import preview
-
-            return {"type": "previews", "previews": [preview.preview(p) for p in request.get("paths", [])]}
+            return {"type": "previews", "previews": preview.preview_files(request.get("paths", []), request.get("timeoutMs"))}
         if op == "ping":
             return {"type": "ok"}
         return {"type": "error", "code": "unknown_op", "message": f"unknown op {op!r}"}
@@ -148,6 +148,7 @@ class Runner:
         with self.state_lock:
             self.run_id = request.get("id")
             self.interrupted = False
+            self.interpreter.begin()
         try:
             if request.get("language") == "bash":
                 error = self.interpreter.run_bash(request.get("code", ""))

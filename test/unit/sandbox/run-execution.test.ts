@@ -96,6 +96,34 @@ describe('executeRun', () => {
     expect(outcome.result.error?.value).toMatch(/stopped by the user/);
   });
 
+  it("reports a user's stop as a stop when the interrupt lands between the code and the runner's answer", async () => {
+    // The runner's run ended just as the interrupt arrived: it answers with an error frame, not a result.
+    const runner = new FakeRunner();
+    const { live, calls } = fakeLive(runner);
+    const controller = new AbortController();
+    let runId = '';
+    runner.onRequest = (req) => {
+      if (req.op === 'run') {
+        runId = String(req.id);
+        controller.abort();
+      }
+      if (req.op === 'interrupt') runner.send({ type: 'error', id: runId, message: 'interrupted' });
+    };
+    const outcome = await executeRun({
+      ...base,
+      timeoutMs: 10_000,
+      live,
+      request: { language: 'python', code: 'x = 1', signal: controller.signal },
+    });
+    expect(runner.requests.map((r) => r.op)).toEqual(['run', 'interrupt']);
+    expect(outcome.lost).toBe(false);
+    expect(calls).toEqual([]);
+    expect(outcome.result.status).toBe('timeout');
+    expect(outcome.result.interruptedBy).toBe('cancelled');
+    expect(outcome.result.error?.value).toMatch(/stopped by the user/);
+    expect(outcome.result.error?.value).not.toContain('THREADLAB_SANDBOX_TIMEOUT_MS');
+  });
+
   it('reports an out-of-memory kill', async () => {
     const runner = new FakeRunner();
     const { live } = fakeLive(runner, { oomKilled: true, exitCode: 137 });
