@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { parseEndpointUrl } from './domain/endpoint-url.js';
 import { ThreadlabError } from './domain/errors.js';
 
 /** The version of the sandbox image definition; bump when sandbox/image changes incompatibly. */
@@ -86,6 +87,8 @@ export const envSchema = z.object({
   THREADLAB_WEB_HOST: z.string().min(1).default('127.0.0.1'),
   THREADLAB_WEB_PORT: int(0, 65535).default(8787),
   THREADLAB_WEB_TOKEN: z.string().min(16, { error: 'expected at least 16 characters' }).optional(),
+  THREADLAB_WEB_MAX_STREAMS: int(1, 100_000).default(1000),
+  THREADLAB_WEB_MAX_CONNECTIONS: int(2, 200_000).default(1500),
   THREADLAB_PUBLIC_URL: url.optional(),
 
   THREADLAB_SANDBOX_IMAGE: z.string().min(1).optional(),
@@ -99,12 +102,14 @@ export const envSchema = z.object({
   THREADLAB_SANDBOX_TMP_MB: int(8).default(256),
   THREADLAB_SANDBOX_TIMEOUT_MS: int(100).default(60_000),
   THREADLAB_SANDBOX_GRACE_MS: int(100).default(3000),
+  THREADLAB_PREVIEW_TIMEOUT_MS: int(100, 600_000).default(10_000),
   THREADLAB_SANDBOX_OUTPUT_BYTES: int(1024).default(256 * 1024),
   THREADLAB_SANDBOX_IDLE_TTL_MS: int(1000).default(60 * 60_000),
   THREADLAB_SANDBOX_MAX_AGE_MS: int(1000).default(24 * 60 * 60_000),
   THREADLAB_SANDBOX_MAX_SESSIONS: int(1).default(32),
   THREADLAB_SANDBOX_POOL_SIZE: int(0, 64).default(2),
   THREADLAB_MAX_FILE_MB: int(1, 2048).default(100),
+  THREADLAB_MAX_RUN_FILES_MB: int(1, 65_536).optional(),
   THREADLAB_FILES_TTL_MS: int(60_000).default(7 * 24 * 60 * 60_000),
 
   THREADLAB_REPLY_MAX_IMAGE_PX: int(256, 8192).default(2048),
@@ -153,12 +158,16 @@ export interface Config {
     tmpMb: number;
     timeoutMs: number;
     graceMs: number;
+    /** Time budget of one request for file previews (THREADLAB_PREVIEW_TIMEOUT_MS). */
+    previewTimeoutMs: number;
     outputBytes: number;
     idleTtlMs: number;
     maxAgeMs: number;
     maxSessions: number;
     poolSize: number;
     maxFileBytes: number;
+    /** Bytes of changed files one run may bring back (the larger of a file's size and its allocated blocks). */
+    maxRunFilesBytes: number;
     filesTtlMs: number;
   };
   slack: { enabled: boolean };
@@ -246,12 +255,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tmpMb: env.THREADLAB_SANDBOX_TMP_MB,
       timeoutMs: env.THREADLAB_SANDBOX_TIMEOUT_MS,
       graceMs: env.THREADLAB_SANDBOX_GRACE_MS,
+      previewTimeoutMs: env.THREADLAB_PREVIEW_TIMEOUT_MS,
       outputBytes: env.THREADLAB_SANDBOX_OUTPUT_BYTES,
       idleTtlMs: env.THREADLAB_SANDBOX_IDLE_TTL_MS,
       maxAgeMs: env.THREADLAB_SANDBOX_MAX_AGE_MS,
       maxSessions: env.THREADLAB_SANDBOX_MAX_SESSIONS,
       poolSize: env.THREADLAB_SANDBOX_POOL_SIZE,
       maxFileBytes: env.THREADLAB_MAX_FILE_MB * 1024 * 1024,
+      maxRunFilesBytes: (env.THREADLAB_MAX_RUN_FILES_MB ?? 2 * env.THREADLAB_MAX_FILE_MB) * 1024 * 1024,
       filesTtlMs: env.THREADLAB_FILES_TTL_MS,
     },
     slack: { enabled: slack },
@@ -265,9 +276,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       env.SLACK_SIGNING_SECRET,
       env.DISCORD_TOKEN,
       env.THREADLAB_WEB_TOKEN,
-      env.REDIS_URL && new URL(env.REDIS_URL).password
-        ? decodeURIComponent(new URL(env.REDIS_URL).password)
-        : undefined,
+      ...(env.OPENAI_BASE_URL ? parseEndpointUrl(env.OPENAI_BASE_URL).secrets : []),
+      ...(env.REDIS_URL ? parseEndpointUrl(env.REDIS_URL.replace(/^rediss?:/, 'http:')).secrets : []),
     ].filter((s): s is string => typeof s === 'string' && s.length >= 6),
   };
 }

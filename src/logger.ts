@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { redactUrlCredentials } from './domain/endpoint-url.js';
 
 export type { Logger };
 
@@ -40,7 +41,7 @@ function scrubber(secrets: string[]): (text: string) => string {
     let out = text;
     for (const secret of sorted) out = out.split(secret).join('[REDACTED]');
     for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, '[REDACTED]');
-    return out;
+    return redactUrlCredentials(out);
   };
 }
 
@@ -48,11 +49,16 @@ function scrubDeep(value: unknown, scrub: (s: string) => string, depth = 0): unk
   if (typeof value === 'string') return scrub(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
+    // The cause chain is where the bug is: a converted `internal` error's own stack is the converter's.
+    const extra = value as { code?: unknown; details?: unknown; errors?: unknown };
     return {
       type: value.name,
       message: scrub(value.message),
       stack: value.stack ? scrub(value.stack) : undefined,
-      code: (value as { code?: unknown }).code,
+      code: extra.code,
+      ...(extra.details !== undefined ? { details: scrubDeep(extra.details, scrub, depth + 1) } : {}),
+      ...(value.cause !== undefined ? { cause: scrubDeep(value.cause, scrub, depth + 1) } : {}),
+      ...(Array.isArray(extra.errors) ? { errors: scrubDeep(extra.errors.slice(0, 5), scrub, depth + 1) } : {}),
     };
   }
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, scrub, depth + 1));
@@ -82,6 +88,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level: options.level ?? 'info',
       base: { name: 'threadlab' },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+      // Errors were already turned into scrubbed plain objects (with their cause chain) by the hook
+      // below; pino's own serializer would flatten that chain into one string and lose the type.
+      serializers: { err: (value: unknown) => (value instanceof Error ? scrubDeep(value, scrub) : value) },
       hooks: {
         logMethod(args, method) {
           const cleaned = args.map((a) => scrubDeep(a, scrub)) as Parameters<typeof method>;

@@ -7,6 +7,8 @@ export interface ErrorContext {
   requestTimeoutMs: number;
   maxRetries: number;
   signal?: AbortSignal;
+  /** Removes the endpoint's credentials from text the API sent back (servers echo request URLs). */
+  scrub?: (text: string) => string;
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
@@ -25,6 +27,12 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
  * `isRetryable` and a message that says what to check.
  */
 export function mapOpenAiError(err: unknown, ctx: ErrorContext): ThreadlabError {
+  const mapped = mapError(err, ctx);
+  if (ctx.scrub) mapped.message = ctx.scrub(mapped.message);
+  return mapped;
+}
+
+function mapError(err: unknown, ctx: ErrorContext): ThreadlabError {
   if (err instanceof ThreadlabError) return err;
   const tries = `after ${ctx.maxRetries + 1} attempt${ctx.maxRetries === 0 ? '' : 's'}`;
   if (

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { parseEndpointUrl, redactUrlCredentials } from '../../src/domain/endpoint-url.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCall } from '../../src/ports/llm-client.js';
@@ -11,7 +12,10 @@ import { StreamAssembler } from './stream-assembler.js';
 export interface OpenAiLlmClientOptions {
   /** API key; optional for local servers (a placeholder is sent). */
   apiKey?: string;
-  /** Base URL of an OpenAI-compatible API. @defaultValue https://api.openai.com/v1 */
+  /**
+   * Base URL of an OpenAI-compatible API. User info (`user:pass@`) is sent as basic auth and query
+   * parameters (`?key=…`) with every request; neither is ever shown. @defaultValue https://api.openai.com/v1
+   */
   baseUrl?: string;
   model: string;
   /** Time limit of one HTTP request, in ms. */
@@ -50,18 +54,24 @@ export class OpenAiLlmClient implements LlmClient {
   readonly acceptsImages: boolean;
   private readonly client: OpenAI;
   private readonly options: OpenAiLlmClientOptions;
-  private readonly baseUrl: string;
+  /** The endpoint with its credentials redacted: the only form in messages and logs. */
+  private readonly shownUrl: string;
+  private readonly endpointSecrets: string[];
 
   constructor(options: OpenAiLlmClientOptions) {
     this.options = options;
     this.model = options.model;
     this.acceptsImages = options.images;
-    this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+    const endpoint = parseEndpointUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+    this.shownUrl = endpoint.display;
+    this.endpointSecrets = endpoint.secrets;
     const log = options.logger.child({ component: 'openai' });
     this.client = new OpenAI({
       // Passed explicitly so the SDK reads nothing from process.env (config.ts is the only reader).
       apiKey: options.apiKey ?? 'not-needed',
-      baseURL: this.baseUrl,
+      baseURL: endpoint.base,
+      ...(Object.keys(endpoint.query).length > 0 ? { defaultQuery: endpoint.query } : {}),
+      ...(endpoint.authorization ? { defaultHeaders: { Authorization: endpoint.authorization } } : {}),
       organization: null,
       project: null,
       webhookSecret: null,
@@ -92,7 +102,9 @@ export class OpenAiLlmClient implements LlmClient {
     } catch (err) {
       throw mapOpenAiError(err, {
         model: this.model,
-        baseUrl: this.baseUrl,
+        baseUrl: this.shownUrl,
+        scrub: (text) =>
+          redactUrlCredentials(this.endpointSecrets.reduce((t, s) => t.split(s).join('[REDACTED]'), text)),
         requestTimeoutMs: this.options.requestTimeoutMs,
         maxRetries: this.options.maxRetries,
         signal: request.signal,

@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
 import type { Config } from '../config.js';
+import { parseEndpointUrl } from '../domain/endpoint-url.js';
 import { toThreadlabError } from '../domain/errors.js';
 import { sandboxImageTag, VERSION_LABEL } from '../../sandbox/image-builder.js';
 
@@ -134,7 +135,7 @@ function checkLlm(config: Config): Check {
   return {
     name: 'LLM endpoint',
     status: 'ok',
-    detail: `model ${config.llm.model} at ${config.llm.baseUrl ?? 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`,
+    detail: `model ${config.llm.model} at ${config.llm.baseUrl ? parseEndpointUrl(config.llm.baseUrl).display : 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`,
   };
 }
 

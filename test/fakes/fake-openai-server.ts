@@ -63,6 +63,8 @@ export interface ChatRequestBody {
 export interface RecordedChatRequest {
   body: ChatRequestBody;
   headers: Record<string, string | string[] | undefined>;
+  /** The request's path and query, as received. */
+  url: string;
   /** Epoch ms when it arrived, to measure retry delays. */
   atMs: number;
 }
@@ -134,7 +136,7 @@ export class FakeOpenAiServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+    if (req.method !== 'POST' || !req.url?.split('?')[0]?.endsWith('/chat/completions')) {
       return this.json(res, 404, {
         error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' },
       });
@@ -146,7 +148,7 @@ export class FakeOpenAiServer {
       return this.json(res, 400, { error: { message: 'invalid JSON body', type: 'invalid_request_error' } });
     }
     const index = this.requests.length;
-    this.requests.push({ body, headers: req.headers, atMs: Date.now() });
+    this.requests.push({ body, headers: req.headers, url: req.url ?? '', atMs: Date.now() });
     const step = this.steps.shift() ??
       this.options.fallback ?? {
         kind: 'error',

@@ -35,3 +35,23 @@ describe('logger', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ platform: 'slack', thread: 't1', msg: 'hello' });
   });
 });
+
+describe('logger, errors and URLs', () => {
+  it('logs the cause chain of an error, so a converted error still shows the bug', () => {
+    const { lines, destination } = capture();
+    const bug = new TypeError('cannot read properties of undefined (reading "x")');
+    const wrapped = new Error('Unexpected failure: cannot read properties', { cause: bug });
+    createLogger({ destination }).error({ err: wrapped }, 'job failed');
+    const entry = JSON.parse(lines[0]!) as { err: { cause?: { type: string; message: string; stack: string } } };
+    expect(entry.err.cause?.type).toBe('TypeError');
+    expect(entry.err.cause?.stack).toContain('logger.test.ts');
+  });
+
+  it('redacts credentials inside URLs in any message', () => {
+    const { lines, destination } = capture();
+    createLogger({ destination }).warn({ url: 'http://user:pa55word@127.0.0.1:1/v1?key=abcdef' }, 'connect failed');
+    const text = lines.join('');
+    expect(text).not.toContain('pa55word');
+    expect(text).not.toContain('abcdef');
+  });
+});
