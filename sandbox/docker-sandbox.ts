@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } from '../src/domain/execution.js';
 import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
-import type { RunRequest, Sandbox } from '../src/ports/sandbox.js';
+import type { PreviewOptions, RunRequest, Sandbox } from '../src/ports/sandbox.js';
 import { launchContainer } from './container-launcher.js';
 import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
@@ -16,6 +16,7 @@ import { SessionContainers } from './session-containers.js';
 import { syncRunFiles } from './session-files.js';
 import type { LiveContainer } from './live-container.js';
 import { removeOrphans } from './orphans.js';
+import { requestPreviews } from './preview-request.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
@@ -212,14 +213,20 @@ export class DockerSandbox implements Sandbox {
     });
   }
 
-  async previewFiles(key: string, paths: string[]): Promise<FilePreview[]> {
+  async previewFiles(key: string, paths: string[], options: PreviewOptions = {}): Promise<FilePreview[]> {
     await this.start();
     const session = this.registry.get(key);
+    const { limits } = this.options;
     return this.registry.serialize(session, async () => {
       const live = await this.containers.ensureLive(session);
-      const frame = await live.connection.request({ op: 'preview', paths });
-      if (frame.type !== 'previews') throw new ThreadlabError('sandbox_protocol', `Preview failed: ${frame.type}`);
-      return frame.previews;
+      return requestPreviews({
+        connection: live.connection,
+        kill: () => live.kill(),
+        paths,
+        timeoutMs: options.timeoutMs ?? limits.previewTimeoutMs,
+        graceMs: limits.graceMs,
+        signal: options.signal,
+      });
     });
   }
 

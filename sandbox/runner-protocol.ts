@@ -55,6 +55,7 @@ const previewSchema = z.object({
       z.object({
         sheet: z.string().optional(),
         rows: z.number(),
+        columnCount: z.number().optional(),
         columns: z.array(z.object({ name: z.string(), dtype: z.string() })),
         head: z.string(),
       }),
@@ -98,7 +99,7 @@ export type RunnerRequest =
   | { op: 'read_file'; path: string; offset: number; length: number }
   | { op: 'list_files' }
   | { op: 'delete_file'; path: string }
-  | { op: 'preview'; paths: string[] }
+  | { op: 'preview'; paths: string[]; timeoutMs: number }
   | { op: 'ping' };
 
 const FINAL_TYPES = new Set(['result', 'ok', 'file', 'files', 'previews', 'error']);

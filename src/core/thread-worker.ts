@@ -124,6 +124,7 @@ export class ThreadWorker {
       const previews = await sandbox.previewFiles(
         threadKey,
         files.map((f) => f.path),
+        { signal },
       );
       return textReply([...notes, describeUploads(files, previews)].join('\n'));
     }

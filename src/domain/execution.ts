@@ -92,6 +92,8 @@ export interface FilePreview {
   tables?: {
     sheet?: string;
     rows: number;
+    /** Every column of the table; `columns` names only the first ones. */
+    columnCount?: number;
     columns: { name: string; dtype: string }[];
     head: string;
   }[];

@@ -90,7 +90,7 @@ export class Interpreter {
       };
     }
     const record = await this.memory.load(input.threadKey);
-    const system = await this.systemPrompt(input, record.trimmedEntries);
+    const system = await this.systemPrompt(input, record.trimmedEntries, options.signal);
     const uploadedNames = input.uploaded.map((f) => f.path);
     const userText =
       input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
@@ -168,15 +168,21 @@ export class Interpreter {
     };
   }
 
-  private async systemPrompt(input: TurnInput, trimmedEntries: number): Promise<string> {
+  private async systemPrompt(input: TurnInput, trimmedEntries: number, signal?: AbortSignal): Promise<string> {
     const { sandbox } = this.options;
     const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles(input.threadKey)]);
     const uploaded = input.uploaded.map((f) => f.path);
-    const previews = await this.previews(input.threadKey, files, uploaded);
+    const previews = await this.previews({ threadKey: input.threadKey, files, uploaded, signal });
     return buildSystemPrompt({ environment, files, previews, uploaded, trimmedEntries });
   }
 
-  private async previews(threadKey: string, files: SandboxFile[], uploaded: string[]): Promise<FilePreview[]> {
+  private async previews(o: {
+    threadKey: string;
+    files: SandboxFile[];
+    uploaded: string[];
+    signal?: AbortSignal;
+  }): Promise<FilePreview[]> {
+    const { threadKey, files, uploaded } = o;
     const candidates = files
       .filter((f) => PREVIEWABLE.test(f.path) && !f.path.startsWith('.threadlab/'))
       .sort(
@@ -186,7 +192,7 @@ export class Interpreter {
       .map((f) => f.path);
     if (candidates.length === 0) return [];
     try {
-      return await this.options.sandbox.previewFiles(threadKey, candidates);
+      return await this.options.sandbox.previewFiles(threadKey, candidates, { signal: o.signal });
     } catch (err) {
       // Previews help the model but are not essential: a run will surface a broken sandbox anyway.
       if (!(err instanceof ThreadlabError)) throw err;

@@ -60,8 +60,17 @@ function describePreview(p: FilePreview): string {
   const lines: string[] = [];
   for (const t of p.tables ?? []) {
     const sheet = t.sheet !== undefined ? `sheet "${t.sheet}": ` : '';
-    const cols = t.columns.map((c) => `${c.name} (${c.dtype})`).join(', ');
-    lines.push(`  ${sheet}${t.rows} rows; columns: ${cols}`);
+    // The runner names at most 50 columns; a hostile one could send more, so cut here too.
+    const cols = t.columns
+      .slice(0, 50)
+      .map((c) => `${c.name.slice(0, 80)} (${c.dtype.slice(0, 40)})`)
+      .join(', ');
+    const total = Math.max(t.columnCount ?? 0, t.columns.length);
+    const first =
+      total > Math.min(50, t.columns.length)
+        ? `${total} columns, the first ${Math.min(50, t.columns.length)}`
+        : 'columns';
+    lines.push(`  ${sheet}${t.rows} rows; ${first}: ${cols}`);
     if (t.head.trim())
       lines.push(`  first rows:\n${indent(cutHeadTail(t.head, { maxChars: 1500, headShare: 1 }).text, '    ')}`);
   }

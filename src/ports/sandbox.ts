@@ -19,6 +19,13 @@ export interface RunRequest {
   onDisplay?: (display: Display) => void;
 }
 
+export interface PreviewOptions {
+  /** Budget for all the files together; files past it are skipped with a note. @defaultValue THREADLAB_PREVIEW_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** Stop: the preview in flight is killed and the remaining files are skipped with a note. */
+  signal?: AbortSignal;
+}
+
 /**
  * Stateful code execution, one isolated session per key. Failures of the user's code are data in the
  * result; only infrastructure failures throw (ThreadlabError with a code).
@@ -31,8 +38,11 @@ export interface Sandbox {
   listFiles(key: string): Promise<SandboxFile[]>;
   /** Reads a file of the session; `path` is relative to `/mnt/data`. */
   readFile(key: string, path: string): Promise<Buffer>;
-  /** Structured previews of data files, computed inside the sandbox. */
-  previewFiles(key: string, paths: string[]): Promise<FilePreview[]>;
+  /**
+   * Structured previews of data files, computed inside the sandbox within a time budget. A file that could not
+   * be previewed (too slow, stopped, unreadable) has `error` saying why; it stays in `/mnt/data` either way.
+   */
+  previewFiles(key: string, paths: string[], options?: PreviewOptions): Promise<FilePreview[]>;
   /** Forgets variables and files of the session and removes its container. */
   reset(key: string): Promise<void>;
   /** Whether the session has a live interpreter (its variables exist). */
