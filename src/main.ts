@@ -92,6 +92,8 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
         port: config.web.port,
         dataDir: config.dataDir,
         maxUploadBytes: config.sandbox.maxFileBytes,
+        events: { maxStreams: config.env.THREADLAB_WEB_MAX_STREAMS },
+        server: { maxConnections: config.env.THREADLAB_WEB_MAX_CONNECTIONS },
         logger,
         ...(config.web.token ? { token: config.web.token } : {}),
       }),
@@ -127,9 +129,29 @@ function createStore(config: Config, logger: Logger): SessionStore {
     : new MemorySessionStore();
 }
 
+/**
+ * Why `role` cannot run with this configuration, or undefined. The web chat keeps its threads on this
+ * machine's disk and streams each reply from the process that holds the browser's connection, so a
+ * worker's replies could never reach it: it runs only in the single-process role.
+ */
+export function roleProblem(config: Config, role: Role): string | undefined {
+  if (role === 'all' || !config.web.enabled) return undefined;
+  const why =
+    config.env.THREADLAB_WEB_ENABLED === 'auto'
+      ? 'THREADLAB_WEB_ENABLED=auto turned it on because neither Slack nor Discord is configured'
+      : 'THREADLAB_WEB_ENABLED=true';
+  return (
+    `The local web chat runs only with --role all (${why}): it keeps threads on this machine's disk and ` +
+    `answers from the same process. Run it as one process (threadlab start), or set THREADLAB_WEB_ENABLED=false ` +
+    `for --role ${role} and configure Slack or Discord.`
+  );
+}
+
 /** Builds the runtime for a role from configuration; `overrides` replace any dependency. */
 export async function buildRuntime(config: Config, logger: Logger, options: BuildOptions = {}): Promise<Runtime> {
   const role = options.role ?? 'all';
+  const problem = roleProblem(config, role);
+  if (problem) throw new ThreadlabError('config_invalid', problem, { isPolicy: true });
   const o = options.overrides ?? {};
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // thread files are users' data
   // The queue tells the runtime about jobs that will not run, so their users hear of it.

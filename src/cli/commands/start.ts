@@ -2,7 +2,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
-import { buildRuntime, type Role } from '../../main.js';
+import { buildRuntime, roleProblem, type Role } from '../../main.js';
 import { createDocker } from '../infra.js';
 import { ensureSandboxImage } from '../../../sandbox/image-builder.js';
 import { startOps } from '../ops.js';
@@ -29,6 +29,11 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     }
     if (role !== 'all' && !config.env.REDIS_URL) {
       io.err(`--role ${role} needs REDIS_URL: gateways and workers meet in Redis.\n`);
+      return 2;
+    }
+    const roleError = roleProblem(config, role);
+    if (roleError) {
+      io.err(`${roleError}\n`);
       return 2;
     }
     const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets });
