@@ -33,41 +33,56 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
     this.svgScale = options.svgScale ?? 2;
   }
 
+  /**
+   * Renders one image. Bytes that are not an image, or that libvips cannot decode, are refused with
+   * `attachment_rejected` (a policy error that names the file); any other failure is ours (a bad option, a bug)
+   * and propagates as it is, so it is logged as a failure rather than blamed on the user's file.
+   */
   async renderImage(input: ImageInput, options: RenderOptions): Promise<ReplyImage> {
     const format = sniffImageFormat(input.data);
     if (!format) throw rejected(input.name, 'it is not a PNG, JPEG, WebP, GIF or SVG image');
     const started = performance.now();
+    const { meta, raw } = await this.decodeInput(input, format, options);
+    const resized = format === 'svg' || raw.width !== meta.autoOrient.width || raw.height !== meta.autoOrient.height;
+    const rotated = (meta.orientation ?? 1) > 1;
+    let out = await encodeForChat(raw, { ...this.encode, fromJpeg: format === 'jpeg' });
+    const keepable = !resized && !rotated && (format === 'png' || format === 'jpeg') && format === out.format;
+    if (keepable && input.data.length <= out.data.length) out = { ...out, data: input.data };
+    const frames = format === 'gif' && (meta.pages ?? 1) > 1 ? ` (first frame of ${meta.pages})` : '';
+    this.logger?.debug(
+      {
+        image: input.name,
+        format,
+        bytesIn: input.data.length,
+        bytesOut: out.data.length,
+        strategy: out.strategy,
+        ms: Math.round(performance.now() - started),
+      },
+      'image rendered',
+    );
+    return {
+      name: withExtension(input.name, out.format === 'jpeg' ? 'jpg' : 'png'),
+      mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png',
+      data: out.data,
+      alt: `${input.alt?.trim() || `Image ${input.name}`}${frames}`,
+      width: raw.width,
+      height: raw.height,
+    };
+  }
+
+  /** Reads the input's metadata and pixels; only libvips failing on the input's bytes counts as "could not be decoded". */
+  private async decodeInput(
+    input: ImageInput,
+    format: ImageFormat,
+    options: RenderOptions,
+  ): Promise<{ meta: Metadata; raw: RawImage }> {
     try {
       const meta = await sharp(input.data, { density: 72 }).metadata();
       const density = format === 'svg' ? await this.svgDensity(input.data, meta, options.maxDimensionPx) : undefined;
       const raw = await decode(input.data, { format, density, hasAlpha: meta.hasAlpha, ...options });
-      const resized = format === 'svg' || raw.width !== meta.autoOrient.width || raw.height !== meta.autoOrient.height;
-      const rotated = (meta.orientation ?? 1) > 1;
-      let out = await encodeForChat(raw, { ...this.encode, fromJpeg: format === 'jpeg' });
-      const keepable = !resized && !rotated && (format === 'png' || format === 'jpeg') && format === out.format;
-      if (keepable && input.data.length <= out.data.length) out = { ...out, data: input.data };
-      const frames = format === 'gif' && (meta.pages ?? 1) > 1 ? ` (first frame of ${meta.pages})` : '';
-      this.logger?.debug(
-        {
-          image: input.name,
-          format,
-          bytesIn: input.data.length,
-          bytesOut: out.data.length,
-          strategy: out.strategy,
-          ms: Math.round(performance.now() - started),
-        },
-        'image rendered',
-      );
-      return {
-        name: withExtension(input.name, out.format === 'jpeg' ? 'jpg' : 'png'),
-        mime: out.format === 'jpeg' ? 'image/jpeg' : 'image/png',
-        data: out.data,
-        alt: `${input.alt?.trim() || `Image ${input.name}`}${frames}`,
-        width: raw.width,
-        height: raw.height,
-      };
+      return { meta, raw };
     } catch (err) {
-      if (err instanceof ThreadlabError) throw err;
+      if (!isInputFailure(err)) throw err;
       throw rejected(input.name, `it could not be decoded (${(err as Error).message})`, err);
     }
   }
@@ -112,11 +127,21 @@ async function decode(
   return { data: pixels, width: info.width, height: info.height, channels: info.channels === 4 ? 4 : 3 };
 }
 
+/**
+ * Whether an error of sharp is about the input's bytes. sharp validates its arguments synchronously with
+ * "Expected …" messages and JavaScript errors (TypeError, RangeError): those are our mistakes, not the file's.
+ */
+function isInputFailure(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof ThreadlabError) return false;
+  if (err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError) return false;
+  return !/^Expected /.test(err.message);
+}
+
 function rejected(name: string, why: string, cause?: unknown): ThreadlabError {
   return new ThreadlabError('attachment_rejected', `${name} cannot be shown as an image: ${why}.`, {
     cause,
     isPolicy: true,
-    details: { image: name },
+    details: { image: name, why },
   });
 }
 

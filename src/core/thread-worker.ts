@@ -15,6 +15,7 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { buildReply } from '../replies/build-reply.js';
+import { replyBoundsFor } from '../replies/reply-bounds.js';
 import { formatBytes, storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
 import { describeUploads } from './previews.js';
@@ -143,10 +144,10 @@ export class ThreadWorker {
       { threadKey, text, user: message.user, uploaded },
       { signal, onProgress: (event) => progress.update(event) },
     );
-    return this.toReply(turn, threadKey);
+    return this.toReply(turn, threadKey, message.thread.platform);
   }
 
-  private toReply(turn: TurnResult, threadKey: string): Promise<Reply> {
+  private toReply(turn: TurnResult, threadKey: string, platform: Platform): Promise<Reply> {
     const { config, sandbox, renderer, metrics } = this.deps;
     metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
     return buildReply(turn, {
@@ -157,6 +158,7 @@ export class ThreadWorker {
         maxImageDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX,
         maxOutputLines: config.env.THREADLAB_REPLY_MAX_OUTPUT_LINES,
         maxFileBytes: config.sandbox.maxFileBytes,
+        bounds: replyBoundsFor(platform),
       },
     });
   }
@@ -175,7 +177,7 @@ export class ThreadWorker {
           { threadKey, language: command.language, code: command.code },
           { signal, onProgress: (event) => progress.update(event) },
         );
-        return this.toReply(turn, threadKey);
+        return this.toReply(turn, threadKey, message.thread.platform);
       }
       case 'reset':
         await sandbox.reset(threadKey);

@@ -6,6 +6,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { directRunSection } from './direct-text.js';
 import { basename, formatCount } from './format.js';
 import { collectArtifacts, displayImage, FileNames, renderImages, type MediaDeps } from './reply-media.js';
+import { boundOmitted, moreFilesLine, PLATFORM_REPLY_BOUNDS, type ReplyBounds } from './reply-bounds.js';
 import { isLongOutput, outputExcerpt, previewOutput, runOutputText, splitLines } from './run-output.js';
 
 export interface ReplyLimits {
@@ -15,6 +16,8 @@ export interface ReplyLimits {
   maxOutputLines: number;
   /** Largest generated file read back for attaching (THREADLAB_MAX_FILE_MB); larger ones are listed as omitted. */
   maxFileBytes: number;
+  /** How much one reply carries on its platform (files, bytes, notes). @defaultValue the web chat's bounds */
+  bounds?: ReplyBounds;
 }
 
 export interface BuildReplyDeps {
@@ -53,12 +56,15 @@ const FALLBACK_TEXT: Record<TurnOutcome, string> = {
  */
 export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promise<Reply> {
   const names = new FileNames();
+  const bounds = deps.limits.bounds ?? PLATFORM_REPLY_BOUNDS.web;
   const media: MediaDeps = {
     sandbox: deps.sandbox,
     renderer: deps.renderer,
     threadKey: deps.threadKey,
     maxImageDimensionPx: deps.limits.maxImageDimensionPx,
     maxFileBytes: deps.limits.maxFileBytes,
+    maxFiles: bounds.maxFiles,
+    maxFileBytesTotal: bounds.maxFileBytesTotal,
     webUrl: deps.webUrl,
     logger: deps.logger,
   };
@@ -97,7 +103,8 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
       );
     }
   });
-  const text = composeText(turn, sections);
+  if (collected.beyond.length > 0)
+    sections.push(moreFilesLine(collected.beyond, { maxFiles: bounds.maxFiles, maxChars: bounds.maxListedNamesChars }));
 
   const figures: { input: ImageInput; fromFile: boolean }[] = [];
   for (const run of turn.runs) {
@@ -109,6 +116,9 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   for (const input of collected.images) figures.push({ input, fromFile: true });
   const rendered = await renderImages(figures, media);
   omitted.push(...rendered.omitted);
+  const originals = rendered.files.map((f) => ({ ...f, name: names.unique(f.name) }));
+  const text = composeText(turn, [...sections, ...rendered.notes]);
+  const allOmitted = boundOmitted(omitted, bounds.maxOmitted);
 
   const tokens = turn.usage.promptTokens + turn.usage.completionTokens;
   return {
@@ -116,8 +126,8 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     text,
     runs: turn.runs.map((run, i) => runRecord(run, outputs[i]!)),
     images: rendered.images,
-    files: [...collected.files, ...outputFiles],
-    ...(omitted.length > 0 ? { omitted } : {}),
+    files: [...collected.files, ...outputFiles, ...originals],
+    ...(allOmitted.length > 0 ? { omitted: allOmitted } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,

@@ -4,6 +4,7 @@ import type { OmittedFile, ReplyFile, ReplyImage } from '../domain/reply.js';
 import type { TurnRun } from '../interpreter/turn.js';
 import type { ArtifactRenderer, ImageInput } from '../ports/artifact-renderer.js';
 import type { Sandbox } from '../ports/sandbox.js';
+import { isThreadlabError, type ThreadlabError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { basename, formatBytes } from './format.js';
 
@@ -21,6 +22,10 @@ export interface MediaDeps {
   threadKey: string;
   maxImageDimensionPx: number;
   maxFileBytes: number;
+  /** Generated files read back for one reply; the rest are listed in `beyond`. @defaultValue no limit */
+  maxFiles?: number;
+  /** Bytes of generated files read back for one reply; files past it are omitted. @defaultValue no limit */
+  maxFileBytesTotal?: number;
   webUrl?: (path: string) => string;
   logger?: Logger;
 }
@@ -75,14 +80,37 @@ export interface CollectedFiles {
   omitted: OmittedFile[];
   /** The attached name of each sandbox path that was attached. */
   nameByPath: Map<string, string>;
+  /** Paths of files past `maxFiles`: not read, to be named in one line. */
+  beyond: string[];
 }
 
-/** Reads every generated file from the sandbox under its own name; what cannot be read or is too large is omitted with why. */
+/**
+ * Reads the generated files from the sandbox under their own names, up to `maxFiles` files and
+ * `maxFileBytesTotal` bytes; what cannot be read or is too large is omitted with why, and files past the count
+ * are returned in `beyond` unread.
+ */
 export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: FileNames): Promise<CollectedFiles> {
-  const out: CollectedFiles = { files: [], images: [], omitted: [], nameByPath: new Map() };
-  for (const artifact of latestArtifacts(runs)) {
+  const out: CollectedFiles = { files: [], images: [], omitted: [], nameByPath: new Map(), beyond: [] };
+  const artifacts = latestArtifacts(runs);
+  const maxFiles = deps.maxFiles ?? Infinity;
+  const maxTotal = deps.maxFileBytesTotal ?? Infinity;
+  let readBytes = 0;
+  for (const [index, artifact] of artifacts.entries()) {
+    if (index >= maxFiles) {
+      out.beyond.push(artifact.path);
+      continue;
+    }
     const name = names.unique(basename(artifact.path));
     const url = deps.webUrl?.(artifact.path);
+    if (artifact.bytes <= deps.maxFileBytes && readBytes + artifact.bytes > maxTotal) {
+      out.omitted.push({
+        name,
+        bytes: artifact.bytes,
+        reason: `the files of this reply reached ${formatBytes(maxTotal)}; it stays in /mnt/data/${artifact.path} for your next message`,
+        ...(url ? { url } : {}),
+      });
+      continue;
+    }
     if (artifact.bytes > deps.maxFileBytes) {
       out.omitted.push({
         name,
@@ -104,6 +132,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
       });
       continue;
     }
+    readBytes += data.length;
     const verb = artifact.change === 'created' ? 'created' : 'changed';
     out.nameByPath.set(artifact.path, name);
     out.files.push({
@@ -128,25 +157,35 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
   return out;
 }
 
+export interface RenderedImages {
+  images: ReplyImage[];
+  omitted: OmittedFile[];
+  /** Originals of displayed figures that could not be rendered, attached instead. */
+  files: ReplyFile[];
+  /** One line per image that could not be shown, for the reply's text. */
+  notes: string[];
+}
+
 /**
- * Renders images for chat, skipping exact duplicates (a figure both displayed and saved). An image file that
- * fails to render is still attached as a file, so it is only logged; a displayed figure that fails is omitted
- * with the reason. Beyond {@link MAX_RENDERED_IMAGES}, image files stay files.
+ * Renders images for chat, skipping exact duplicates (a figure both displayed and saved). An image that cannot
+ * be rendered is never dropped silently: the reply says so with the reason, an image file is attached anyway,
+ * and a displayed figure is attached as its original file when within the size limit (else omitted with why).
+ * A decode failure of the image is the file's problem (logged at debug); anything else is ours (logged as an
+ * error with its cause). Beyond {@link MAX_RENDERED_IMAGES}, image files stay files.
  */
 export async function renderImages(
   inputs: { input: ImageInput; fromFile: boolean }[],
   deps: MediaDeps,
-): Promise<{ images: ReplyImage[]; omitted: OmittedFile[] }> {
-  const images: ReplyImage[] = [];
-  const omitted: OmittedFile[] = [];
+): Promise<RenderedImages> {
+  const out: RenderedImages = { images: [], omitted: [], files: [], notes: [] };
   const seen = new Set<string>();
   for (const { input, fromFile } of inputs) {
     const hash = createHash('sha256').update(input.data).digest('hex');
     if (seen.has(hash)) continue;
     seen.add(hash);
-    if (images.length >= MAX_RENDERED_IMAGES) {
+    if (out.images.length >= MAX_RENDERED_IMAGES) {
       if (!fromFile)
-        omitted.push({
+        out.omitted.push({
           name: input.name,
           bytes: input.data.length,
           reason: `more than ${MAX_RENDERED_IMAGES} figures in one answer`,
@@ -154,11 +193,39 @@ export async function renderImages(
       continue;
     }
     try {
-      images.push(await deps.renderer.renderImage(input, { maxDimensionPx: deps.maxImageDimensionPx }));
+      out.images.push(await deps.renderer.renderImage(input, { maxDimensionPx: deps.maxImageDimensionPx }));
     } catch (err) {
-      deps.logger?.debug({ err, image: input.name }, 'image not rendered');
-      if (!fromFile) omitted.push({ name: input.name, bytes: input.data.length, reason: (err as Error).message });
+      unrendered(out, { input, fromFile, err, deps });
     }
   }
-  return { images, omitted };
+  return out;
+}
+
+function unrendered(
+  out: RenderedImages,
+  o: { input: ImageInput; fromFile: boolean; err: unknown; deps: MediaDeps },
+): void {
+  const { input, deps } = o;
+  const decodeFailure = isThreadlabError(o.err, 'attachment_rejected');
+  if (decodeFailure) deps.logger?.debug({ err: o.err, image: input.name }, 'image not rendered: not decodable');
+  else deps.logger?.error({ err: o.err, image: input.name }, 'image rendering failed');
+  const why = decodeFailure
+    ? String((o.err as ThreadlabError).details?.why ?? (o.err as Error).message)
+    : 'the image renderer failed on our side';
+  if (o.fromFile) {
+    out.notes.push(`_${input.name} could not be rendered: ${why}; it is attached as a file._`);
+    return;
+  }
+  if (input.data.length > deps.maxFileBytes) {
+    out.notes.push(`_${input.name} could not be rendered: ${why}._`);
+    out.omitted.push({ name: input.name, bytes: input.data.length, reason: `it could not be rendered: ${why}` });
+    return;
+  }
+  out.notes.push(`_${input.name} could not be rendered: ${why}; the original is attached._`);
+  out.files.push({
+    name: input.name,
+    mime: input.mime ?? 'application/octet-stream',
+    data: input.data,
+    description: 'a figure that could not be rendered, as the code produced it',
+  });
 }

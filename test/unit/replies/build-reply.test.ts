@@ -218,7 +218,8 @@ describe('buildReply: model answers', () => {
       ...deps(sandbox, renderer),
       webUrl: (p) => `http://127.0.0.1:8787/f/${p}`,
     });
-    expect(reply.files.map((f) => f.name)).toEqual(['ok.txt']);
+    expect(reply.files.map((f) => f.name)).toEqual(['ok.txt', 'figure-1.png']);
+    expect(reply.text).toContain('_figure-1.png could not be rendered: it is broken; the original is attached._');
     expect(reply.omitted).toEqual([
       {
         name: 'huge.parquet',
@@ -232,7 +233,6 @@ describe('buildReply: model answers', () => {
         bytes: 0,
         reason: 'it was not brought back from the sandbox: over the 100 MB file limit',
       },
-      { name: 'figure-1.png', bytes: 7, reason: 'figure-1.png cannot be shown as an image' },
     ]);
   });
 

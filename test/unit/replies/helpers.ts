@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { ThreadlabError } from '../../../src/domain/errors.js';
 import type { ExecutionResult } from '../../../src/domain/execution.js';
 import type { ReplyImage } from '../../../src/domain/reply.js';
 import type { TurnResult, TurnRun } from '../../../src/interpreter/turn.js';
@@ -57,11 +58,19 @@ export async function photoJpeg(widthPx = 800, heightPx = 600): Promise<Buffer> 
 export class RecordingRenderer implements ArtifactRenderer {
   readonly rendered: ImageInput[] = [];
   readonly sheets: { images: ReplyImage[]; options: Record<string, unknown> }[] = [];
+  /** Images refused as undecodable, the way SharpArtifactRenderer refuses them. */
   failNames = new Set<string>();
+  /** Images whose rendering fails with a plain error, like a bug of ours would. */
+  brokenNames = new Set<string>();
 
   async renderImage(input: ImageInput, _options: RenderOptions): Promise<ReplyImage> {
     this.rendered.push(input);
-    if (this.failNames.has(input.name)) throw new Error(`${input.name} cannot be shown as an image`);
+    if (this.failNames.has(input.name))
+      throw new ThreadlabError('attachment_rejected', `${input.name} cannot be shown as an image: it is broken.`, {
+        isPolicy: true,
+        details: { image: input.name, why: 'it is broken' },
+      });
+    if (this.brokenNames.has(input.name)) throw new TypeError('Cannot read properties of undefined (reading "width")');
     return { name: input.name, mime: input.mime ?? 'image/png', data: input.data, alt: input.alt ?? input.name };
   }
 

@@ -186,6 +186,30 @@ describe('SharpArtifactRenderer.renderImage', () => {
     expect(isThreadlabError(err2, 'attachment_rejected')).toBe(true);
   });
 
+  it('does not blame the file for our own mistakes: a bad option propagates as it is', async () => {
+    const photo = await photoJpeg(64, 48);
+    const bad = new SharpArtifactRenderer({ encode: { jpegQuality: 500 } });
+    const err = await bad.renderImage({ name: 'photo.jpg', data: photo }, { maxDimensionPx: 2048 }).catch((e) => e);
+    expect(isThreadlabError(err)).toBe(false);
+    expect((err as Error).message).toMatch(/^Expected integer between 1 and 100 for quality/);
+    const err2 = await renderer
+      .renderImage({ name: 'chart.png', data: await chartPng() }, { maxDimensionPx: 0 })
+      .catch((e: unknown) => e);
+    expect(isThreadlabError(err2)).toBe(false);
+    expect((err2 as Error).message).not.toMatch(/could not be decoded/);
+  });
+
+  it('says "could not be decoded" for an image whose bytes libvips refuses', async () => {
+    const png = await chartPng();
+    const corrupt = Buffer.concat([png.subarray(0, 33), Buffer.alloc(png.length - 33, 0x5a)]);
+    const err = await renderer
+      .renderImage({ name: 'chart.png', data: corrupt }, { maxDimensionPx: 2048 })
+      .catch((e: unknown) => e);
+    expect(isThreadlabError(err, 'attachment_rejected')).toBe(true);
+    expect((err as Error).message).toMatch(/^chart\.png cannot be shown as an image: it could not be decoded \(/);
+    expect((err as { details: { why: string } }).details.why).toMatch(/^it could not be decoded/);
+  });
+
   it('never reads host files an SVG points to (images, external entities)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'threadlab-svg-'));
     try {
