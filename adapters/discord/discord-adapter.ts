@@ -19,6 +19,7 @@ import { downloadAttachment } from './download.js';
 import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
 import { planReply } from './plan-reply.js';
 import { DiscordProgressSink } from './progress-sink.js';
+import { createDiscordRestAgent, type DiscordRestAgent } from './rest-agent.js';
 import { sendMessages } from './send-reply.js';
 import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
 import { ThreadFollower } from './thread-follower.js';
@@ -53,6 +54,8 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord' as const;
   readonly maxUploadBytes: number;
   private readonly rest: REST;
+  /** One connection pool for every REST call of this adapter, never the process-wide dispatcher. */
+  private readonly agent: DiscordRestAgent;
   private readonly log: Logger;
   private readonly sinks = new Map<string, DiscordProgressSink>();
   private client: Client | undefined;
@@ -61,7 +64,13 @@ export class DiscordAdapter implements PlatformAdapter {
   constructor(private readonly options: DiscordAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes;
     this.log = options.logger.child({ platform: 'discord' });
-    this.rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(options.token);
+    this.agent = createDiscordRestAgent();
+    this.rest = new REST(this.restOptions()).setToken(options.token);
+  }
+
+  /** REST options shared by the adapter's own REST and the gateway client's. */
+  private restOptions(): { version: '10'; agent: DiscordRestAgent; api?: string } {
+    return { version: '10', agent: this.agent, ...(this.options.apiUrl ? { api: this.options.apiUrl } : {}) };
   }
 
   async start(handler: InboundHandler): Promise<void> {
@@ -73,7 +82,7 @@ export class DiscordAdapter implements PlatformAdapter {
         GatewayIntentBits.DirectMessages,
       ],
       partials: [Partials.Channel],
-      ...(this.options.apiUrl ? { rest: { api: this.options.apiUrl } } : {}),
+      rest: this.restOptions(),
     });
     this.client = client;
     client.on(Events.MessageCreate, (message) => void this.onGatewayMessage(message, handler));

@@ -1,6 +1,7 @@
 import { REST, Routes } from 'discord.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import { commandDefinitions } from './commands.js';
+import { createDiscordRestAgent } from './rest-agent.js';
 
 export interface RegisterCommandsOptions {
   token: string;
@@ -18,7 +19,10 @@ export interface RegisterCommandsOptions {
 export async function registerCommands(
   options: RegisterCommandsOptions,
 ): Promise<{ scope: 'global' | 'guild'; names: string[] }> {
-  const rest = new REST({ version: '10', ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(options.token);
+  const agent = createDiscordRestAgent();
+  const rest = new REST({ version: '10', agent, ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(
+    options.token,
+  );
   const route = options.guildId
     ? Routes.applicationGuildCommands(options.applicationId, options.guildId)
     : Routes.applicationCommands(options.applicationId);
@@ -32,5 +36,7 @@ export async function registerCommands(
       `Registering Discord commands failed: ${message}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID.`,
       { cause: err },
     );
+  } finally {
+    await agent.close();
   }
 }

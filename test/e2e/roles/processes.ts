@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
 
-/** One real `threadlab start --role …` process. */
+/** One real `threadlab start --role …` process (`all`: the single-process product). */
 export interface ThreadlabProcess {
   name: string;
-  role: 'gateway' | 'worker';
+  role: 'all' | 'gateway' | 'worker';
   child: ChildProcess;
   pid: number;
   /** http://127.0.0.1:<THREADLAB_METRICS_PORT> */
@@ -37,7 +37,7 @@ function baseEnv(): Record<string, string> {
  */
 export function spawnThreadlab(options: {
   name: string;
-  role: 'gateway' | 'worker';
+  role: 'all' | 'gateway' | 'worker';
   env: Record<string, string>;
   metricsPort: number;
 }): ThreadlabProcess {

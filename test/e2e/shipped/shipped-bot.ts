@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
+import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
+import { FakeSlack } from '../../fakes/fake-slack/index.js';
+import { freePort } from '../../support/redis-server.js';
+import { removeContainersOf, sandboxContainers } from '../roles/containers.js';
+import { spawnThreadlab, stopProcess, type ThreadlabProcess } from '../roles/processes.js';
+
+/** A bot token of the shape DISCORD_TOKEN expects; the fake accepts any. */
+export const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeA.shippedtest-0123456789abcdefghi';
+
+/** Which platforms the spawned process is configured for. */
+export interface ShippedPlatforms {
+  slack?: boolean;
+  discord?: boolean;
+  web?: boolean;
+}
+
+/**
+ * One `threadlab start` child process — the real composition root, every adapter module loaded as in
+ * production — against local fakes of Slack (Socket Mode), Discord and an OpenAI-compatible model, with
+ * the real Docker engine, a temporary THREADLAB_DATA_DIR and a one-container warm pool.
+ */
+export class ShippedBot {
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'threadlab-shipped-'));
+  slack!: FakeSlack;
+  discord!: FakeDiscord;
+  llm!: FakeOpenAiServer;
+  process!: ThreadlabProcess;
+  webPort = 0;
+  private readonly platforms: Required<ShippedPlatforms>;
+
+  constructor(platforms: ShippedPlatforms = { slack: true, discord: true, web: true }) {
+    this.platforms = { slack: false, discord: false, web: false, ...platforms };
+  }
+
+  /** Base URL of the web chat (when configured). */
+  get webUrl(): string {
+    return `http://127.0.0.1:${this.webPort}`;
+  }
+
+  /** The environment `threadlab start` gets; `extra` adds or overrides variables. */
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    const image = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
+    if (!image) throw new Error('THREADLAB_TEST_SANDBOX_IMAGE is not set: run through the e2e project (global setup)');
+    const { slack, discord, web } = this.platforms;
+    return {
+      THREADLAB_SANDBOX_IMAGE: image,
+      THREADLAB_DATA_DIR: this.dataDir,
+      THREADLAB_SANDBOX_POOL_SIZE: '1',
+      THREADLAB_SANDBOX_MEMORY_MB: '512',
+      THREADLAB_LOG_LEVEL: process.env.THREADLAB_TEST_LOG ?? 'warn',
+      THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
+      OPENAI_API_KEY: 'sk-shipped-e2e-0000000000000000',
+      OPENAI_BASE_URL: this.llm.baseUrl,
+      OPENAI_MODEL: 'fake-gpt',
+      THREADLAB_LLM_STREAM: 'false',
+      THREADLAB_LLM_MAX_RETRIES: '0',
+      THREADLAB_WEB_ENABLED: web ? 'true' : 'false',
+      ...(web ? { THREADLAB_WEB_HOST: '127.0.0.1', THREADLAB_WEB_PORT: String(this.webPort) } : {}),
+      ...(slack
+        ? {
+            SLACK_BOT_TOKEN: this.slack.botToken,
+            SLACK_APP_TOKEN: this.slack.appToken,
+            SLACK_API_URL: this.slack.apiUrl,
+            THREADLAB_SLACK_MODE: 'socket',
+          }
+        : {}),
+      ...(discord
+        ? {
+            DISCORD_TOKEN,
+            DISCORD_APPLICATION_ID: this.discord.applicationId,
+            DISCORD_API_URL: this.discord.apiUrl,
+          }
+        : {}),
+      ...extra,
+    };
+  }
+
+  /** Starts the fakes; then spawns the process and waits until it is ready and connected. */
+  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    this.slack = await new FakeSlack().start();
+    this.discord = new FakeDiscord();
+    await this.discord.start();
+    this.llm = new FakeOpenAiServer();
+    await this.llm.start();
+    this.webPort = await freePort();
+    this.process = spawnThreadlab({
+      name: 'shipped',
+      role: 'all',
+      env: this.env(extraEnv),
+      metricsPort: await freePort(),
+    });
+    await this.process.ready(120_000);
+    if (this.platforms.slack) await this.slack.socket.waitForConnection();
+    if (this.platforms.discord) await this.discord.gateway.whenIdentified();
+  }
+
+  /** Sandbox containers the process owns right now. */
+  containers(): ReturnType<typeof sandboxContainers> {
+    return sandboxContainers([this.process.pid]);
+  }
+
+  /** SIGKILLs what is left, removes its containers, stops the fakes and deletes the data dir. */
+  async cleanup(): Promise<void> {
+    if (this.process) {
+      await stopProcess(this.process, 'SIGKILL').catch(() => undefined);
+      await removeContainersOf([this.process.pid]).catch(() => undefined);
+    }
+    await this.llm?.stop().catch(() => undefined);
+    await this.slack?.stop().catch(() => undefined);
+    await this.discord?.stop().catch(() => undefined);
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
