@@ -56,7 +56,11 @@ function describeEnvironment(env: SandboxEnvironment): string {
 }
 
 function describePreview(p: FilePreview): string {
-  if (p.error) return `  (preview failed: ${p.error})`;
+  if (p.error) {
+    // The runner says "preview skipped: …" when it gave up on time or at a Stop; other errors are the file's.
+    const error = p.error.slice(0, 500);
+    return error.startsWith('preview skipped:') ? `  (${error})` : `  (preview failed: ${error})`;
+  }
   const lines: string[] = [];
   for (const t of p.tables ?? []) {
     const sheet = t.sheet !== undefined ? `sheet "${t.sheet}": ` : '';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeUploads, UPLOAD_NOTE_LIMITS } from '../../../src/core/previews.js';
 import type { FilePreview, SandboxFile } from '../../../src/domain/execution.js';
+import { buildSystemPrompt } from '../../../src/interpreter/system-prompt.js';
 
 const file = (path: string, bytes = 1000): SandboxFile => ({ path, bytes, mime: 'text/csv', modifiedMs: 0 });
 
@@ -40,5 +41,37 @@ describe('describeUploads: the upload note is bounded whatever the sandbox claim
     expect(describeUploads([file('big.xlsx', 2_000_000)], [preview])).toContain(
       '• `big.xlsx` (1.9 MB) — preview skipped: reading big.xlsx took longer than 10 s; the file is in /mnt/data',
     );
+  });
+});
+
+describe('the model sees the same bounded preview', () => {
+  const environment = {
+    imageVersion: 'test',
+    python: '3.13',
+    packages: { pandas: '2.2' },
+    limits: { memoryMb: 1024, cpus: 1, timeoutMs: 60_000, dataMb: 512, maxFileMb: 100, network: false as const },
+  };
+
+  it('names at most 50 of a million columns and says how many there are; a skipped preview says why', () => {
+    const columns = Array.from({ length: 1_000_000 }, (_, i) => ({ name: `c${i}`, dtype: 'int64' }));
+    const prompt = buildSystemPrompt({
+      environment,
+      files: [file('wide.csv', 9_000_000), file('big.xlsx', 2_000_000)],
+      previews: [
+        { path: 'wide.csv', bytes: 9_000_000, kind: 'table', tables: [{ rows: 2, columns, head: '' }] },
+        {
+          path: 'big.xlsx',
+          bytes: 2_000_000,
+          kind: 'binary',
+          error: 'preview skipped: reading big.xlsx took longer than 10 s; the file is in /mnt/data',
+        },
+      ],
+      uploaded: ['wide.csv', 'big.xlsx'],
+      trimmedEntries: 0,
+    });
+    expect(prompt.length).toBeLessThan(12_000);
+    expect(prompt).toContain('2 rows; 1000000 columns, the first 50: c0 (int64), c1 (int64)');
+    expect(prompt).not.toContain('c50 (int64)');
+    expect(prompt).toContain('  (preview skipped: reading big.xlsx took longer than 10 s; the file is in /mnt/data)');
   });
 });
