@@ -79,6 +79,24 @@ describe('upload previews in the real sandbox: time budget, Stop, and bounded si
     console.info(`[measure] Stop 700 ms into a slow preview: answered after ${elapsedMs} ms`);
   });
 
+  it('a runner that ignores its budget is killed at budget + grace, and the files are still said', async () => {
+    await t.sandbox.putFile('stuck', 'data.csv', Buffer.from('a\n1\n'));
+    // User code shares the runner's process, so it can break the runner's own preview: the host must not wait.
+    const patched = await t.sandbox.run('stuck', {
+      language: 'python',
+      code: 'import preview, time\npreview.preview_files = lambda paths, budget=None: time.sleep(600)',
+    });
+    expect(patched.status).toBe('ok');
+    const started = Date.now();
+    const [stuck] = await t.sandbox.previewFiles('stuck', ['data.csv'], { timeoutMs: 1000 });
+    const elapsedMs = Date.now() - started;
+    expect(elapsedMs).toBeLessThan(1000 + 1500 + 1500);
+    expect(stuck?.error).toMatch(/^preview skipped: the sandbox did not answer within 3 s and was restarted/);
+    const after = await t.sandbox.run('stuck', { language: 'python', code: 'open("data.csv").read()' });
+    expect(after.status).toBe('ok');
+    expect(after.displays[0]?.data['text/plain']).toContain('a\\n1');
+  });
+
   it('a CSV with a million columns gives a bounded preview and a bounded upload note', async () => {
     const columns = 1_000_000;
     const header = Array.from({ length: columns }, (_, i) => `c${i}`).join(',');
