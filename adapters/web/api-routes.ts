@@ -5,18 +5,22 @@ import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { EventHub } from './event-hub.js';
 import { readBody, sendJson, type Route, type RouteContext } from './http-util.js';
-import { parseMessageBody, toInboundMessage, webThreadRef, WebRequestError, parseTextCommand } from './map-request.js';
-import { blobUrl } from './reply-mapping.js';
+import { parseJsonBody } from './json-body.js';
+import { normaliseMime, userMessage, webThreadRef, WebRequestError } from './map-request.js';
+import type { MessageBodyLimits } from './message-body.js';
+import type { MessageIntake } from './message-intake.js';
+import { messageRoute } from './message-route.js';
 import type { WebThreadStore } from './thread-store.js';
-import type { WebAttachment, WebMessage } from './types.js';
 
 export interface ApiDeps {
   store: WebThreadStore;
   hub: EventHub;
+  intake: MessageIntake;
   /** The core, known once the adapter started. */
   handler: () => InboundHandler;
-  maxUploadBytes: number;
-  maxRequestBytes: number;
+  limits: MessageBodyLimits;
+  /** Threads kept; creating more is refused (507) until some are deleted. */
+  maxThreads: number;
   logger: Logger;
 }
 
@@ -30,31 +34,13 @@ function contentDisposition(kind: 'inline' | 'attachment', name: string): string
 /** The JSON API of the web chat (see adapters/web/API.md). */
 export function apiRoutes(deps: ApiDeps): Route[] {
   const { store, hub } = deps;
+  /** Threads being deleted: they answer 404 at once, so nothing new starts in them meanwhile. */
+  const deleting = new Set<string>();
 
   const thread = (ctx: RouteContext) => {
     const found = store.getThread(ctx.params.id ?? '');
-    if (!found) throw new WebRequestError(404, 'No such thread.', 'not_found');
+    if (!found || deleting.has(found.id)) throw new WebRequestError(404, 'No such thread.', 'not_found');
     return found;
-  };
-
-  const submit = async (message: WebMessage, inbound: ReturnType<typeof toInboundMessage>): Promise<void> => {
-    await store.appendMessage(message);
-    hub.publish(message.threadId, 'message', message);
-    try {
-      await deps.handler().onMessage(inbound);
-    } catch (err) {
-      deps.logger.error({ err, thread: message.threadId }, 'the core refused a web message');
-      const notice: WebMessage = {
-        id: randomUUID(),
-        threadId: message.threadId,
-        role: 'bot',
-        kind: 'error',
-        createdAtMs: Date.now(),
-        text: `The message could not be queued: ${err instanceof Error ? err.message : String(err)}`,
-      };
-      await store.appendMessage(notice);
-      hub.publish(message.threadId, 'reply', notice);
-    }
   };
 
   return [
@@ -62,7 +48,12 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     {
       method: 'GET',
       pattern: '/api/info',
-      handle: ({ res }) => sendJson(res, 200, { platform: 'web', maxUploadBytes: deps.maxUploadBytes }),
+      handle: ({ res }) =>
+        sendJson(res, 200, {
+          platform: 'web',
+          maxUploadBytes: deps.limits.maxFileBytes,
+          maxTextBytes: deps.limits.maxTextBytes,
+        }),
     },
     {
       method: 'GET',
@@ -74,11 +65,18 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       method: 'POST',
       pattern: '/api/threads',
       handle: async ({ req, res }) => {
-        const body = await readBody(req, 64 * 1024);
         let title = '';
+        const body = await readBody(req, 64 * 1024);
         if (body.length > 0 && (req.headers['content-type'] ?? '').includes('json')) {
-          const parsed = JSON.parse(body.toString('utf8') || '{}') as { title?: unknown };
-          if (typeof parsed.title === 'string') title = parsed.title;
+          const given = (parseJsonBody(body, 8) as { title?: unknown } | null)?.title;
+          if (typeof given === 'string') title = given;
+        }
+        if (store.listThreads().length >= deps.maxThreads) {
+          throw new WebRequestError(
+            507,
+            `There are ${deps.maxThreads} threads already; delete some first.`,
+            'too_many_threads',
+          );
         }
         sendJson(res, 201, { thread: await store.createThread(title) });
       },
@@ -93,9 +91,19 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       pattern: '/api/threads/:id',
       handle: async (ctx) => {
         const { id } = thread(ctx);
-        if (hub.isBusy(id)) await deps.handler().onCancel(threadKey(webThreadRef(id)));
-        await store.deleteThread(id);
-        hub.close(id);
+        deleting.add(id);
+        try {
+          hub.close(id);
+          // The core removes the thread's container, files and memory; only then is the history deleted,
+          // so a failure leaves a thread that can be deleted again rather than orphaned files.
+          const handler = deps.handler();
+          const key = threadKey(webThreadRef(id));
+          if (handler.onThreadDeleted) await handler.onThreadDeleted(key);
+          else await handler.onCancel(key);
+          await store.deleteThread(id);
+        } finally {
+          deleting.delete(id);
+        }
         ctx.res.writeHead(204).end();
       },
     },
@@ -104,43 +112,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       pattern: '/api/threads/:id/messages',
       handle: async (ctx) => sendJson(ctx.res, 200, { messages: await store.messages(thread(ctx).id) }),
     },
-    {
-      method: 'POST',
-      pattern: '/api/threads/:id/messages',
-      handle: async (ctx) => {
-        const { id: threadId } = thread(ctx);
-        const body = await readBody(ctx.req, deps.maxRequestBytes);
-        const posted = await parseMessageBody(ctx.req.headers['content-type'], body, {
-          maxFileBytes: deps.maxUploadBytes,
-        });
-        const messageId = posted.clientId ?? randomUUID();
-        if (posted.clientId) {
-          const existing = (await store.messages(threadId)).find((m) => m.id === posted.clientId);
-          if (existing) return sendJson(ctx.res, 200, { message: existing, duplicate: true });
-        }
-        const attachments: WebAttachment[] = [];
-        for (const file of posted.files) {
-          const meta = await store.putBlob(threadId, file);
-          attachments.push({ id: meta.id, name: meta.name, mime: meta.mime, bytes: meta.bytes, url: blobUrl(meta.id) });
-        }
-        const command = parseTextCommand(posted.text);
-        const createdAtMs = Date.now();
-        const message: WebMessage = {
-          id: messageId,
-          threadId,
-          role: 'user',
-          createdAtMs,
-          text: posted.text,
-          attachments,
-        };
-        if (command) message.command = command.name;
-        await submit(
-          message,
-          toInboundMessage({ messageId, threadId, text: posted.text, attachments, receivedAtMs: createdAtMs }),
-        );
-        sendJson(ctx.res, 202, { message });
-      },
-    },
+    messageRoute({ store, intake: deps.intake, limits: deps.limits, thread }),
     {
       method: 'GET',
       pattern: '/api/threads/:id/events',
@@ -148,8 +120,8 @@ export function apiRoutes(deps: ApiDeps): Route[] {
         const { id } = thread(ctx);
         const raw = ctx.req.headers['last-event-id'] ?? ctx.url.searchParams.get('lastEventId') ?? undefined;
         const last = raw === undefined || raw === '' || Number.isNaN(Number(raw)) ? undefined : Number(raw);
-        ctx.req.socket.setTimeout(0);
         hub.subscribe(id, ctx.res, last);
+        ctx.req.socket.setTimeout(0);
       },
     },
     {
@@ -167,27 +139,14 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       pattern: '/api/threads/:id/reset',
       handle: async (ctx) => {
         const { id: threadId } = thread(ctx);
-        const messageId = randomUUID();
-        const createdAtMs = Date.now();
-        const message: WebMessage = {
-          id: messageId,
+        const { message, inbound } = userMessage({
+          messageId: randomUUID(),
           threadId,
-          role: 'user',
-          createdAtMs,
           text: '/reset',
-          command: 'reset',
-        };
-        await submit(
-          message,
-          toInboundMessage({
-            messageId,
-            threadId,
-            text: '/reset',
-            attachments: [],
-            command: { name: 'reset' },
-            receivedAtMs: createdAtMs,
-          }),
-        );
+          attachments: [],
+          command: { name: 'reset' },
+        });
+        await deps.intake.submit(message, inbound);
         sendJson(ctx.res, 202, { message });
       },
     },
@@ -197,9 +156,11 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       handle: async (ctx) => {
         const meta = await store.blobMeta(ctx.params.id ?? '');
         if (!meta || !store.getThread(meta.threadId)) throw new WebRequestError(404, 'No such file.', 'not_found');
-        const inline = INLINE_IMAGE.has(meta.mime) && ctx.url.searchParams.get('download') !== '1';
+        // Stored types are normalised on upload; older records are checked again, as they become a header.
+        const mime = normaliseMime(meta.mime) ?? 'application/octet-stream';
+        const inline = INLINE_IMAGE.has(mime) && ctx.url.searchParams.get('download') !== '1';
         ctx.res.writeHead(200, {
-          'content-type': meta.mime,
+          'content-type': mime,
           'content-length': String(meta.bytes),
           'content-disposition': contentDisposition(inline ? 'inline' : 'attachment', meta.name),
           'content-security-policy': "default-src 'none'; sandbox",

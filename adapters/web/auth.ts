@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { parseRequestUrl } from './request-url.js';
 
 /** The cookie the page carries its token in. */
 export const TOKEN_COOKIE = 'threadlab_token';
@@ -29,7 +30,12 @@ function sameSecret(given: string, expected: string): boolean {
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return undefined; // malformed percent-encoding is no token at all, not a crash
+    }
   }
   return undefined;
 }
@@ -67,9 +73,9 @@ export function authorize(req: AuthRequest, options: { token?: string }): AuthDe
   if (bearer !== undefined && sameSecret(bearer, options.token)) return { ok: true };
   const cookie = cookieValue(req.headers.cookie, TOKEN_COOKIE);
   if (cookie !== undefined && sameSecret(cookie, options.token)) return { ok: true };
-  const url = new URL(req.url, 'http://x');
-  const query = url.searchParams.get('token');
-  if (query !== null && req.method === 'GET' && sameSecret(query, options.token)) {
+  const url = parseRequestUrl(req.url);
+  const query = url?.searchParams.get('token') ?? null;
+  if (url && query !== null && req.method === 'GET' && sameSecret(query, options.token)) {
     url.searchParams.delete('token');
     const rest = url.searchParams.toString();
     return {

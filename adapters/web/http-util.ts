@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { WebRequestError } from './map-request.js';
 
 /** The Content-Security-Policy of every response: nothing but this server, no inline script or style. */
@@ -29,17 +29,22 @@ export function sendError(res: ServerResponse, status: number, code: string, mes
   sendJson(res, status, { error: { code, message } });
 }
 
-/** Reads a request body, refusing (413) more than `maxBytes`. */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (declared > maxBytes) throw new WebRequestError(413, `The request is larger than ${maxBytes} bytes.`, 'too_large');
+/**
+ * Reads a whole body, refusing (413) more than `maxBytes`: at once when the request declares a larger
+ * `content-length`, else as soon as the bytes received pass it.
+ */
+export async function readBody(
+  req: AsyncIterable<Buffer> & { headers?: IncomingHttpHeaders },
+  maxBytes: number,
+): Promise<Buffer> {
+  const tooLarge = () => new WebRequestError(413, `The request is larger than ${maxBytes} bytes.`, 'too_large');
+  if (Number(req.headers?.['content-length'] ?? '0') > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    total += buf.length;
-    if (total > maxBytes) throw new WebRequestError(413, `The request is larger than ${maxBytes} bytes.`, 'too_large');
-    chunks.push(buf);
+    total += chunk.length;
+    if (total > maxBytes) throw tooLarge();
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }

@@ -1,8 +1,6 @@
-import { safeFileName } from '../../src/domain/file-names.js';
-import { z } from 'zod';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
-import type { WebAttachment } from './types.js';
+import type { WebAttachment, WebMessage } from './types.js';
 
 /** A request the API refuses, with the HTTP status to answer. */
 export class WebRequestError extends Error {
@@ -14,21 +12,6 @@ export class WebRequestError extends Error {
     super(message);
     this.name = 'WebRequestError';
   }
-}
-
-/** A file as posted, before it is stored. */
-export interface PostedFile {
-  name: string;
-  mime: string;
-  data: Buffer;
-}
-
-/** What a POST of a message carries. */
-export interface PostedMessage {
-  text: string;
-  files: PostedFile[];
-  /** Optional client-chosen id: posting the same id twice stores and runs the message once. */
-  clientId?: string;
 }
 
 const MIME_BY_EXT: Record<string, string> = {
@@ -59,99 +42,20 @@ export function mimeFromName(name: string): string {
   return MIME_BY_EXT[ext] ?? 'application/octet-stream';
 }
 
+/** A MIME type as `type/subtype`, lower case and without parameters; undefined when it is not one. */
+export function normaliseMime(declared: string | undefined): string | undefined {
+  const essence = (declared ?? '').split(';')[0]!.trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(essence) ? essence : undefined;
+}
+
 /**
  * The MIME type to record: the extension's when it is known (browsers report CSV as Excel on some
- * systems, and multipart parts without a type default to text/plain), else what the client declared.
+ * systems, and multipart parts without a type default to text/plain), else what the client declared
+ * if it is a well-formed type (it becomes a response header), else `application/octet-stream`.
  */
 export function pickMime(name: string, declared: string | undefined): string {
   const guessed = mimeFromName(name);
-  return guessed !== 'application/octet-stream' ? guessed : declared || guessed;
-}
-
-const clientIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'id: 1-64 letters, digits, - or _' });
-const jsonBodySchema = z.object({
-  text: z.string().max(100_000).default(''),
-  id: clientIdSchema.optional(),
-  attachments: z
-    .array(z.object({ name: z.string().min(1).max(255), mime: z.string().max(255).optional(), dataBase64: z.string() }))
-    .max(20)
-    .default([]),
-});
-
-function checkSize(file: PostedFile, maxFileBytes: number): PostedFile {
-  if (file.data.length > maxFileBytes) {
-    throw new WebRequestError(
-      413,
-      `${file.name} is ${file.data.length} bytes; the limit is ${maxFileBytes} bytes.`,
-      'file_too_large',
-    );
-  }
-  return file;
-}
-
-async function parseMultipart(contentType: string, body: Buffer, maxFileBytes: number): Promise<PostedMessage> {
-  let form: FormData;
-  try {
-    form = await new Request('http://local/', {
-      method: 'POST',
-      headers: { 'content-type': contentType },
-      body: new Uint8Array(body),
-    }).formData();
-  } catch {
-    throw new WebRequestError(400, 'The multipart body could not be parsed.');
-  }
-  const files: PostedFile[] = [];
-  for (const entry of form.getAll('file')) {
-    if (typeof entry === 'string') continue;
-    const name = safeFileName(entry.name, 'upload');
-    const data = Buffer.from(await entry.arrayBuffer());
-    files.push(checkSize({ name, mime: pickMime(name, entry.type), data }, maxFileBytes));
-  }
-  const text = form.get('text');
-  const id = form.get('id');
-  const clientId = typeof id === 'string' && id !== '' ? clientIdSchema.safeParse(id) : undefined;
-  if (clientId && !clientId.success) throw new WebRequestError(400, clientId.error.issues[0]?.message ?? 'bad id');
-  return { text: typeof text === 'string' ? text : '', files, clientId: clientId?.data };
-}
-
-function parseJson(body: Buffer, maxFileBytes: number): PostedMessage {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new WebRequestError(400, 'The body is not valid JSON.');
-  }
-  const parsed = jsonBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new WebRequestError(400, `Invalid message: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
-  }
-  const files = parsed.data.attachments.map((a) => {
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.dataBase64.replace(/\s/g, ''))) {
-      throw new WebRequestError(400, `attachments: ${a.name} is not valid base64.`);
-    }
-    const name = safeFileName(a.name, 'upload');
-    return checkSize({ name, mime: pickMime(name, a.mime), data: Buffer.from(a.dataBase64, 'base64') }, maxFileBytes);
-  });
-  return { text: parsed.data.text, files, clientId: parsed.data.id };
-}
-
-/** Parses the body of `POST /api/threads/:id/messages` (multipart/form-data or JSON with base64). */
-export async function parseMessageBody(
-  contentType: string | undefined,
-  body: Buffer,
-  options: { maxFileBytes: number },
-): Promise<PostedMessage> {
-  const type = (contentType ?? '').toLowerCase();
-  const posted = type.startsWith('multipart/form-data')
-    ? await parseMultipart(contentType ?? '', body, options.maxFileBytes)
-    : type.startsWith('application/json')
-      ? parseJson(body, options.maxFileBytes)
-      : undefined;
-  if (!posted)
-    throw new WebRequestError(415, 'Send multipart/form-data or application/json.', 'unsupported_media_type');
-  if (posted.text.trim() === '' && posted.files.length === 0) throw new WebRequestError(400, 'The message is empty.');
-  return posted;
+  return guessed !== 'application/octet-stream' ? guessed : (normaliseMime(declared) ?? guessed);
 }
 
 /** `/reset`, `/files`, `/help`, `/stop` typed as a whole message are commands. */
@@ -194,4 +98,26 @@ export function toInboundMessage(input: {
   const command = input.command ?? parseTextCommand(input.text);
   if (command) message.command = command;
   return message;
+}
+
+/** A user's message as stored, with the InboundMessage the core receives for it. */
+export function userMessage(input: {
+  messageId: string;
+  threadId: string;
+  text: string;
+  attachments: WebAttachment[];
+  command?: InboundCommand;
+}): { message: WebMessage; inbound: InboundMessage } {
+  const createdAtMs = Date.now();
+  const inbound = toInboundMessage({ ...input, receivedAtMs: createdAtMs });
+  const message: WebMessage = {
+    id: input.messageId,
+    threadId: input.threadId,
+    role: 'user',
+    createdAtMs,
+    text: input.text,
+  };
+  if (input.attachments.length > 0) message.attachments = input.attachments;
+  if (inbound.command) message.command = inbound.command.name;
+  return { message, inbound };
 }

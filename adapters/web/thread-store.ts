@@ -33,13 +33,22 @@ export function titleOf(message: WebMessage): string {
  */
 export class WebThreadStore {
   private readonly threads = new Map<string, WebThread>();
+  /** The tail of each thread's chain of writes: appends, title updates and deletion never interleave. */
+  private readonly writes = new Map<string, Promise<unknown>>();
 
   constructor(private readonly root: string) {}
 
-  /** Creates the directories and loads the thread list. */
+  /** Where uploads are streamed before they become blobs (same file system, so adopting is a rename). */
+  get tmpDir(): string {
+    return join(this.root, 'tmp');
+  }
+
+  /** Creates the directories, removes uploads a crash left half-written, and loads the thread list. */
   async init(): Promise<void> {
     await mkdir(join(this.root, 'threads'), { recursive: true });
     await mkdir(join(this.root, 'blobs'), { recursive: true });
+    await rm(this.tmpDir, { recursive: true, force: true });
+    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     for (const id of await readdir(join(this.root, 'threads'))) {
       if (!isSafeId(id)) continue;
       try {
@@ -71,16 +80,17 @@ export class WebThreadStore {
   /** Removes a thread with its messages and every blob they reference. */
   async deleteThread(id: string): Promise<boolean> {
     if (!this.threads.has(id)) return false;
+    return this.serialized(id, () => this.removeThread(id));
+  }
+
+  private async removeThread(id: string): Promise<boolean> {
+    if (!this.threads.has(id)) return false;
     const blobIds = (await this.messages(id)).flatMap((m) =>
       [...(m.attachments ?? []), ...(m.images ?? []), ...(m.files ?? [])].map((b) => b.id),
     );
     this.threads.delete(id);
     await rm(join(this.root, 'threads', id), { recursive: true, force: true });
-    for (const blobId of blobIds) {
-      if (!isSafeId(blobId)) continue;
-      await rm(this.blobPath(blobId), { force: true });
-      await rm(`${this.blobPath(blobId)}.json`, { force: true });
-    }
+    for (const blobId of blobIds) await this.removeBlob(blobId);
     return true;
   }
 
@@ -92,21 +102,69 @@ export class WebThreadStore {
     } catch {
       return [];
     }
-    return raw
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as WebMessage);
+    // A line may be half-written when this read overlaps an append, or cut short by a crash: such a
+    // line is not a message (yet), so it is skipped rather than failing the whole history.
+    const messages: WebMessage[] = [];
+    for (const line of raw.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        messages.push(JSON.parse(line) as WebMessage);
+      } catch {
+        continue;
+      }
+    }
+    return messages;
   }
 
   /** Appends a message; the first user text becomes the thread's title. False when the thread is gone. */
   async appendMessage(message: WebMessage): Promise<boolean> {
-    const thread = this.threads.get(message.threadId);
-    if (!thread) return false;
-    await appendFile(join(this.root, 'threads', thread.id, 'messages.jsonl'), `${JSON.stringify(message)}\n`);
-    thread.updatedAtMs = Math.max(thread.updatedAtMs, message.createdAtMs);
-    if (!thread.title && message.role === 'user' && !message.command) thread.title = titleOf(message);
-    await writeAtomic(this.threadFile(thread.id), JSON.stringify(thread));
-    return true;
+    return this.serialized(message.threadId, async () => {
+      const thread = this.threads.get(message.threadId);
+      if (!thread) return false;
+      // One write call per line: a line is never interleaved with another append's.
+      await appendFile(join(this.root, 'threads', thread.id, 'messages.jsonl'), `${JSON.stringify(message)}\n`);
+      thread.updatedAtMs = Math.max(thread.updatedAtMs, message.createdAtMs);
+      if (!thread.title && message.role === 'user' && !message.command) thread.title = titleOf(message);
+      await writeAtomic(this.threadFile(thread.id), JSON.stringify(thread));
+      return true;
+    });
+  }
+
+  /** Moves an upload streamed to {@link tmpDir} into the blobs of a thread. */
+  async adoptBlob(
+    threadId: string,
+    file: { name: string; mime: string; path: string; bytes: number },
+  ): Promise<BlobMeta> {
+    const meta: BlobMeta = {
+      id: randomUUID(),
+      threadId,
+      name: file.name,
+      mime: file.mime,
+      bytes: file.bytes,
+      createdAtMs: Date.now(),
+    };
+    await rename(file.path, this.blobPath(meta.id));
+    await writeAtomic(`${this.blobPath(meta.id)}.json`, JSON.stringify(meta));
+    return meta;
+  }
+
+  /** Removes one blob and its metadata (an upload whose message was refused). */
+  async removeBlob(id: string): Promise<void> {
+    if (!isSafeId(id)) return;
+    await rm(this.blobPath(id), { force: true });
+    await rm(`${this.blobPath(id)}.json`, { force: true });
+  }
+
+  /** Runs `task` after every earlier write of the thread has settled. */
+  private serialized<T>(threadId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.writes.get(threadId) ?? Promise.resolve();
+    const next = previous.then(task, task);
+    const tail = next.catch(() => undefined);
+    this.writes.set(threadId, tail);
+    void tail.then(() => {
+      if (this.writes.get(threadId) === tail) this.writes.delete(threadId);
+    });
+    return next;
   }
 
   /** Stores bytes for a thread and returns their metadata (the id names the blob). */

@@ -7,11 +7,12 @@ import type { Logger } from '../../src/logger.js';
 import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
 import { apiRoutes } from './api-routes.js';
 import { isLoopbackHost } from './auth.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, type EventHubOptions } from './event-hub.js';
+import { MessageIntake } from './message-intake.js';
 import { serializeProgress, storeReply } from './reply-mapping.js';
 import { staticRoutes } from './static-routes.js';
 import { WebThreadStore } from './thread-store.js';
-import { WebServer } from './web-server.js';
+import { WebServer, type WebServerLimits } from './web-server.js';
 
 export interface WebChatAdapterOptions {
   /** Address to bind. @defaultValue '127.0.0.1' */
@@ -22,8 +23,16 @@ export interface WebChatAdapterOptions {
   token?: string;
   /** Threads, messages, uploads and reply files are kept under `<dataDir>/web`. */
   dataDir: string;
-  /** Largest single upload, in bytes. @defaultValue 100 MiB */
+  /** Largest single upload, in bytes; the files of one message together may hold as much. @defaultValue 100 MiB */
   maxUploadBytes?: number;
+  /** Longest message text, in UTF-8 bytes. @defaultValue 100000 */
+  maxTextBytes?: number;
+  /** Threads kept; creating more is refused until some are deleted. @defaultValue 10000 */
+  maxThreads?: number;
+  /** Caps of event streams, replay buffers and idle threads in memory. */
+  events?: EventHubOptions;
+  /** Connection and time limits of the HTTP server. */
+  server?: WebServerLimits;
   logger: Logger;
 }
 
@@ -37,7 +46,8 @@ export class WebChatAdapter implements PlatformAdapter {
   readonly platform = 'web' as const;
   readonly maxUploadBytes: number;
   private readonly store: WebThreadStore;
-  private readonly hub = new EventHub();
+  private readonly hub: EventHub;
+  private readonly intake: MessageIntake;
   private readonly server: WebServer;
   private readonly logger: Logger;
   private handler: InboundHandler | undefined;
@@ -55,18 +65,25 @@ export class WebChatAdapter implements PlatformAdapter {
     this.maxUploadBytes = options.maxUploadBytes ?? 100 * MiB;
     this.logger = options.logger.child({ platform: 'web' });
     this.store = new WebThreadStore(join(options.dataDir, 'web'));
+    this.hub = new EventHub(options.events);
+    const handler = (): InboundHandler => {
+      if (!this.handler) throw new Error('the web chat is not started');
+      return this.handler;
+    };
+    this.intake = new MessageIntake({ store: this.store, hub: this.hub, handler });
     const routes = [
       ...staticRoutes(),
       ...apiRoutes({
         store: this.store,
         hub: this.hub,
-        handler: () => {
-          if (!this.handler) throw new Error('the web chat is not started');
-          return this.handler;
+        intake: this.intake,
+        handler,
+        limits: {
+          maxFileBytes: this.maxUploadBytes,
+          maxFilesTotalBytes: this.maxUploadBytes,
+          maxTextBytes: options.maxTextBytes ?? 100_000,
         },
-        maxUploadBytes: this.maxUploadBytes,
-        // a message may carry several files, base64 in JSON adds a third
-        maxRequestBytes: Math.ceil(this.maxUploadBytes * 1.4) + MiB,
+        maxThreads: options.maxThreads ?? 10_000,
         logger: this.logger,
       }),
     ];
@@ -76,6 +93,7 @@ export class WebChatAdapter implements PlatformAdapter {
       token: options.token,
       routes,
       logger: this.logger,
+      ...(options.server ? { limits: options.server } : {}),
     });
   }
 
@@ -124,20 +142,29 @@ export class WebChatAdapter implements PlatformAdapter {
     const threadId = message.thread.thread;
     this.hub.jobStarted(threadId);
     let closed = false;
+    // Events of a message the core is still accepting wait for it, so they follow it on the stream.
+    const publish = (send: () => void) => {
+      if (!this.intake.hold(message.id, async () => send())) send();
+    };
     return {
       update: (event) => {
-        if (!closed) this.hub.publish(threadId, 'progress', serializeProgress(event));
+        if (!closed) publish(() => this.hub.publish(threadId, 'progress', serializeProgress(event)));
       },
       close: async () => {
         if (closed) return;
         closed = true;
         this.hub.jobEnded(threadId);
-        this.hub.publish(threadId, 'idle', { messageId: message.id });
+        publish(() => this.hub.publish(threadId, 'idle', { messageId: message.id }));
       },
     };
   }
 
   async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    if (this.intake.hold(message.id, () => this.post(message, reply))) return;
+    await this.post(message, reply);
+  }
+
+  private async post(message: InboundMessage, reply: Reply): Promise<void> {
     const threadId = message.thread.thread;
     if (!this.store.getThread(threadId)) {
       this.logger.warn({ thread: threadId }, 'reply for a deleted web thread dropped');

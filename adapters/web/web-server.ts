@@ -1,9 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../src/logger.js';
-import { authorize } from './auth.js';
-import { matchRoute, securityHeaders, sendError, type Route } from './http-util.js';
-import { WebRequestError } from './map-request.js';
+import { toApiError } from './api-errors.js';
+import { sendError, type Route } from './http-util.js';
+import { dispatchRequest } from './request-dispatch.js';
+
+/** Connection and time limits of the HTTP server. */
+export interface WebServerLimits {
+  /** Open connections (event streams included); beyond it new ones are closed at once. @defaultValue 1500 */
+  maxConnections?: number;
+  /** Time a client has to send its request headers. @defaultValue 10000 */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send a whole request, body included (a 100 MB upload at 400 kB/s). Event
+   * streams are not affected: their request is complete once the headers arrived. @defaultValue 300000
+   */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open. @defaultValue 5000 */
+  keepAliveTimeoutMs?: number;
+}
 
 export interface WebServerOptions {
   host: string;
@@ -11,24 +26,30 @@ export interface WebServerOptions {
   token?: string;
   routes: Route[];
   logger: Logger;
+  limits?: WebServerLimits;
 }
 
-function unauthorizedPage(res: ServerResponse, status: number, reason: string): void {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(
-    `<!doctype html><title>Threadlab</title><h1>${status === 401 ? 'Token required' : 'Forbidden'}</h1><p>${reason}</p>`,
-  );
-}
-
-/** The HTTP server of the web chat: authentication, routing and error mapping, nothing else. */
+/** The HTTP server of the web chat: limits, and one catch around everything a request does. */
 export class WebServer {
   private server: Server | undefined;
 
   constructor(private readonly options: WebServerOptions) {}
 
   async listen(): Promise<AddressInfo> {
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.requestTimeout = 0; // SSE streams stay open; uploads are bounded by size instead
+    const limits = this.options.limits ?? {};
+    // Node checks both request timeouts on this interval; its default (30 s) lets them overrun by that much.
+    const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => this.serve(req, res));
+    server.maxConnections = limits.maxConnections ?? 1500;
+    server.headersTimeout = limits.headersTimeoutMs ?? 10_000;
+    server.requestTimeout = limits.requestTimeoutMs ?? 300_000;
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? 5_000;
+    server.on('clientError', (err, socket) => {
+      this.options.logger.debug({ err }, 'malformed or timed-out HTTP request');
+      const timedOut = (err as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      else socket.destroy();
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -50,51 +71,28 @@ export class WebServer {
     });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    securityHeaders(res);
-    const method = req.method ?? 'GET';
-    const url = new URL(req.url ?? '/', 'http://local');
-    const isApi = url.pathname.startsWith('/api/');
-    const decision = authorize(
-      {
-        method,
-        url: req.url ?? '/',
-        headers: {
-          authorization: req.headers.authorization,
-          cookie: req.headers.cookie,
-          host: req.headers.host,
-          origin: req.headers.origin,
-        },
-      },
-      { token: this.options.token },
-    );
-    if (!decision.ok) {
-      this.options.logger.warn({ path: url.pathname, status: decision.status }, 'web request refused');
-      return isApi
-        ? sendError(res, decision.status, 'unauthorized', decision.reason)
-        : unauthorizedPage(res, decision.status, decision.reason);
-    }
-    if (decision.setCookie) res.setHeader('set-cookie', decision.setCookie);
-    if (decision.redirectTo && !isApi) {
-      res.writeHead(303, { location: decision.redirectTo });
-      return void res.end();
-    }
-    const match = matchRoute(this.options.routes, method, url.pathname);
-    if (match === undefined) return sendError(res, 404, 'not_found', `No route for ${url.pathname}.`);
-    if (match === 'methodMismatch')
-      return sendError(res, 405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}.`);
-    try {
-      await match.route.handle({ req, res, url, params: match.params });
-    } catch (err) {
-      if (res.headersSent) {
+  /**
+   * Everything a request does runs inside one promise whose rejection is caught here: no request,
+   * however malformed, can end the process; its failure is one answer and one log line.
+   */
+  private serve(req: IncomingMessage, res: ServerResponse): void {
+    const log = this.options.logger;
+    req.on('error', (err) => log.debug({ err }, 'web request stream failed'));
+    res.on('error', (err) => log.debug({ err }, 'web response stream failed'));
+    dispatchRequest(req, res, this.options).catch((err: unknown) => {
+      try {
+        const answer = toApiError(err);
+        const path = (req.url ?? '').slice(0, 200);
+        if (answer.isServerFault) log.error({ err, path }, 'web request failed');
+        else log.info({ path, status: answer.status, code: answer.code }, 'web request refused');
+        if (res.headersSent) return void res.destroy();
+        // The body may be unread (a refused upload): close rather than read it to keep the connection.
+        if (!req.complete) res.setHeader('connection', 'close');
+        sendError(res, answer.status, answer.code, answer.message);
+      } catch (failure) {
+        log.error({ err: failure }, 'web error answer failed');
         res.destroy();
-      } else if (err instanceof WebRequestError) {
-        if (err.status === 413) res.setHeader('connection', 'close');
-        sendError(res, err.status, err.code, err.message);
-      } else {
-        this.options.logger.error({ err, path: url.pathname }, 'web request failed');
-        sendError(res, 500, 'internal', 'The server failed to answer; see its log.');
       }
-    }
+    });
   }
 }

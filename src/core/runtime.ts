@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobContext, JobQueue } from '../ports/job-queue.js';
 import type { LlmClient } from '../ports/llm-client.js';
-import type { InboundHandler, PlatformAdapter } from '../ports/platform-adapter.js';
+import type { InboundHandler, InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { ThreadWorker } from './thread-worker.js';
@@ -42,6 +42,8 @@ export class Runtime implements InboundHandler {
   private readonly adapters = new Map<Platform, PlatformAdapter>();
   private readonly worker: ThreadWorker;
   private started: RuntimeStartOptions = {};
+  /** The job running in each thread in this process (the queue runs one per thread at a time). */
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     for (const adapter of deps.adapters) this.adapters.set(adapter.platform, adapter);
@@ -82,13 +84,13 @@ export class Runtime implements InboundHandler {
     await store.close();
   }
 
-  async onMessage(message: InboundMessage): Promise<void> {
+  async onMessage(message: InboundMessage): Promise<InboundOutcome> {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
     if (message.command?.name === 'stop') {
       const cancelled = await this.deps.queue.cancel(key);
       await this.safeReply(message, textReply(cancelled ? 'Stopped.' : 'Nothing is running in this thread.'), log);
-      return;
+      return { accepted: true };
     }
     const result = await this.deps.queue.enqueue(message);
     if (result.accepted) {
@@ -98,12 +100,28 @@ export class Runtime implements InboundHandler {
     } else {
       log.info({ reason: result.reason, retryAfterMs: result.retryAfterMs }, 'message refused by a limit');
       await this.safeReply(message, textReply(result.message), log);
+      const { reason, retryAfterMs } = result;
+      return { accepted: false, reason, retryAfterMs, message: result.message };
     }
+    return { accepted: true };
   }
 
   async onCancel(key: string): Promise<void> {
     const cancelled = await this.deps.queue.cancel(key);
     this.deps.logger.info({ thread: key, cancelled }, 'stop requested');
+  }
+
+  /**
+   * A deleted thread: its jobs are stopped and, once the running one has ended (so it cannot start a
+   * session again), its sandbox session with the host copies of its files and its memory are removed.
+   * A gateway-only process has no sandbox: there the files are left to expire on the workers.
+   */
+  async onThreadDeleted(key: string): Promise<void> {
+    await this.deps.queue.cancel(key);
+    await this.running.get(key);
+    if (this.started.worker) await this.deps.sandbox.reset(key);
+    await this.deps.store.delete(key);
+    this.deps.logger.info({ thread: key, sandboxRemoved: Boolean(this.started.worker) }, 'thread deleted');
   }
 
   /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */
@@ -120,7 +138,16 @@ export class Runtime implements InboundHandler {
 
   /** The worker side: one job, answered exactly once. */
   processJob(job: Job, context: JobContext): Promise<void> {
-    return this.worker.process(job, context);
+    const done = this.worker.process(job, context);
+    const settled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.set(job.threadKey, settled);
+    void settled.then(() => {
+      if (this.running.get(job.threadKey) === settled) this.running.delete(job.threadKey);
+    });
+    return done;
   }
 
   private async safeReply(message: InboundMessage, reply: Reply, log: Logger): Promise<void> {

@@ -3,12 +3,25 @@ import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
 
+/**
+ * What became of an inbound message: accepted (queued, or a command answered at once), or refused by
+ * a limit; a refusal was also answered in the thread, and `message` says the same for the adapter's own answer.
+ */
+export type InboundOutcome =
+  | { accepted: true }
+  | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string };
+
 /** What an adapter hands the core. */
 export interface InboundHandler {
   /** A message or command arrived. Resolves once it is accepted (queued), not when answered. */
-  onMessage(message: InboundMessage): Promise<void>;
+  onMessage(message: InboundMessage): Promise<InboundOutcome | void>;
   /** The user pressed Stop (or sent the stop command) in a thread. */
   onCancel(threadKey: string): Promise<void>;
+  /**
+   * The thread was deleted on its platform: its job is stopped and its sandbox session (container,
+   * variables, files and their host copies) and memory are removed now, not when they expire.
+   */
+  onThreadDeleted?(threadKey: string): Promise<void>;
 }
 
 /** A live status for one job in a thread; updates are throttled by the adapter as its platform needs. */

@@ -78,3 +78,15 @@ describe('web chat authentication', () => {
     expect(post('http://evil.example')).toMatchObject({ ok: false, status: 403 });
   });
 });
+
+describe('authorize on hostile input', () => {
+  it('treats a malformed cookie or request path as no token, never throwing', () => {
+    const token = 'a-token-of-16-chars-or-more';
+    const base = { method: 'GET', headers: { host: '0.0.0.0:8787' } };
+    expect(
+      authorize({ ...base, url: '/', headers: { ...base.headers, cookie: 'threadlab_token=%E0%A4%A' } }, { token }),
+    ).toMatchObject({ ok: false, status: 401 });
+    expect(authorize({ ...base, url: '//%zz?token=x' }, { token })).toMatchObject({ ok: false, status: 401 });
+    expect(authorize({ ...base, url: '//[' }, { token })).toMatchObject({ ok: false, status: 401 });
+  });
+});

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventHub } from '../../../adapters/web/event-hub.js';
+import { EventHub, type EventHubOptions } from '../../../adapters/web/event-hub.js';
+import { WebRequestError } from '../../../adapters/web/map-request.js';
 
 /** Records what an SSE stream would have sent. */
 class FakeResponse extends EventEmitter {
@@ -43,8 +44,8 @@ const subscribe = (hub: EventHub, thread: string, last?: number) => {
 
 describe('EventHub', () => {
   const hubs: EventHub[] = [];
-  const make = (replayLimit?: number) => {
-    const hub = new EventHub({ replayLimit });
+  const make = (replayLimit?: number, options: EventHubOptions = {}) => {
+    const hub = new EventHub({ replayLimit, ...options });
     hubs.push(hub);
     return hub;
   };
@@ -99,5 +100,66 @@ describe('EventHub', () => {
     hub.close('t');
     expect(res.ended).toBe(true);
     expect(hub.listenerCount('t')).toBe(0);
+  });
+
+  it('caps streams per thread (429) and in total (503) before sending anything, and frees them on close', () => {
+    const hub = make(undefined, { maxStreamsPerThread: 2, maxStreams: 3 });
+    const a = subscribe(hub, 't1');
+    subscribe(hub, 't1');
+    const refused = new FakeResponse();
+    const err = (() => {
+      try {
+        hub.subscribe('t1', refused as unknown as ServerResponse, undefined);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(WebRequestError);
+    expect((err as WebRequestError).status).toBe(429);
+    expect(refused.status).toBe(0);
+    subscribe(hub, 't2');
+    expect(() => subscribe(hub, 't3')).toThrow(expect.objectContaining({ status: 503, code: 'server_busy' }));
+    a.end();
+    expect(hub.stats().streams).toBe(2);
+    expect(subscribe(hub, 't3').status).toBe(200);
+  });
+
+  it('bounds the replay buffer by bytes; a client that missed dropped events resyncs', () => {
+    const hub = make(undefined, { replayMaxBytes: 1000 });
+    const first = hub.publish('t', 'progress', { text: 'x'.repeat(400) });
+    for (let i = 0; i < 20; i++) hub.publish('t', 'progress', { text: 'x'.repeat(400) });
+    expect(hub.stats().replayBytes).toBeLessThanOrEqual(1000);
+    expect(subscribe(hub, 't', first.id).events()[0]?.event).toBe('resync');
+    const last = hub.publish('t', 'reply', { n: 1 });
+    expect(
+      subscribe(hub, 't', last.id - 1)
+        .events()
+        .map((e) => e.event),
+    ).toEqual(['reply', 'state']);
+  });
+
+  it('forgets idle threads: no streams, no job, nothing for idleEvictMs', () => {
+    const hub = make(undefined, { idleEvictMs: 1000 });
+    const seen = hub.publish('idle', 'reply', { n: 1 });
+    hub.publish('busy', 'progress', {});
+    hub.jobStarted('busy');
+    subscribe(hub, 'watched');
+    hub.evictIdle(Date.now() + 2000);
+    expect(hub.stats().threads).toBe(2);
+    // a client of the forgotten thread may have missed events that are gone: it resyncs
+    expect(subscribe(hub, 'idle', seen.id - 1).events()[0]?.event).toBe('resync');
+  });
+
+  it('ends a stream whose client stopped reading once too much waits to be sent', () => {
+    const hub = make(undefined, { maxPendingBytes: 100 });
+    const res = subscribe(hub, 't') as FakeResponse & { writableLength: number; destroyed: boolean; destroy(): void };
+    res.writableLength = 101;
+    res.destroy = () => {
+      res.destroyed = true;
+      res.emit('close');
+    };
+    hub.publish('t', 'progress', {});
+    expect(res.destroyed).toBe(true);
+    expect(hub.stats().streams).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,5 +71,44 @@ describe('WebThreadStore', () => {
     expect(isSafeId('../etc')).toBe(false);
     expect(isSafeId('')).toBe(false);
     expect(() => new WebThreadStore(root).blobPath('../x')).toThrow();
+  });
+
+  it('reads a history whose last line is still being written, and never interleaves appends', async () => {
+    const store = new WebThreadStore(root);
+    await store.init();
+    const thread = await store.createThread('t');
+    const message = (id: string) => ({
+      id,
+      threadId: thread.id,
+      role: 'user' as const,
+      createdAtMs: 1,
+      text: 'x'.repeat(200_000),
+    });
+    await store.appendMessage(message('whole'));
+    // a reader that overlaps an append sees the start of the new line only
+    await appendFile(join(root, 'threads', thread.id, 'messages.jsonl'), '{"id":"half","threadId"');
+    expect((await store.messages(thread.id)).map((m) => m.id)).toEqual(['whole']);
+    await writeFile(join(root, 'threads', thread.id, 'messages.jsonl'), '');
+    await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => store.appendMessage(message(id))));
+    const reads = await Promise.all([1, 2, 3].map(() => store.messages(thread.id)));
+    expect(reads.every((r) => r.length <= 6)).toBe(true);
+    expect((await store.messages(thread.id)).map((m) => m.id).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+  });
+
+  it('adopts a streamed upload by moving it, and removes what a crash left in its temporary directory', async () => {
+    const store = new WebThreadStore(root);
+    await store.init();
+    const thread = await store.createThread('t');
+    await writeFile(join(store.tmpDir, 'left-over.upload'), 'half');
+    await writeFile(join(store.tmpDir, 'u.upload'), 'a,b\n');
+    const meta = await store.adoptBlob(thread.id, {
+      name: 'u.csv',
+      mime: 'text/csv',
+      path: join(store.tmpDir, 'u.upload'),
+      bytes: 4,
+    });
+    expect(await readFile(store.blobPath(meta.id), 'utf8')).toBe('a,b\n');
+    await new WebThreadStore(root).init();
+    expect(await readdir(store.tmpDir)).toEqual([]);
   });
 });
