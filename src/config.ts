@@ -52,6 +52,8 @@ export const envSchema = z.object({
   SLACK_API_URL: url.optional(),
   THREADLAB_SLACK_MODE: z.enum(['socket', 'http']).default('socket'),
   THREADLAB_SLACK_PORT: int(1, 65535).default(3000),
+  // Unset: all interfaces. HTTP mode exists to be reached by Slack, and bolt checks every request's signature.
+  THREADLAB_SLACK_HOST: z.string().min(1).optional(),
   THREADLAB_SLACK_COMMAND: z
     .string()
     .regex(/^\/[a-z0-9_-]{1,31}$/, { error: 'expected a slash command such as /interpreter' })

@@ -11,7 +11,7 @@ export { STOP_ACTION_ID } from './progress-view.js';
 
 /**
  * Builds the Slack adapter from configuration: SLACK_BOT_TOKEN, SLACK_APP_TOKEN (Socket Mode) or
- * SLACK_SIGNING_SECRET (HTTP mode), SLACK_API_URL, THREADLAB_SLACK_MODE, THREADLAB_SLACK_PORT,
+ * SLACK_SIGNING_SECRET (HTTP mode), SLACK_API_URL, THREADLAB_SLACK_MODE, THREADLAB_SLACK_PORT, THREADLAB_SLACK_HOST,
  * THREADLAB_SLACK_COMMAND and THREADLAB_SLACK_FOLLOW_THREADS. `overrides` is for tests and main.ts
  * (a renderer, a host to listen on).
  */
@@ -29,6 +29,7 @@ export function createSlackAdapter(
     appToken: env.SLACK_APP_TOKEN,
     signingSecret: env.SLACK_SIGNING_SECRET,
     port: env.THREADLAB_SLACK_PORT,
+    ...(env.THREADLAB_SLACK_HOST ? { host: env.THREADLAB_SLACK_HOST } : {}),
     apiUrl: env.SLACK_API_URL,
     command: env.THREADLAB_SLACK_COMMAND,
     followThreads: env.THREADLAB_SLACK_FOLLOW_THREADS,

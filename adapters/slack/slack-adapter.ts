@@ -129,13 +129,13 @@ export class SlackAdapter implements PlatformAdapter {
           )
         : startError(
             err,
-            `could not listen on port ${options.port ?? 3000}`,
-            'set THREADLAB_SLACK_PORT to a free port',
+            `could not listen on ${options.host ?? 'all interfaces'}, port ${options.port ?? 3000}`,
+            'set THREADLAB_SLACK_PORT to a free port and THREADLAB_SLACK_HOST to an address of this machine',
           );
     }
     this.app = app;
     options.logger.info(
-      { mode: socketMode ? 'socket' : 'http', port: this.port, bot: auth.user_id },
+      { mode: socketMode ? 'socket' : 'http', host: options.host, port: this.port, bot: auth.user_id },
       'slack adapter started',
     );
   }

@@ -46,7 +46,15 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     }
     const metrics = createMetrics({ role });
     const runtime = await buildRuntime(config, logger, { role, metrics });
-    await runtime.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
+    try {
+      await runtime.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
+    } catch (err) {
+      // The sandbox already warmed containers and timers keep the process alive: undo everything, so a
+      // failed start ends the process (the CLI prints the error and exits non-zero) and leaves nothing behind.
+      await runtime.stop().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'clean-up after a failed start'));
+      io.err('Threadlab could not start; its sandbox containers were removed.\n');
+      throw err;
+    }
     const ops = await startOps({ config, logger, metrics, runsCode: role !== 'gateway' });
     const web = runtime.webUrl();
     io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);

@@ -81,21 +81,28 @@ export class ShippedBot {
 
   /** Starts the fakes; then spawns the process and waits until it is ready and connected. */
   async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    await this.startFakes();
+    await this.spawn(extraEnv);
+    await this.process.ready(120_000);
+    if (this.platforms.slack) await this.slack.socket.waitForConnection();
+    if (this.platforms.discord) await this.discord.gateway.whenIdentified();
+  }
+
+  /** Starts the fake Slack, Discord and model servers on 127.0.0.1 and picks the web chat's port. */
+  async startFakes(): Promise<void> {
     this.slack = await new FakeSlack().start();
     this.discord = new FakeDiscord();
     await this.discord.start();
     this.llm = new FakeOpenAiServer();
     await this.llm.start();
     this.webPort = await freePort();
-    this.process = spawnThreadlab({
-      name: 'shipped',
-      role: 'all',
-      env: this.env(extraEnv),
-      metricsPort: await freePort(),
-    });
-    await this.process.ready(120_000);
-    if (this.platforms.slack) await this.slack.socket.waitForConnection();
-    if (this.platforms.discord) await this.discord.gateway.whenIdentified();
+  }
+
+  /** Spawns `threadlab start` without waiting for it to be ready (the fakes must be started). */
+  async spawn(extraEnv: Record<string, string> = {}): Promise<ThreadlabProcess> {
+    const metricsPort = await freePort();
+    this.process = spawnThreadlab({ name: 'shipped', role: 'all', env: this.env(extraEnv), metricsPort });
+    return this.process;
   }
 
   /** Sandbox containers the process owns right now. */

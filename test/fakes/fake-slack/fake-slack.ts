@@ -136,7 +136,13 @@ export class FakeSlack {
     send(res, 404, 'text/plain', 'not found');
   }
 
-  private api(method: string, req: IncomingMessage, raw: Buffer, token: string | undefined, res: ServerResponse): void {
+  private async api(
+    method: string,
+    req: IncomingMessage,
+    raw: Buffer,
+    token: string | undefined,
+    res: ServerResponse,
+  ): Promise<void> {
     const args = parseArgs(req.headers['content-type'] ?? '', raw);
     const bodyToken = typeof args.token === 'string' ? args.token : undefined;
     const call: FakeSlackCall = { method, args, token: token ?? bodyToken, status: 200, atMs: Date.now() };
@@ -148,6 +154,7 @@ export class FakeSlack {
       res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       return;
     }
+    if (failure?.delayMs) await new Promise((r) => setTimeout(r, failure.delayMs));
     const result = failure
       ? { ok: false, error: failure.error }
       : handleMethod(this.state, this.identity(), method, args, call.token);

@@ -43,7 +43,10 @@ export interface FakeSlackFile {
 }
 
 /** A scripted failure for the next call(s) of a method. */
-export type ScriptedFailure = { status: 429; retryAfterSec: number } | { status: 200; error: string };
+export type ScriptedFailure =
+  | { status: 429; retryAfterSec: number }
+  /** `delayMs`: answer that much later, as a slow Slack would. */
+  | { status: 200; error: string; delayMs?: number };
 
 export class FakeSlackState {
   readonly calls: FakeSlackCall[] = [];
