@@ -154,18 +154,20 @@ export class DockerSandbox implements Sandbox {
         graceMs: limits.graceMs,
         outputBytes: limits.outputBytes,
         maxFileBytes: limits.maxFileBytes,
+        maxRunFilesBytes: limits.maxRunFilesBytes,
       });
       if (outcome.lost) {
         if (session.live === live) session.live = undefined;
         session.pendingReset = undefined;
         await live.remove();
       } else {
-        const { maxFileBytes } = limits;
         await syncRunFiles({
           connection: live.connection,
           mirror: session.mirror,
           outcome,
-          maxFileBytes,
+          maxFileBytes: limits.maxFileBytes,
+          maxRunFilesBytes: limits.maxRunFilesBytes,
+          maxMirrorBytes: limits.dataMb * MB,
           logger: this.options.logger,
         });
       }
@@ -208,8 +210,10 @@ export class DockerSandbox implements Sandbox {
     const session = this.registry.get(key);
     session.mirror.resolve(path); // refuses traversal before anything else
     return this.registry.serialize(session, async () => {
-      if (session.live?.isAlive) return readFile(session.live.connection, path, this.options.limits.maxFileBytes);
-      return session.mirror.read(path);
+      // The host copy is what the last run brought back, within its limits: the container's file may
+      // have grown since (a process left running), and reading it again would cost a second transfer.
+      if (!session.live?.isAlive || (await session.mirror.has(path))) return session.mirror.read(path);
+      return readFile(session.live.connection, path, this.options.limits.maxFileBytes);
     });
   }
 

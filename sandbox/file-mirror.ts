@@ -1,4 +1,5 @@
-import { lstat, mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
 
@@ -33,6 +34,50 @@ export class FileMirror {
     const temp = `${target}.threadlab-tmp`;
     await writeFile(temp, data);
     await rename(temp, target);
+  }
+
+  /**
+   * Writes a file from a producer of chunks, through a temporary file renamed into place once the
+   * producer finished: a failed transfer leaves the previous copy (or none), never a partial one.
+   * Returns the bytes written.
+   */
+  async writeFrom(
+    path: string,
+    produce: (write: (chunk: Buffer) => Promise<void>) => Promise<unknown>,
+  ): Promise<number> {
+    const target = this.resolve(path);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = `${target}.threadlab-tmp`;
+    const handle = await open(temp, 'w', 0o600);
+    let written = 0;
+    try {
+      await produce(async (chunk) => {
+        await handle.write(chunk);
+        written += chunk.length;
+      });
+      await handle.close();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+    await rename(temp, target);
+    return written;
+  }
+
+  /** The file's bytes in chunks of at most `chunkBytes`, for copying without holding it whole. */
+  async *chunks(path: string, chunkBytes: number): AsyncIterable<Buffer> {
+    const target = this.resolve(path);
+    const info = await lstat(target).catch(() => undefined);
+    if (!info?.isFile()) {
+      throw new ThreadlabError('sandbox_file_rejected', `No such file in the session: ${path}`, { isPolicy: true });
+    }
+    yield* createReadStream(target, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>;
+  }
+
+  /** Whether the mirror holds `path` as a regular file. */
+  async has(path: string): Promise<boolean> {
+    return Boolean((await lstat(this.resolve(path)).catch(() => undefined))?.isFile());
   }
 
   async remove(path: string): Promise<void> {

@@ -14,42 +14,81 @@ function rejected(path: string, frame: FinalFrame): ThreadlabError {
   return new ThreadlabError('sandbox_protocol', `File transfer of ${path} failed: ${message}`);
 }
 
+/** Thrown when a file turns out larger than the bytes allowed for it (whatever size it claimed). */
+export class FileTooLargeError extends ThreadlabError {
+  constructor(
+    readonly path: string,
+    readonly maxBytes: number,
+  ) {
+    super('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, { isPolicy: true });
+  }
+}
+
 /** Writes a file into the container's /mnt/data in chunks, so no frame holds the whole file. */
 export async function putFile(connection: RunnerConnection, path: string, data: Buffer): Promise<SandboxFile> {
-  let offset = 0;
+  async function* chunks(): AsyncIterable<Buffer> {
+    for (let offset = 0; offset < data.length; offset += CHUNK_BYTES) yield data.subarray(offset, offset + CHUNK_BYTES);
+  }
+  return putChunks(connection, path, chunks());
+}
+
+/** Writes a file into the container from chunks of at most {@link CHUNK_BYTES} (an empty source makes an empty file). */
+export async function putChunks(
+  connection: RunnerConnection,
+  path: string,
+  source: AsyncIterable<Buffer>,
+): Promise<SandboxFile> {
   let last: FinalFrame | undefined;
-  do {
-    const chunk = data.subarray(offset, offset + CHUNK_BYTES);
-    last = await connection.request({ op: 'put_file', path, base64: chunk.toString('base64'), append: offset > 0 });
+  let append = false;
+  const send = async (chunk: Buffer) => {
+    last = await connection.request({ op: 'put_file', path, base64: chunk.toString('base64'), append });
     if (last.type !== 'ok' || !last.file) throw rejected(path, last);
-    offset += chunk.length;
-  } while (offset < data.length);
-  if (last.type !== 'ok' || !last.file) throw rejected(path, last);
+    append = true;
+  };
+  for await (const chunk of source) {
+    for (let offset = 0; offset < chunk.length; offset += CHUNK_BYTES) {
+      await send(chunk.subarray(offset, offset + CHUNK_BYTES));
+    }
+  }
+  if (!append) await send(Buffer.alloc(0));
+  if (last?.type !== 'ok' || !last.file) throw rejected(path, last as FinalFrame);
   return last.file;
 }
 
-/** Reads a file of the container in chunks; refuses files larger than `maxBytes`. */
-export async function readFile(connection: RunnerConnection, path: string, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+export interface StreamFileOptions {
+  /** Bytes allowed for this file; more aborts the transfer with {@link FileTooLargeError}. */
+  maxBytes: number;
+  /** Receives each chunk in order; the next one is requested once it resolves. */
+  onChunk: (chunk: Buffer) => Promise<void> | void;
+}
+
+/**
+ * Streams a file out of the container chunk by chunk, so no more than one chunk is held at a time.
+ * The runner shares its process with the user's code: its size claims only stop a transfer early; the
+ * bytes actually received are what is counted against `maxBytes`. Returns the bytes received.
+ */
+export async function streamFile(
+  connection: RunnerConnection,
+  path: string,
+  options: StreamFileOptions,
+): Promise<number> {
   let offset = 0;
   for (;;) {
-    const frame = await connection.request({ op: 'read_file', path, offset, length: CHUNK_BYTES });
+    const length = Math.min(CHUNK_BYTES, options.maxBytes - offset + 1);
+    const frame = await connection.request({ op: 'read_file', path, offset, length });
     if (frame.type !== 'file') throw rejected(path, frame);
-    if (frame.size > maxBytes) {
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, {
-        isPolicy: true,
-      });
-    }
+    if (frame.size > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
     const chunk = Buffer.from(frame.base64, 'base64');
-    chunks.push(chunk);
     offset += chunk.length;
-    if (offset > maxBytes) {
-      // The runner shares its process with the user's code: never trust its size claims.
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${maxBytes} bytes.`, {
-        isPolicy: true,
-      });
-    }
-    if (frame.eof || chunk.length === 0) break;
+    if (offset > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
+    if (chunk.length > 0) await options.onChunk(chunk);
+    if (frame.eof || chunk.length === 0) return offset;
   }
+}
+
+/** Reads a whole file of the container into memory; refuses files larger than `maxBytes`. */
+export async function readFile(connection: RunnerConnection, path: string, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  await streamFile(connection, path, { maxBytes, onChunk: (chunk) => void chunks.push(chunk) });
   return Buffer.concat(chunks);
 }

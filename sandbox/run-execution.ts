@@ -11,6 +11,8 @@ export interface ExecuteOptions {
   graceMs: number;
   outputBytes: number;
   maxFileBytes: number;
+  /** Total of the files one run brings back (THREADLAB_MAX_RUN_FILES_MB). */
+  maxRunFilesBytes: number;
 }
 
 /** A finished run, plus what the driver needs to keep the session's files in step. */
@@ -20,6 +22,8 @@ export interface RunOutcome {
   deleted: string[];
   /** The container was killed or died: the session must get a new one. */
   lost: boolean;
+  /** Files the runner did not bring back beyond those listed in `result.skippedArtifacts`. */
+  skippedMore?: number;
 }
 
 /** Displays kept per run, and their total size in characters (base64 PNGs included). */
@@ -103,6 +107,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
         timeoutMs: options.timeoutMs,
         outputBytes: options.outputBytes,
         maxFileBytes: options.maxFileBytes,
+        maxRunFilesBytes: options.maxRunFilesBytes,
       },
       onFrame,
       () => {
@@ -124,7 +129,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
     if (droppedDisplays > 0) {
       result.stderr += `\n[threadlab: ${droppedDisplays} more displays were dropped (at most ${MAX_DISPLAYS} per run)]\n`;
     }
-    return { result, deleted: frame.deleted, lost: false };
+    return { result, deleted: frame.deleted, lost: false, skippedMore: frame.skippedMore ?? 0 };
   }
   if (frame && frame.type === 'error' && interruptedBy) {
     // The interrupt landed between the user's code and the answer: the interpreter is intact, and

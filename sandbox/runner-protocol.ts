@@ -43,7 +43,11 @@ export const resultFrameSchema = z.object({
   truncated: z
     .object({ stdoutBytes: z.number(), stderrBytes: z.number(), fullOutputPath: z.string().optional() })
     .optional(),
-  skippedArtifacts: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+  skippedArtifacts: z
+    .array(z.object({ path: z.string(), reason: z.string(), bytes: z.number().optional() }))
+    .optional(),
+  /** Files not brought back beyond those listed. */
+  skippedMore: z.number().optional(),
 });
 
 const previewSchema = z.object({
@@ -94,6 +98,7 @@ export type RunnerRequest =
       timeoutMs: number;
       outputBytes: number;
       maxFileBytes: number;
+      maxRunFilesBytes: number;
     }
   | { op: 'put_file'; path: string; base64: string; append: boolean }
   | { op: 'read_file'; path: string; offset: number; length: number }

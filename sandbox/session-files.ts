@@ -1,13 +1,19 @@
+import type { Artifact, ExecutionResult } from '../src/domain/execution.js';
 import type { Logger } from '../src/logger.js';
 import type { FileMirror } from './file-mirror.js';
-import { putFile, readFile } from './file-transfer.js';
+import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
 import type { RunOutcome } from './run-execution.js';
 import type { RunnerConnection } from './runner-connection.js';
 
-/** Puts every mirrored file into a fresh container; returns how many. */
+/** Files brought back per run at most, whatever the runner lists (it shares a process with user code). */
+export const MAX_RUN_ARTIFACTS = 200;
+/** Entries of a result's not-brought-back list; the rest are counted in one last entry. */
+export const MAX_SKIPPED_LISTED = 50;
+
+/** Puts every mirrored file into a fresh container, a chunk at a time; returns how many. */
 export async function restoreFiles(connection: RunnerConnection, mirror: FileMirror): Promise<number> {
   const files = await mirror.list();
-  for (const file of files) await putFile(connection, file.path, await mirror.read(file.path));
+  for (const file of files) await putChunks(connection, file.path, mirror.chunks(file.path, CHUNK_BYTES));
   return files.length;
 }
 
@@ -15,22 +21,108 @@ export interface SyncRunFilesOptions {
   connection: RunnerConnection;
   mirror: FileMirror;
   outcome: RunOutcome;
+  /** Largest single file brought back (THREADLAB_MAX_FILE_MB). */
   maxFileBytes: number;
+  /** Total brought back by one run (THREADLAB_MAX_RUN_FILES_MB). */
+  maxRunFilesBytes: number;
+  /**
+   * Total of the session's host copy (THREADLAB_SANDBOX_DATA_MB): no more than `/mnt/data` holds, so
+   * runs after runs of sparse files cannot fill the host disk either.
+   */
+  maxMirrorBytes: number;
   logger: Logger;
 }
 
+/** Characters kept of a not-brought-back path or reason. */
+const MAX_SKIPPED_TEXT_CHARS = 300;
+
+type Skipped = NonNullable<ExecutionResult['skippedArtifacts']>[number];
+
+const MIB = 1024 * 1024;
+function formatMib(bytes: number): string {
+  return `${Math.round((bytes / MIB) * 10) / 10} MiB`;
+}
+
 /**
- * Brings a run's changed and deleted files into the host mirror. A failure is logged, not thrown:
- * the run itself succeeded, and the container still holds the files.
+ * Brings a run's changed files into the host mirror, streaming each one to disk, and deletes what the
+ * run deleted. The runner already applied the limits, but its lists and sizes are claims: here the bytes
+ * actually received count against the per-file limit and the total per run. What is not brought back
+ * leaves `result.artifacts` for `result.skippedArtifacts`, with why, so nobody reads it later.
  */
 export async function syncRunFiles(options: SyncRunFilesOptions): Promise<void> {
-  const { connection, mirror, outcome } = options;
-  try {
-    for (const path of outcome.deleted) await mirror.remove(path);
-    for (const artifact of outcome.result.artifacts) {
-      await mirror.write(artifact.path, await readFile(connection, artifact.path, options.maxFileBytes));
+  const { connection, mirror, outcome, logger } = options;
+  const result = outcome.result;
+  for (const path of outcome.deleted) {
+    try {
+      await mirror.remove(path);
+    } catch (err) {
+      logger.warn({ err, path }, 'sandbox file mirror could not apply a deletion');
     }
-  } catch (err) {
-    options.logger.warn({ err, mirror: mirror.root }, 'sandbox file mirror could not be updated');
   }
+  const kept: Artifact[] = [];
+  const skipped: Skipped[] = [...(result.skippedArtifacts ?? [])];
+  const changed = new Set(result.artifacts.map((a) => a.path));
+  const mirrored = (await mirror.list()).reduce((n, f) => n + (changed.has(f.path) ? 0 : f.bytes), 0);
+  let remaining = options.maxRunFilesBytes;
+  let mirrorRoom = options.maxMirrorBytes - mirrored;
+  const skip = async (artifact: Artifact, reason: string) => {
+    skipped.push({ path: artifact.path, reason, bytes: artifact.bytes });
+    // An older copy would pass for the current file (reads prefer the host copy): drop it.
+    if (artifact.change === 'modified') await mirror.remove(artifact.path).catch(() => undefined);
+  };
+  for (const artifact of result.artifacts) {
+    if (kept.length >= MAX_RUN_ARTIFACTS) {
+      await skip(artifact, `more than ${MAX_RUN_ARTIFACTS} files changed in one run`);
+      continue;
+    }
+    const allowed = Math.max(0, Math.min(options.maxFileBytes, remaining, mirrorRoom));
+    if (artifact.bytes > allowed) {
+      await skip(artifact, overLimit(artifact.bytes, { run: remaining, mirror: mirrorRoom }, options));
+      continue;
+    }
+    try {
+      const received = await mirror.writeFrom(artifact.path, (write) =>
+        streamFile(connection, artifact.path, { maxBytes: allowed, onChunk: write }),
+      );
+      remaining -= received;
+      mirrorRoom -= received;
+      kept.push({ ...artifact, bytes: received });
+    } catch (err) {
+      if (err instanceof FileTooLargeError) {
+        const why = overLimit(err.maxBytes + 1, { run: remaining, mirror: mirrorRoom }, options);
+        await skip(artifact, `${why}; it grew past the size the sandbox reported`);
+      } else {
+        logger.warn({ err, path: artifact.path, mirror: mirror.root }, 'sandbox file could not be brought back');
+        await skip(artifact, `it could not be copied out of the sandbox (${(err as Error).message})`);
+      }
+    }
+  }
+  result.artifacts = kept;
+  const more = Math.max(0, Math.floor(outcome.skippedMore ?? 0));
+  if (skipped.length > 0 || more > 0) result.skippedArtifacts = capList(skipped, more);
+}
+
+/** Why a file of `bytes` does not fit: the file limit, the run's total or the session's host copy. */
+function overLimit(bytes: number, room: { run: number; mirror: number }, options: SyncRunFilesOptions): string {
+  const size = formatMib(bytes);
+  if (bytes > options.maxFileBytes) return `${size}; larger than the ${formatMib(options.maxFileBytes)} file limit`;
+  if (room.mirror < room.run) {
+    return `${size}; the thread's files on the host would exceed ${formatMib(options.maxMirrorBytes)} (THREADLAB_SANDBOX_DATA_MB)`;
+  }
+  return `${size}; total per run of ${formatMib(options.maxRunFilesBytes)} reached (${formatMib(Math.max(0, room.run))} left)`;
+}
+
+function capList(skipped: Skipped[], more: number): Skipped[] {
+  const rest = skipped.length - Math.min(skipped.length, MAX_SKIPPED_LISTED) + more;
+  // Paths and reasons come from the sandbox: as long as it likes, unless cut here.
+  const listed = skipped.slice(0, MAX_SKIPPED_LISTED).map((s) => ({
+    ...s,
+    path: s.path.slice(0, MAX_SKIPPED_TEXT_CHARS),
+    reason: s.reason.slice(0, MAX_SKIPPED_TEXT_CHARS),
+  }));
+  if (rest === 0) return listed;
+  return [
+    ...listed,
+    { path: `${rest} more files`, reason: `not brought back and not listed (at most ${MAX_SKIPPED_LISTED} are)` },
+  ];
 }

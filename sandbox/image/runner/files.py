@@ -8,6 +8,7 @@ import stat
 ROOT = "/mnt/data"
 MAX_ARTIFACTS = 200
 MAX_WALK = 20000
+MAX_SKIPPED_LISTED = 50  # the rest are only counted
 
 mimetypes.add_type("text/csv", ".csv")
 mimetypes.add_type("text/markdown", ".md")
@@ -24,7 +25,8 @@ def mime_of(path):
 
 
 def snapshot():
-    """Maps each path under ROOT (relative) to (kind, size, mtime_ns, ino), without following links."""
+    """Maps each path under ROOT (relative) to (kind, size, mtime_ns, ino, allocated_bytes), without
+    following links."""
     entries = {}
     stack = [ROOT]
     while stack and len(entries) < MAX_WALK:
@@ -41,7 +43,7 @@ def snapshot():
                         stack.append(entry.path)
                         continue
                     kind = "file" if stat.S_ISREG(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode) else "special"
-                    entries[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino)
+                    entries[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_blocks * 512)
         except OSError:
             continue
     return entries
@@ -57,26 +59,52 @@ def _unsafe_name(rel):
     return None
 
 
-def diff(before, after, max_bytes):
+def _format_bytes(n):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.0f} {unit}" if n >= 10 * scale else f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _describe(size, allocated):
+    """What a file costs to bring back, in words: a sparse file is mostly holes that read as zeros."""
+    cost = max(size, allocated)
+    return f"{_format_bytes(cost)} {'sparse file' if allocated * 2 < size else 'file'}"
+
+
+def diff(before, after, max_bytes, total_bytes):
+    """Files the run created or changed, split into those to bring back and those not brought back (with
+    why). A file costs the larger of its size and its allocated blocks: a sparse file is cheap in /mnt/data
+    but full-size once copied out. The whole run may bring back at most `total_bytes`, and a file with
+    several names (hard links) is brought back once."""
     artifacts, skipped = [], []
+    budget = total_bytes
+    seen_inodes = {}
     for rel in sorted(after):
-        kind, size, mtime, ino = after[rel]
+        kind, size, mtime, ino, allocated = after[rel]
         old = before.get(rel)
-        if old is not None and old[1:] == (size, mtime, ino) and old[0] == kind:
+        if old is not None and old[:4] == (kind, size, mtime, ino):
             continue
         change = "created" if old is None else "modified"
+        cost = max(size, allocated)
         reason = _unsafe_name(rel)
         if kind == "link":
             reason = "symbolic links are not returned"
         elif kind == "special":
             reason = "not a regular file (device, fifo or socket)"
-        elif reason is None and size > max_bytes:
-            reason = f"larger than the {max_bytes // (1024 * 1024)} MB file limit"
+        elif reason is None and ino in seen_inodes:
+            reason = f"a hard link to {seen_inodes[ino]}, which is brought back once"
+        elif reason is None and cost > max_bytes:
+            reason = f"{_describe(size, allocated)}; larger than the {_format_bytes(max_bytes)} file limit"
         elif reason is None and len(artifacts) >= MAX_ARTIFACTS:
             reason = f"more than {MAX_ARTIFACTS} files changed in one run"
+        elif reason is None and cost > budget:
+            reason = f"{_describe(size, allocated)}; total per run of {_format_bytes(total_bytes)} reached"
         if reason:
-            skipped.append({"path": rel, "reason": reason})
+            skipped.append({"path": rel, "reason": reason, "bytes": size})
             continue
+        seen_inodes[ino] = rel
+        budget -= cost
         artifacts.append({"path": rel, "bytes": size, "mime": mime_of(rel), "change": change})
     deleted = sorted(rel for rel in before if rel not in after)
     return artifacts, skipped, deleted
@@ -143,7 +171,7 @@ def file_info(rel, path):
 
 def list_files():
     files = []
-    for rel, (kind, size, mtime, _ino) in sorted(snapshot().items()):
+    for rel, (kind, size, mtime, _ino, _allocated) in sorted(snapshot().items()):
         if kind == "file" and _unsafe_name(rel) is None:
             files.append({"path": rel, "bytes": size, "mime": mime_of(rel), "modifiedMs": mtime // 1_000_000})
     return files

@@ -139,6 +139,7 @@ class Runner:
     def run(self, request):
         cap = int(request.get("outputBytes", 256 * 1024))
         max_file = int(request.get("maxFileBytes", 100 << 20))
+        max_run_files = int(request.get("maxRunFilesBytes", 2 * max_file))
         output = RunOutput(CHANNEL, request.get("id"), cap, max_file, self._output_name())
         before = files.snapshot()
         self.interpreter.count += 1
@@ -164,7 +165,7 @@ class Runner:
         result = output.finish()
         if crowd:
             result["stderr"] += f"\n[threadlab: {crowd} processes left running near the pids limit were stopped]\n"
-        artifacts, skipped, deleted = files.diff(before, files.snapshot(), max_file)
+        artifacts, skipped, deleted = files.diff(before, files.snapshot(), max_file, max_run_files)
         frame = {
             "type": "result",
             "status": "interrupted" if interrupted else ("error" if error else "ok"),
@@ -177,7 +178,9 @@ class Runner:
         if error:
             frame["error"] = error
         if skipped:
-            frame["skippedArtifacts"] = skipped
+            frame["skippedArtifacts"] = skipped[: files.MAX_SKIPPED_LISTED]
+            if len(skipped) > files.MAX_SKIPPED_LISTED:
+                frame["skippedMore"] = len(skipped) - files.MAX_SKIPPED_LISTED
         return frame
 
 

@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Artifact, ExecutionResult } from '../../../src/domain/execution.js';
+import { FileMirror } from '../../../sandbox/file-mirror.js';
+import type { RunOutcome } from '../../../sandbox/run-execution.js';
+import { MAX_RUN_ARTIFACTS, MAX_SKIPPED_LISTED, syncRunFiles } from '../../../sandbox/session-files.js';
+import { FakeRunner } from './fake-runner.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A runner that serves `read_file` from `files`, claiming `claimed` sizes (lies included). */
+function lyingRunner(files: Record<string, Buffer>, claimed: (path: string) => number = (p) => files[p]!.length) {
+  const runner = new FakeRunner();
+  let reads = 0;
+  runner.onRequest = (req) => {
+    if (req.op !== 'read_file') return;
+    reads += 1;
+    const data = files[String(req.path)]!;
+    const offset = Number(req.offset);
+    const chunk = data.subarray(offset, offset + Number(req.length));
+    const eof = offset + chunk.length >= data.length;
+    runner.send({ type: 'file', id: req.id, base64: chunk.toString('base64'), size: claimed(String(req.path)), eof });
+  };
+  return { connection: runner.connect(), reads: () => reads };
+}
+
+function outcome(artifacts: Artifact[], extra: Partial<ExecutionResult> = {}, skippedMore = 0): RunOutcome {
+  const result: ExecutionResult = {
+    status: 'ok',
+    stdout: '',
+    stderr: '',
+    displays: [],
+    artifacts,
+    durationMs: 1,
+    executionCount: 1,
+    ...extra,
+  };
+  return { result, deleted: [], lost: false, skippedMore };
+}
+
+function artifact(path: string, bytes: number): Artifact {
+  return { path, bytes, mime: 'application/octet-stream', change: 'created' };
+}
+
+function mirror(): FileMirror {
+  const dir = mkdtempSync(join(tmpdir(), 'threadlab-mirror-'));
+  dirs.push(dir);
+  return new FileMirror(dir);
+}
+
+const logger = pino({ level: 'silent' });
+
+describe('syncRunFiles', () => {
+  it('stops a file that sends more than it claimed at the limit, and keeps no partial copy', async () => {
+    const files = { 'liar.bin': Buffer.alloc(5000, 1), 'ok.txt': Buffer.from('fine') };
+    const { connection } = lyingRunner(files, () => 1);
+    const m = mirror();
+    const run = outcome([artifact('liar.bin', 1), artifact('ok.txt', 4)]);
+    await syncRunFiles({
+      connection,
+      mirror: m,
+      outcome: run,
+      maxFileBytes: 1000,
+      maxRunFilesBytes: 10_000,
+      maxMirrorBytes: 1e9,
+      logger,
+    });
+    expect(run.result.artifacts.map((a) => a.path)).toEqual(['ok.txt']);
+    expect(run.result.skippedArtifacts).toEqual([
+      expect.objectContaining({ path: 'liar.bin', reason: expect.stringContaining('grew past the size') }),
+    ]);
+    expect((await readdir(m.root)).sort()).toEqual(['ok.txt']);
+  });
+
+  it('brings back at most the total per run, counting the bytes received, and says why the rest stayed', async () => {
+    const files = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}.bin`, Buffer.alloc(300, i)]));
+    const { connection } = lyingRunner(files);
+    const m = mirror();
+    const run = outcome(Object.keys(files).map((p) => artifact(p, 300)));
+    await syncRunFiles({
+      connection,
+      mirror: m,
+      outcome: run,
+      maxFileBytes: 1000,
+      maxRunFilesBytes: 1000,
+      maxMirrorBytes: 1e9,
+      logger,
+    });
+    expect(run.result.artifacts.map((a) => a.path)).toEqual(['f0.bin', 'f1.bin', 'f2.bin']);
+    expect(run.result.skippedArtifacts).toHaveLength(7);
+    expect(run.result.skippedArtifacts?.[0]).toMatchObject({ path: 'f3.bin', bytes: 300 });
+    expect(run.result.skippedArtifacts?.[0]?.reason).toMatch(/total per run of .* reached/);
+    expect((await m.list()).reduce((n, f) => n + f.bytes, 0)).toBe(900);
+  });
+
+  it('counts a file that under-reports its size against the total by what it sent', async () => {
+    const files = { 'a.bin': Buffer.alloc(700), 'b.bin': Buffer.alloc(700) };
+    const { connection } = lyingRunner(files, () => 0);
+    const run = outcome([artifact('a.bin', 0), artifact('b.bin', 0)]);
+    await syncRunFiles({
+      connection,
+      mirror: mirror(),
+      outcome: run,
+      maxFileBytes: 1000,
+      maxRunFilesBytes: 1000,
+      maxMirrorBytes: 1e9,
+      logger,
+    });
+    expect(run.result.artifacts).toEqual([expect.objectContaining({ path: 'a.bin', bytes: 700 })]);
+    expect(run.result.skippedArtifacts?.map((s) => s.path)).toEqual(['b.bin']);
+  });
+
+  it("keeps the session's host copy within its total across runs, and drops a stale copy of a file not brought back", async () => {
+    const m = mirror();
+    await m.write('old.bin', Buffer.alloc(600));
+    await m.write('kept.bin', Buffer.alloc(300));
+    const files = { 'new.bin': Buffer.alloc(500), 'old.bin': Buffer.alloc(800) };
+    const { connection } = lyingRunner(files);
+    const run = outcome([artifact('new.bin', 500), { ...artifact('old.bin', 800), change: 'modified' }]);
+    const limits = { maxFileBytes: 1000, maxRunFilesBytes: 10_000, maxMirrorBytes: 1000 };
+    await syncRunFiles({ connection, mirror: m, outcome: run, ...limits, logger });
+    // kept.bin (300) + new.bin (500) leave 200 bytes: old.bin's new 800 bytes do not fit.
+    expect(run.result.artifacts.map((a) => a.path)).toEqual(['new.bin']);
+    expect(run.result.skippedArtifacts?.[0]).toMatchObject({ path: 'old.bin' });
+    expect(run.result.skippedArtifacts?.[0]?.reason).toContain('THREADLAB_SANDBOX_DATA_MB');
+    expect((await m.list()).map((f) => f.path)).toEqual(['kept.bin', 'new.bin']);
+  });
+
+  it('caps the files brought back and the list of those skipped, whatever the runner lists', async () => {
+    const count = MAX_RUN_ARTIFACTS + 60;
+    const files = Object.fromEntries(Array.from({ length: count }, (_, i) => [`f${i}`, Buffer.from('x')]));
+    const { connection, reads } = lyingRunner(files);
+    const run = outcome(
+      Object.keys(files).map((p) => artifact(p, 1)),
+      { skippedArtifacts: [{ path: 'x'.repeat(10_000), reason: 'r'.repeat(10_000) }] },
+      1000,
+    );
+    await syncRunFiles({
+      connection,
+      mirror: mirror(),
+      outcome: run,
+      maxFileBytes: 10,
+      maxRunFilesBytes: 1e6,
+      maxMirrorBytes: 1e9,
+      logger,
+    });
+    expect(run.result.artifacts).toHaveLength(MAX_RUN_ARTIFACTS);
+    expect(reads()).toBe(MAX_RUN_ARTIFACTS);
+    const skipped = run.result.skippedArtifacts ?? [];
+    expect(skipped).toHaveLength(MAX_SKIPPED_LISTED + 1);
+    expect(skipped[0]!.path.length).toBeLessThanOrEqual(300);
+    expect(skipped[0]!.reason.length).toBeLessThanOrEqual(300);
+    expect(skipped.at(-1)!.path).toBe(`${1 + 60 - MAX_SKIPPED_LISTED + 1000} more files`);
+  });
+});
