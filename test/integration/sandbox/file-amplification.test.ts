@@ -1,6 +1,8 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../../../sandbox/session-registry.js';
+import { formatToolResult } from '../../../src/interpreter/tool-result.js';
 import { makeSandbox, type TestSandbox } from './helpers.js';
 
 // Sparse files cost nothing in the container's /mnt/data but their full size once copied out; hard
@@ -81,10 +83,30 @@ describe('files brought back out of the sandbox', () => {
       ),
     ).toBe(true);
     expect(skipped.some((s) => s.path.startsWith('link-') && /hard link to/.test(s.reason))).toBe(true);
+    // The model reads the list in its tool result.
+    expect(formatToolResult(result)).toMatch(
+      /- sparse-\d+\.bin: 7\.0 MiB sparse file; total per run of 32 MiB reached/,
+    );
     // 100 + 30 files were not all listed: the last entry counts the rest, so nothing is dropped silently.
     const listed = skipped.length - 1;
     const rest = Number(/^(\d+) more files$/.exec(skipped.at(-1)?.path ?? '')?.[1]);
     expect(result.artifacts.length + listed + rest).toBe(131);
+  });
+
+  it("keeps a thread's host copy within the data size when every run makes new sparse files", async () => {
+    const dataBytes = 64 * MIB; // testLimits' dataMb
+    let last;
+    for (let round = 0; round < 3; round++) {
+      last = await t.sandbox.run('repeat', {
+        language: 'python',
+        code: `for i in range(8):\n    with open(f"r${round}-{i}.bin", "wb") as f: f.truncate(7 * 1024 * 1024)`,
+      });
+    }
+    const mirrored = await diskBytes(join(t.dataDir, hashKey('repeat')));
+    process.stderr.write(`3 runs of 8 x 7 MiB sparse files: host copy ${(mirrored / MIB).toFixed(1)} MiB (bound 64)\n`);
+    expect(last?.skippedArtifacts?.some((s) => s.reason.includes('THREADLAB_SANDBOX_DATA_MB'))).toBe(true);
+    expect(mirrored).toBeGreaterThan(dataBytes / 2);
+    expect(mirrored).toBeLessThanOrEqual(dataBytes);
   });
 
   it('still brings back ordinary files whole', async () => {
