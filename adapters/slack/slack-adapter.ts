@@ -56,6 +56,10 @@ export class SlackAdapter implements PlatformAdapter {
   readonly maxUploadBytes: number;
   /** The Web API client for answering; usable without `start`, so a worker can answer too. */
   readonly client: WebClient;
+  /** Writes live statuses: a 429 is handed back to the sink, which retries only while its job runs. */
+  private readonly statusClient: WebClient;
+  /** Open status sinks by message id, so the answer can stop its status before it is posted. */
+  private readonly sinks = new Map<string, SlackProgressSink>();
   private readonly known = new KnownThreads();
   private readonly fileOrigins: string[];
   private app: App | undefined;
@@ -65,6 +69,11 @@ export class SlackAdapter implements PlatformAdapter {
   constructor(private readonly options: SlackAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
     this.client = new WebClient(options.botToken, this.clientOptions());
+    this.statusClient = new WebClient(options.botToken, {
+      ...this.clientOptions(),
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 }, // a status that failed is simply written again with the next update
+    });
     const apiOrigin = options.apiUrl ? [new URL(options.apiUrl).origin] : [];
     this.fileOrigins = options.fileOrigins ?? ['https://files.slack.com', ...apiOrigin];
   }
@@ -163,8 +172,10 @@ export class SlackAdapter implements PlatformAdapter {
     // Assistant threads are DM threads; a plain DM message (no thread) cannot carry the status.
     const ctx = message.replyContext;
     const assistant = this.assistantStatus && ctx?.channelType === 'im' && ctx.inThread === true;
-    return new SlackProgressSink({
+    const sink = new SlackProgressSink({
       client: this.client,
+      statusClient: this.statusClient,
+      onClose: () => this.sinks.delete(message.id),
       channel: message.thread.channel,
       threadTs: message.thread.thread,
       threadKey: key,
@@ -177,9 +188,13 @@ export class SlackAdapter implements PlatformAdapter {
       },
       ...(this.options.progressIntervalMs !== undefined ? { minIntervalMs: this.options.progressIntervalMs } : {}),
     });
+    this.sinks.set(message.id, sink);
+    return sink;
   }
 
   async reply(message: InboundMessage, reply: Reply): Promise<void> {
+    // No status write may land after (or be retried behind) the answer.
+    await this.sinks.get(message.id)?.finish();
     this.known.add(threadKey(message.thread));
     await postReply(
       {
