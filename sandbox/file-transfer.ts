@@ -3,8 +3,11 @@ import { ThreadlabError } from '../src/domain/errors.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { FinalFrame } from './runner-protocol.js';
 
-/** Bytes per put/read frame; base64 makes a frame about 5.6 MB. */
-export const CHUNK_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes per put/read frame; base64 makes a frame about 1.4 MB. Measured on the sparse-file test: 1 MiB
+ * chunks peak ~60 MiB of bot RSS where 4 MiB chunks peak ~90 MiB, for ~40% slower bulk copies.
+ */
+export const CHUNK_BYTES = 1024 * 1024;
 
 function rejected(path: string, frame: FinalFrame): ThreadlabError {
   const message = frame.type === 'error' ? frame.message : `unexpected ${frame.type} frame`;
