@@ -30,6 +30,20 @@ export function sendError(res: ServerResponse, status: number, code: string, mes
 }
 
 /**
+ * The chunks of a request body, for `for await`. Leaving the loop early (a limit was passed) must not
+ * destroy the request as the default iterator does: that resets the connection before the refusal is
+ * sent. Left unread, the rest is discarded by the server after the answer (Node dumps it).
+ */
+export function bodyChunks(req: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  const readable = req as AsyncIterable<Buffer> & {
+    iterator?: (options: { destroyOnReturn: boolean }) => AsyncIterableIterator<Buffer>;
+  };
+  if (typeof readable.iterator !== 'function') return req;
+  const iterator = readable.iterator.bind(readable);
+  return { [Symbol.asyncIterator]: () => iterator({ destroyOnReturn: false }) };
+}
+
+/**
  * Reads a whole body, refusing (413) more than `maxBytes`: at once when the request declares a larger
  * `content-length`, else as soon as the bytes received pass it.
  */
@@ -41,7 +55,7 @@ export async function readBody(
   if (Number(req.headers?.['content-length'] ?? '0') > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of req) {
+  for await (const chunk of bodyChunks(req)) {
     total += chunk.length;
     if (total > maxBytes) throw tooLarge();
     chunks.push(chunk);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { bodyChunks } from './http-util.js';
 import { WebRequestError } from './map-request.js';
 
 /** Limits of one multipart/form-data body. */
@@ -206,7 +207,7 @@ export async function readMultipart(
 
   try {
     let total = 0;
-    for await (const chunk of body) {
+    for await (const chunk of bodyChunks(body)) {
       total += chunk.length;
       if (total > limits.maxTotalBytes) {
         throw new WebRequestError(413, `The request is larger than ${limits.maxTotalBytes} bytes.`, 'too_large');

@@ -86,9 +86,10 @@ export class WebServer {
         if (answer.isServerFault) log.error({ err, path }, 'web request failed');
         else log.info({ path, status: answer.status, code: answer.code }, 'web request refused');
         if (res.headersSent) return void res.destroy();
-        // The body may be unread (a refused upload): close rather than read it to keep the connection.
-        if (!req.complete) res.setHeader('connection', 'close');
         sendError(res, answer.status, answer.code, answer.message);
+        // A refused body may be partly unread: it is read and dropped (within the request timeout), so
+        // the client reads the refusal instead of a connection reset under its upload.
+        if (!req.complete) req.resume();
       } catch (failure) {
         log.error({ err: failure }, 'web error answer failed');
         res.destroy();
