@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
@@ -8,6 +8,8 @@ import { InProcessJobQueue } from '../../queue/in-process-queue.js';
 import { MemorySessionStore } from '../../sessions/memory-session-store.js';
 import { CliAdapter } from '../daemon/cli-adapter.js';
 import { daemonPaths, stopDaemon } from '../daemon/client.js';
+import { configFingerprint } from '../daemon/fingerprint.js';
+import { ensurePrivateDir } from '../daemon/private-dir.js';
 import { DaemonServer } from '../daemon/server.js';
 
 export const daemonCommand: Command = {
@@ -16,7 +18,9 @@ export const daemonCommand: Command = {
 
 \`threadlab exec\` and \`threadlab chat\` start this daemon on first use, in the background: it holds
 the sandbox sessions and conversation memory between invocations (on a unix socket in
-THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_IDLE_TTL_MS idle.
+THREADLAB_DATA_DIR, mode 600) and exits, removing its containers, after THREADLAB_SANDBOX_IDLE_TTL_MS
+idle. A command run with another configuration (endpoint, key, .env) replaces it: the old daemon
+finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; it is made private (700).
   stop    stop it now (its sessions end)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {}, 'daemon');
@@ -26,11 +30,17 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
       io.out((await stopDaemon(config.dataDir)) ? 'Daemon stopped.\n' : 'No daemon was running.\n');
       return 0;
     }
+    const { previousMode } = ensurePrivateDir(config.dataDir);
     const logger = createLogger({
       level: config.env.THREADLAB_LOG_LEVEL,
       secrets: config.secrets,
       destination: process.stdout,
     }).child({ component: 'daemon' });
+    if (previousMode !== undefined)
+      logger.warn(
+        { dataDir: config.dataDir, previousMode: previousMode.toString(8) },
+        'data directory made private (700)',
+      );
     const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
     const adapter = new CliAdapter();
     const runtime = await buildRuntime(config, logger, {
@@ -50,6 +60,9 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
       sandbox,
       adapter,
       logger,
+      configFingerprint: configFingerprint(config),
+      stagingDir: join(config.dataDir, 'cli-staging'),
+      maxFileBytes: config.sandbox.maxFileBytes,
       idleMs: config.sandbox.idleTtlMs,
       onShutdown: () => resolveDone(),
     });
@@ -60,7 +73,6 @@ THREADLAB_DATA_DIR) and exits, removing its containers, after THREADLAB_SANDBOX_
     await done;
     await server.close();
     await runtime.stop();
-    rmSync(socket, { force: true });
     logger.info('daemon stopped');
     return 0;
   },

@@ -1,18 +1,29 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
 import { LANGUAGES, type ExecutionResult, type Language } from '../../domain/execution.js';
-import { callDaemon, ensureDaemon } from '../daemon/client.js';
+import { callDaemon } from '../daemon/client.js';
+import { configFingerprint } from '../daemon/fingerprint.js';
+import { DAEMON_LIMITS } from '../daemon/protocol.js';
+import { describeRefused } from './out-report.js';
 import { prepareImage } from './prepare-image.js';
 
-async function readSource(file: string): Promise<string> {
-  if (file !== '-') return readFile(file, 'utf8');
+/** Reads the code, refusing more than the daemon takes in one call. */
+async function readSource(file: string): Promise<string | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of file === '-' ? process.stdin : createReadStream(file)) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_CODE_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** Leaves room for the JSON around the code (escaping may grow it) within the daemon's limit. */
+const MAX_CODE_BYTES = DAEMON_LIMITS.maxJsonBytes / 2;
 
 export function summariseResult(result: ExecutionResult): string {
   const lines: string[] = [];
@@ -33,16 +44,19 @@ export function summariseResult(result: ExecutionResult): string {
 
 export const execCommand: Command = {
   name: 'exec',
-  usage: `Usage: threadlab exec [--session KEY] [--lang python|bash] [--timeout MS] [--out DIR] [--json] FILE|-
+  usage: `Usage: threadlab exec [--session KEY] [--lang python|bash] [--timeout MS] [--out DIR [--overwrite]] [--json] FILE|-
 
 Runs FILE (or stdin with -) in a sandbox. Output streams as it comes.
   --session KEY   a named session: consecutive calls share variables and files while it lives
                   (held by a background daemon; see \`threadlab daemon --help\`)
   --lang LANG     python (default) or bash
   --timeout MS    wall-clock limit of this run (default THREADLAB_SANDBOX_TIMEOUT_MS)
-  --out DIR       write the files the run created or changed, and displayed images, under DIR
-  --json          print exactly the result object as one JSON document (no streaming)
-Exit status: 0 when the run's status is ok, 1 otherwise.`,
+  --out DIR       write the files the run created or changed, and displayed images, under DIR;
+                  names with a dot component or "..", and links already in DIR, are refused
+  --overwrite     with --out: replace existing files (refused otherwise)
+  --json          print exactly the result object as one JSON document (no streaming); with --out
+                  it also has "out": { written, refused: [{ name, reason }] }
+Exit status: 0 when the run's status is ok and every file was written, 1 otherwise.`,
   async run(argv, io) {
     const { values, positionals } = parse(
       argv,
@@ -51,6 +65,7 @@ Exit status: 0 when the run's status is ok, 1 otherwise.`,
         lang: { type: 'string' },
         timeout: { type: 'string' },
         out: { type: 'string' },
+        overwrite: { type: 'boolean' },
         json: { type: 'boolean' },
       },
       'exec',
@@ -70,27 +85,40 @@ Exit status: 0 when the run's status is ok, 1 otherwise.`,
       io.err(`--timeout: expected milliseconds, at least 100 (got "${values.timeout}")\n`);
       return 2;
     }
+    if (values.overwrite && !values.out) {
+      io.err('--overwrite: only meaningful with --out DIR\n');
+      return 2;
+    }
     const code = await readSource(positionals[0]!);
+    if (code === undefined) {
+      io.err(`${positionals[0]}: the code is over the limit of ${MAX_CODE_BYTES} bytes per run\n`);
+      return 2;
+    }
     const config = loadConfig(io.env);
     await prepareImage(config, io);
-    const socket = await ensureDaemon(config.dataDir, io.env);
-    const body = {
-      language,
-      code,
-      ...(values.session ? { session: values.session } : {}),
-      ...(timeoutMs ? { timeoutMs } : {}),
-      ...(values.out ? { outDir: resolve(values.out) } : {}),
-    };
-    for await (const frame of callDaemon(socket, '/exec', body)) {
+    const body = Buffer.from(
+      JSON.stringify({
+        language,
+        code,
+        ...(values.session ? { session: values.session } : {}),
+        ...(timeoutMs ? { timeoutMs } : {}),
+        ...(values.out ? { outDir: resolve(values.out), overwrite: values.overwrite ?? false } : {}),
+      }),
+    );
+    const target = { dataDir: config.dataDir, env: io.env, config: configFingerprint(config), notice: io.err };
+    for await (const frame of callDaemon(target, '/exec', () => body)) {
       if (frame.type === 'stdout' && !values.json) io.out(frame.text);
       else if (frame.type === 'stderr' && !values.json) io.err(frame.text);
       else if (frame.type === 'failure') {
         io.err(`${frame.message}\n`);
         return 1;
       } else if (frame.type === 'exec_result') {
-        if (values.json) io.out(`${JSON.stringify(frame.result, null, 2)}\n`);
+        const out = frame.out ?? { written: [], refused: [] };
+        const printed = frame.out ? { ...frame.result, out: frame.out } : frame.result;
+        if (values.json) io.out(`${JSON.stringify(printed, null, 2)}\n`);
         else io.err(summariseResult(frame.result));
-        return frame.result.status === 'ok' ? 0 : 1;
+        io.err(describeRefused(out));
+        return frame.result.status === 'ok' && out.refused.length === 0 ? 0 : 1;
       }
     }
     io.err('The daemon closed the connection without a result; see its log.\n');

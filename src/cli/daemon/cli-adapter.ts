@@ -12,7 +12,8 @@ interface Pending {
 
 /**
  * The `threadlab chat` surface: a platform whose messages come from the command line and whose
- * replies go back to the waiting command. Attachments are local files the user named.
+ * replies go back to the waiting command. An attachment's `url` is the daemon's own staged copy of
+ * bytes the caller sent (the daemon never opens a path the caller named).
  */
 export class CliAdapter implements PlatformAdapter {
   readonly platform = 'cli' as const;

@@ -1,38 +1,73 @@
 import { randomUUID } from 'node:crypto';
+import { chmodSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { basename } from 'node:path';
-import { toThreadlabError } from '../../domain/errors.js';
+import { join } from 'node:path';
+import { ThreadlabError, toThreadlabError } from '../../domain/errors.js';
 import { cliThreadKey, type ThreadRef } from '../../domain/thread-key.js';
 import type { Logger } from '../../logger.js';
 import type { Sandbox } from '../../ports/sandbox.js';
+import { readChatBody } from './chat-body.js';
 import type { CliAdapter } from './cli-adapter.js';
-import type { ChatRequest, DaemonFrame, ExecRequest } from './protocol.js';
-import { writeUnder } from './write-out.js';
+import {
+  CONFIG_HEADER,
+  DAEMON_LIMITS,
+  execRequestSchema,
+  type DaemonFrame,
+  type DaemonHealth,
+  type ExecRequest,
+} from './protocol.js';
+import { OutWriter } from './write-out.js';
 
 export interface DaemonServerOptions {
   socketPath: string;
   sandbox: Sandbox;
   adapter: CliAdapter;
   logger: Logger;
-  /** Called on POST /shutdown and when idle for `idleMs`. */
+  /** Fingerprint of the configuration this daemon runs with; calls carrying another are refused (409). */
+  configFingerprint: string;
+  /** Private directory where attachments are staged while their message runs. */
+  stagingDir: string;
+  /** Largest attachment accepted. */
+  maxFileBytes: number;
+  /** Called on POST /shutdown, when idle for `idleMs`, and when drained. */
   onShutdown: () => void;
   /** Exit after this long without a request. */
   idleMs: number;
 }
 
-async function readJson<T>(req: IncomingMessage): Promise<T> {
+type Send = (frame: DaemonFrame) => void;
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > DAEMON_LIMITS.maxJsonBytes)
+      throw new ThreadlabError(
+        'sandbox_file_rejected',
+        `The code is over the limit of ${DAEMON_LIMITS.maxJsonBytes} bytes.`,
+        {
+          isPolicy: true,
+        },
+      );
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ThreadlabError('internal', 'The request body is not JSON.');
+  }
 }
 
 /**
  * The local daemon behind `threadlab exec` and `threadlab chat`: it holds the sandbox sessions and
- * conversation memory between command invocations, on a unix socket only the user can reach.
+ * conversation memory between command invocations, on a unix socket only its user can reach (0600).
  */
 export class DaemonServer {
   private readonly server: Server;
   private inFlight = 0;
+  private draining = false;
+  private socketInode: number | undefined;
   private lastActivityMs = Date.now();
   private readonly idleTimer: NodeJS.Timeout;
 
@@ -50,22 +85,63 @@ export class DaemonServer {
     this.idleTimer.unref();
   }
 
+  /** Listens on the socket, created 0600 whatever the umask (and checked). */
   listen(): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.socketPath, () => resolve());
+      const path = this.options.socketPath;
+      const previous = process.umask(0o177);
+      const restore = () => process.umask(previous);
+      this.server.once('error', (err) => (restore(), reject(err)));
+      this.server.listen(path, () => {
+        restore();
+        try {
+          chmodSync(path, 0o600);
+          const info = lstatSync(path);
+          if (!info.isSocket() || (info.mode & 0o077) !== 0) throw new Error(`${path} is not a private socket`);
+          this.socketInode = info.ino;
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
     });
   }
 
   close(): Promise<void> {
     clearInterval(this.idleTimer);
+    this.removeSocket();
     return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Unlinks the socket path if it is still ours (a successor may have bound the path meanwhile). */
+  private removeSocket(): void {
+    try {
+      if (lstatSync(this.options.socketPath).ino === this.socketInode) unlinkSync(this.options.socketPath);
+    } catch {
+      // already gone
+    }
+    this.socketInode = undefined;
+  }
+
+  /** Takes no new calls, frees the socket path for a successor, and shuts down once running calls end. */
+  private drain(): void {
+    if (!this.draining) this.options.logger.info({ inFlight: this.inFlight }, 'draining: configuration changed');
+    this.draining = true;
+    this.removeSocket();
+    this.server.close();
+    this.server.closeIdleConnections();
+    if (this.inFlight === 0) this.options.onShutdown();
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.lastActivityMs = Date.now();
     if (req.method === 'GET' && req.url === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: process.pid }));
+      const health: DaemonHealth = {
+        pid: process.pid,
+        config: this.options.configFingerprint,
+        draining: this.draining,
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(health));
       return;
     }
     if (req.method === 'POST' && req.url === '/shutdown') {
@@ -73,32 +149,47 @@ export class DaemonServer {
       this.options.onShutdown();
       return;
     }
+    if (req.method === 'POST' && req.url === '/drain') {
+      this.drain();
+      res.writeHead(202, { connection: 'close' }).end();
+      return;
+    }
     if (req.method !== 'POST' || (req.url !== '/exec' && req.url !== '/chat')) {
       res.writeHead(404).end();
       return;
     }
+    if (this.draining) {
+      res.writeHead(503, { connection: 'close' }).end('draining');
+      return;
+    }
+    if (req.headers[CONFIG_HEADER] !== this.options.configFingerprint) {
+      res.writeHead(409, { connection: 'close' }).end('configuration changed');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    const send = (frame: DaemonFrame) => res.write(`${JSON.stringify(frame)}\n`);
+    const send: Send = (frame) => res.write(`${JSON.stringify(frame)}\n`);
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
     this.inFlight += 1;
     try {
-      if (req.url === '/exec') await this.exec(await readJson<ExecRequest>(req), send, abort.signal);
-      else await this.chat(await readJson<ChatRequest>(req), send, abort.signal);
+      if (req.url === '/exec') await this.exec(parseExec(await readJson(req)), send, abort.signal);
+      else await this.chat(req, send, abort.signal);
     } catch (err) {
       const e = toThreadlabError(err);
-      this.options.logger.error({ err: e }, 'daemon request failed');
+      if (e.isPolicy) this.options.logger.info({ code: e.code }, e.message);
+      else this.options.logger.error({ err: e }, 'daemon request failed');
       send({ type: 'failure', code: e.code, message: e.message });
     } finally {
       this.inFlight -= 1;
       this.lastActivityMs = Date.now();
       res.end();
+      if (this.draining && this.inFlight === 0) this.options.onShutdown();
     }
   }
 
-  private async exec(request: ExecRequest, send: (f: DaemonFrame) => void, signal: AbortSignal): Promise<void> {
+  private async exec(request: ExecRequest, send: Send, signal: AbortSignal): Promise<void> {
     const { sandbox } = this.options;
     const key = cliThreadKey(request.session ?? `once-${randomUUID()}`);
     try {
@@ -110,65 +201,80 @@ export class DaemonServer {
         onStdout: (text) => send({ type: 'stdout', text }),
         onStderr: (text) => send({ type: 'stderr', text }),
       });
-      const written: string[] = [];
-      if (request.outDir) {
-        for (const artifact of result.artifacts) {
-          written.push(await writeUnder(request.outDir, artifact.path, await sandbox.readFile(key, artifact.path)));
-        }
-        let n = 0;
-        for (const display of result.displays) {
-          const png = display.data['image/png'];
-          if (png)
-            written.push(
-              await writeUnder(
-                request.outDir,
-                `display-${result.executionCount}-${++n}.png`,
-                Buffer.from(png, 'base64'),
-              ),
-            );
-        }
+      if (!request.outDir) return send({ type: 'exec_result', result });
+      const writer = new OutWriter({ outDir: request.outDir, overwrite: request.overwrite ?? false });
+      for (const artifact of result.artifacts) {
+        await writer.write(artifact.path, await sandbox.readFile(key, artifact.path));
       }
-      send({ type: 'exec_result', result, written });
+      let n = 0;
+      for (const display of result.displays) {
+        const png = display.data['image/png'];
+        if (png) await writer.write(`display-${result.executionCount}-${++n}.png`, Buffer.from(png, 'base64'));
+      }
+      send({ type: 'exec_result', result, out: writer.result() });
     } finally {
       if (!request.session) await sandbox.reset(key).catch(() => {});
     }
   }
 
-  private async chat(request: ChatRequest, send: (f: DaemonFrame) => void, signal: AbortSignal): Promise<void> {
+  private async chat(req: IncomingMessage, send: Send, signal: AbortSignal): Promise<void> {
     const { adapter } = this.options;
-    const thread: ThreadRef = { platform: 'cli', workspace: 'local', channel: 'cli', thread: request.thread };
-    const id = randomUUID();
-    const onAbort = () => void adapter.cancel(cliThreadKey(request.thread));
-    signal.addEventListener('abort', onAbort, { once: true });
-    const reply = await adapter.send(
-      {
-        id,
-        thread,
-        user: { id: process.env.USER ?? 'cli' },
-        text: request.text,
-        attachments: request.attachments.map((path, i) => ({ id: `${id}-${i}`, name: basename(path), url: path })),
-        receivedAtMs: Date.now(),
-      },
-      (event) => send({ type: 'progress', event }),
-    );
-    signal.removeEventListener('abort', onAbort);
-    const images: string[] = [];
-    const files: string[] = [];
-    if (request.outDir) {
-      for (const image of reply.images) images.push(await writeUnder(request.outDir, image.name, image.data));
-      for (const file of reply.files) files.push(await writeUnder(request.outDir, file.name, file.data));
+    const stagingDir = join(this.options.stagingDir, randomUUID());
+    try {
+      const { header, files } = await readChatBody(req, { stagingDir, maxFileBytes: this.options.maxFileBytes });
+      const thread: ThreadRef = { platform: 'cli', workspace: 'local', channel: 'cli', thread: header.thread };
+      const id = randomUUID();
+      const onAbort = () => void adapter.cancel(cliThreadKey(header.thread));
+      signal.addEventListener('abort', onAbort, { once: true });
+      const reply = await adapter.send(
+        {
+          id,
+          thread,
+          user: { id: process.env.USER ?? 'cli' },
+          text: header.text,
+          attachments: header.attachments.map((a, i) => ({ id: `${id}-${i}`, name: a.name, url: files[i]! })),
+          receivedAtMs: Date.now(),
+        },
+        (event) => send({ type: 'progress', event }),
+      );
+      signal.removeEventListener('abort', onAbort);
+      const images: string[] = [];
+      const written: string[] = [];
+      const writer = header.outDir
+        ? new OutWriter({ outDir: header.outDir, overwrite: header.overwrite ?? false })
+        : undefined;
+      if (writer) {
+        for (const image of reply.images) {
+          const path = await writer.write(image.name, image.data);
+          if (path) images.push(path);
+        }
+        for (const file of reply.files) {
+          const path = await writer.write(file.name, file.data);
+          if (path) written.push(path);
+        }
+      }
+      send({
+        type: 'chat_reply',
+        reply: {
+          kind: reply.kind,
+          text: reply.text,
+          runs: reply.runs.map(({ language, code, status, durationMs }) => ({ language, code, status, durationMs })),
+          images,
+          files: written,
+          refused: writer?.result().refused ?? [],
+          omitted: (reply.omitted ?? []).map(({ name, bytes, reason }) => ({ name, bytes, reason })),
+          ...(reply.footer ? { footer: reply.footer } : {}),
+        },
+      });
+    } finally {
+      rmSync(stagingDir, { recursive: true, force: true });
     }
-    send({
-      type: 'chat_reply',
-      reply: {
-        kind: reply.kind,
-        text: reply.text,
-        runs: reply.runs.map(({ language, code, status, durationMs }) => ({ language, code, status, durationMs })),
-        images,
-        files,
-        omitted: (reply.omitted ?? []).map(({ name, bytes, reason }) => ({ name, bytes, reason })),
-        ...(reply.footer ? { footer: reply.footer } : {}),
-      },
-    });
   }
+}
+
+function parseExec(json: unknown): ExecRequest {
+  const parsed = execRequestSchema.safeParse(json);
+  if (!parsed.success)
+    throw new ThreadlabError('internal', `Malformed exec request: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
+  return parsed.data;
 }

@@ -1,32 +1,12 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliEnv, runCli } from './cli-process.js';
 
-const bin = new URL('../../../bin/threadlab.js', import.meta.url).pathname;
 const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-cli-'));
-const env = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  THREADLAB_DATA_DIR: dataDir,
-  THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
-  THREADLAB_SANDBOX_POOL_SIZE: '1',
-  THREADLAB_LOG_LEVEL: 'warn',
-};
-
-function cli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: dataDir });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const env = cliEnv(dataDir);
+const cli = (args: string[], stdin = '') => runCli(args, { env, stdin, cwd: dataDir });
 
 afterAll(async () => {
   await cli(['daemon', 'stop']);
