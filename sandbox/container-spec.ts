@@ -52,7 +52,9 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
     Hostname: 'sandbox',
     User: '1000:1000',
     WorkingDir: '/mnt/data',
-    Env: [...CONTAINER_ENV],
+    // os.cpu_count() (Python 3.13 reads PYTHON_CPU_COUNT) is what Pool() and n_jobs=-1 size themselves
+    // by: the host's cores would start more workers than the CPU share and crowd the pids limit.
+    Env: [...CONTAINER_ENV, `PYTHON_CPU_COUNT=${Math.max(1, Math.ceil(limits.cpus))}`],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

@@ -45,6 +45,19 @@ describe('notebook semantics', () => {
     expect(result.stdout).toBe('[0, 1, 4, 9, 16, 25, 36, 49]\n');
   });
 
+  it("sizes a default Pool by the container's CPU share, not the host's cores", async () => {
+    const result = await python(
+      'pool-default',
+      [
+        'import multiprocessing as mp, os',
+        'def double(v): return 2 * v',
+        'with mp.Pool() as pool:',
+        '    print(os.cpu_count(), pool._processes, sum(pool.map(double, range(100))))',
+      ].join('\n'),
+    );
+    expect(result.stdout).toBe('1 1 9900\n');
+  });
+
   it('dumps and loads a scikit-learn Pipeline with a custom transformer through joblib', async () => {
     const result = await python(
       'joblib',

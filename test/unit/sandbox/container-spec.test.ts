@@ -73,7 +73,7 @@ describe('buildContainerSpec', () => {
       hostname: 'h',
       ownerPid: 42,
     });
-    expect(again.Env).toEqual(CONTAINER_ENV);
+    expect(again.Env).toEqual([...CONTAINER_ENV, 'PYTHON_CPU_COUNT=2']);
     expect(JSON.stringify(again)).not.toContain('leak');
     delete process.env.THREADLAB_UNIT_CANARY;
     expect(spec.Labels).toEqual({
