@@ -159,22 +159,30 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
   const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
   const llm = 'llm' in o ? o.llm : createOpenAiLlmClient(config.llm, logger.child({ component: 'llm' }));
-  const runtime = new Runtime({
-    config,
-    logger,
-    sandbox:
-      o.sandbox ??
-      (role === 'gateway'
-        ? noSandbox()
-        : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {})),
-    ...(llm ? { llm } : {}),
-    store: o.store ?? createStore(config, logger),
-    queue:
-      o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
-    renderer,
-    adapters: o.adapters ?? createAdapters(config, logger, renderer),
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
-  late.runtime = runtime;
-  return runtime;
+  const sandbox =
+    o.sandbox ??
+    (role === 'gateway'
+      ? noSandbox()
+      : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {}));
+  try {
+    const runtime = new Runtime({
+      config,
+      logger,
+      sandbox,
+      ...(llm ? { llm } : {}),
+      store: o.store ?? createStore(config, logger),
+      queue:
+        o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
+      renderer,
+      adapters: o.adapters ?? createAdapters(config, logger, renderer),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+    });
+    late.runtime = runtime;
+    return runtime;
+  } catch (err) {
+    // The sandbox already started warm containers: a failed start-up must not leave them behind.
+    if (!o.sandbox)
+      await sandbox.close().catch((closeErr: unknown) => logger.warn({ err: closeErr }, 'sandbox close failed'));
+    throw err;
+  }
 }
