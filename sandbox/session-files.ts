@@ -7,6 +7,8 @@ import type { RunnerConnection } from './runner-connection.js';
 
 /** Files brought back per run at most, whatever the runner lists (it shares a process with user code). */
 export const MAX_RUN_ARTIFACTS = 200;
+/** Deletions applied to the host copy per run (the runner walks at most 20,000 files). */
+export const MAX_RUN_DELETIONS = 20_000;
 /** Entries of a result's not-brought-back list; the rest are counted in one last entry. */
 export const MAX_SKIPPED_LISTED = 50;
 
@@ -52,7 +54,13 @@ function formatMib(bytes: number): string {
 export async function syncRunFiles(options: SyncRunFilesOptions): Promise<void> {
   const { connection, mirror, outcome, logger } = options;
   const result = outcome.result;
-  for (const path of outcome.deleted) {
+  if (outcome.deleted.length > MAX_RUN_DELETIONS) {
+    logger.warn(
+      { deleted: outcome.deleted.length },
+      'sandbox reported more deletions than are applied to the host copy',
+    );
+  }
+  for (const path of outcome.deleted.slice(0, MAX_RUN_DELETIONS)) {
     try {
       await mirror.remove(path);
     } catch (err) {

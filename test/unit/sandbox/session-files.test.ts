@@ -7,7 +7,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Artifact, ExecutionResult } from '../../../src/domain/execution.js';
 import { FileMirror } from '../../../sandbox/file-mirror.js';
 import type { RunOutcome } from '../../../sandbox/run-execution.js';
-import { MAX_RUN_ARTIFACTS, MAX_SKIPPED_LISTED, syncRunFiles } from '../../../sandbox/session-files.js';
+import {
+  MAX_RUN_ARTIFACTS,
+  MAX_RUN_DELETIONS,
+  MAX_SKIPPED_LISTED,
+  syncRunFiles,
+} from '../../../sandbox/session-files.js';
 import { FakeRunner } from './fake-runner.js';
 
 const dirs: string[] = [];
@@ -131,6 +136,29 @@ describe('syncRunFiles', () => {
     expect(run.result.skippedArtifacts?.[0]).toMatchObject({ path: 'old.bin' });
     expect(run.result.skippedArtifacts?.[0]?.reason).toContain('THREADLAB_SANDBOX_DATA_MB');
     expect((await m.list()).map((f) => f.path)).toEqual(['kept.bin', 'new.bin']);
+  });
+
+  it('applies at most MAX_RUN_DELETIONS deletions, however many the runner lists', async () => {
+    const m = mirror();
+    await m.write('first.txt', Buffer.from('1'));
+    await m.write('beyond.txt', Buffer.from('2'));
+    const deleted = [
+      'first.txt',
+      ...Array.from({ length: MAX_RUN_DELETIONS - 1 }, (_, i) => `gone-${i}`),
+      'beyond.txt',
+    ];
+    const run = { ...outcome([]), deleted };
+    const { connection } = lyingRunner({});
+    await syncRunFiles({
+      connection,
+      mirror: m,
+      outcome: run,
+      maxFileBytes: 10,
+      maxRunFilesBytes: 10,
+      maxMirrorBytes: 10,
+      logger,
+    });
+    expect((await m.list()).map((f) => f.path)).toEqual(['beyond.txt']);
   });
 
   it('caps the files brought back and the list of those skipped, whatever the runner lists', async () => {
