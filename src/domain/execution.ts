@@ -71,8 +71,12 @@ export interface ExecutionResult {
   killReason?: KillReason;
   /** For status `timeout`: whether the deadline or the user's stop interrupted the run. */
   interruptedBy?: 'timeout' | 'cancelled';
-  /** Files that changed but could not be brought back (too large, unsafe type), with why. */
-  skippedArtifacts?: { path: string; reason: string }[];
+  /**
+   * Files that changed but were not brought back (too large, a sparse file, the total per run reached,
+   * a hard link, an unsafe type), with why; `bytes` is the size the sandbox reported. A long list ends
+   * with one entry counting the rest.
+   */
+  skippedArtifacts?: { path: string; reason: string; bytes?: number }[];
 }
 
 /** A file in a session's `/mnt/data`. */

@@ -16,7 +16,7 @@ function fakeLive(runner: FakeRunner, exit = { oomKilled: false, exitCode: 1 as 
   return { live, calls };
 }
 
-const base = { timeoutMs: 200, graceMs: 100, outputBytes: 1000, maxFileBytes: 1000 };
+const base = { timeoutMs: 200, graceMs: 100, outputBytes: 1000, maxFileBytes: 1000, maxRunFilesBytes: 2000 };
 
 describe('executeRun', () => {
   it('maps a result frame and collects streamed displays', async () => {
