@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ThreadlabError } from '../../domain/errors.js';
 import { ensurePrivateDir } from './private-dir.js';
+import { withStartLock } from './start-lock.js';
 import { CONFIG_HEADER, type DaemonFrame, type DaemonHealth } from './protocol.js';
 
 /** Where the daemon of a data directory listens and logs. */
@@ -71,21 +72,32 @@ function post(socketPath: string, path: string): Promise<number | undefined> {
  * the socket at once and exits when its running calls end, while a new one takes over.
  */
 export async function ensureDaemon(target: DaemonTarget): Promise<string> {
-  const { socket, log } = daemonPaths(target.dataDir);
+  const { socket } = daemonPaths(target.dataDir);
   const { previousMode } = ensurePrivateDir(target.dataDir);
   if (previousMode !== undefined)
     target.notice?.(
       `${target.dataDir} was open to other users (mode ${previousMode.toString(8)}); made it private (700).\n`,
     );
-  const running = await health(socket);
-  if (running && running.config === target.config && !running.draining) return socket;
-  if (running) {
-    target.notice?.(
-      `The configuration changed: replacing the daemon (pid ${running.pid}) once its running calls end.\n`,
-    );
-    // A daemon from before draining existed knows only /shutdown.
-    if ((await post(socket, '/drain')) === 404) await post(socket, '/shutdown');
-  }
+  const usable = (h: DaemonHealth | undefined) => h && h.config === target.config && !h.draining;
+  if (usable(await health(socket))) return socket;
+  return withStartLock({ dataDir: target.dataDir }, async () => {
+    // Another command may have started it while this one waited for the lock.
+    const running = await health(socket);
+    if (usable(running)) return socket;
+    if (running) await replace(target, running);
+    return start(target);
+  });
+}
+
+async function replace(target: DaemonTarget, running: DaemonHealth): Promise<void> {
+  const { socket } = daemonPaths(target.dataDir);
+  target.notice?.(`The configuration changed: replacing the daemon (pid ${running.pid}) once its running calls end.\n`);
+  // A daemon from before draining existed knows only /shutdown.
+  if ((await post(socket, '/drain')) === 404) await post(socket, '/shutdown');
+}
+
+async function start(target: DaemonTarget): Promise<string> {
+  const { socket, log } = daemonPaths(target.dataDir);
   rmSync(socket, { force: true });
   const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
   const out = openSync(log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);

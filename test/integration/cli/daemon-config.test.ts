@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -35,6 +35,22 @@ async function currentDaemon(): Promise<number> {
   if (!health) throw new Error('no daemon answers');
   daemons.push(health.pid);
   return health.pid;
+}
+
+/** Pids of `threadlab daemon` processes serving `dir` (from /proc; the tests run as root). */
+function daemonsOf(dir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (cmdline.at(-2) === 'daemon' && environ.includes(`THREADLAB_DATA_DIR=${dir}`)) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
 }
 
 describe('threadlab exec and chat follow a changed configuration (real processes, real Docker)', () => {
@@ -121,5 +137,22 @@ describe('threadlab exec and chat follow a changed configuration (real processes
       filters: { label: [`dev.threadlab.instance=cli-${pidA}`] },
     });
     expect(left).toEqual([]);
+  });
+
+  it('commands started together start one daemon, not one each', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'threadlab-cli-together-'));
+    const env = cliEnv(fresh);
+    try {
+      const runs = await Promise.all(
+        [1, 2, 3].map((n) => runCli(['exec', '--session', 'same', '-'], { env, stdin: `print(${n})` })),
+      );
+      expect(runs.map((r) => r.stdout).sort()).toEqual(['1\n', '2\n', '3\n']);
+      const running = daemonsOf(fresh);
+      daemons.push(...running);
+      expect(running).toHaveLength(1);
+    } finally {
+      await runCli(['daemon', 'stop'], { env });
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });
