@@ -30,7 +30,8 @@ export interface RunOutcome {
 export const MAX_DISPLAYS = 100;
 export const MAX_DISPLAY_CHARS = 48 * 1024 * 1024;
 
-const KILL_TEXT: Record<KillReason, string> = {
+/** Why a run was killed, as its result says it (shared with the test fake, so both say the same). */
+export const KILL_TEXT: Readonly<Record<KillReason, string>> = {
   timeout: 'the code did not stop when interrupted at its time limit, so its container was killed',
   cancelled: 'the run was stopped and did not yield, so its container was killed',
   memory: 'the code ran out of memory (THREADLAB_SANDBOX_MEMORY_MB) and its container was killed',
@@ -181,7 +182,8 @@ async function waitForExit(live: LiveContainer): Promise<{ oomKilled: boolean; e
   return live.exitState();
 }
 
-function interruptionText(by: 'timeout' | 'cancelled', timeoutMs: number): string {
+/** What an interrupted run's error says: a user's stop, or the deadline with the option to raise it. */
+export function interruptionText(by: 'timeout' | 'cancelled', timeoutMs: number): string {
   return by === 'cancelled'
     ? 'The run was stopped by the user; variables are kept.'
     : `The run exceeded its time limit of ${timeoutMs} ms and was interrupted; variables are kept. Set THREADLAB_SANDBOX_TIMEOUT_MS to raise the limit.`;

@@ -6,11 +6,16 @@ import type {
   SandboxEnvironment,
   SandboxFile,
 } from '../../src/domain/execution.js';
-import type { RunRequest, Sandbox } from '../../src/ports/sandbox.js';
+import type { PreviewOptions, RunRequest, Sandbox } from '../../src/ports/sandbox.js';
+import { mimeFromPath, sanitizeFileName } from '../../sandbox/file-names.js';
+import { interruptionText, KILL_TEXT } from '../../sandbox/run-execution.js';
+import { previewWithinBudget, simplePreview } from './fake-previews.js';
+
+export { simplePreview } from './fake-previews.js';
 
 /** What a scripted run produces; everything is optional and defaults to a silent success. */
 export interface FakeRunOutcome extends Partial<Omit<ExecutionResult, 'artifacts' | 'executionCount'>> {
-  /** Files the "code" writes under /mnt/data; they become artifacts (created or modified). */
+  /** Files the "code" writes under /mnt/data; they become artifacts (created or modified) within the limits. */
   writeFiles?: Record<string, string | Buffer>;
   /** Throw this instead of returning a result (an infrastructure failure). */
   throws?: Error;
@@ -26,9 +31,23 @@ export interface FakeRunContext {
   index: number;
   /** The session's files, path → bytes (read-only view). */
   files: ReadonlyMap<string, Buffer>;
+  /** The session interpreter's variables: kept between runs, gone after a kill, a retire or a reset. */
+  variables: Map<string, unknown>;
 }
 
 export type FakeRunHandler = (context: FakeRunContext) => FakeRunOutcome | Promise<FakeRunOutcome>;
+
+/** Limits the fake applies like the real sandbox does. */
+export interface FakeSandboxLimits {
+  /** Largest file brought back by a run, uploaded or read. @defaultValue 100 MiB (THREADLAB_MAX_FILE_MB) */
+  maxFileBytes: number;
+  /** Total brought back by one run. @defaultValue twice maxFileBytes (THREADLAB_MAX_RUN_FILES_MB) */
+  maxRunFilesBytes: number;
+  /** A run's time limit when the request names none. @defaultValue 60000 */
+  timeoutMs: number;
+  /** Budget of one preview request. @defaultValue 10000 (THREADLAB_PREVIEW_TIMEOUT_MS) */
+  previewTimeoutMs: number;
+}
 
 export interface FakeSandboxOptions {
   /** Called for each run when no scripted result is queued. @defaultValue a silent success */
@@ -36,8 +55,11 @@ export interface FakeSandboxOptions {
   /** Results consumed in order before `handler` is used. */
   results?: FakeRunOutcome[];
   environment?: Partial<SandboxEnvironment>;
+  limits?: Partial<FakeSandboxLimits>;
   /** Overrides previews; the default parses CSV and JSON the simple way. */
   preview?: (path: string, data: Buffer) => FilePreview;
+  /** How long previewing a file takes, in ms, to exercise the time budget. @defaultValue 0 */
+  previewCostMs?: (path: string, data: Buffer) => number;
 }
 
 /** One recorded call to the fake, in order. */
@@ -47,25 +69,10 @@ export interface FakeSandboxCall {
   detail?: unknown;
 }
 
-const MIME: Record<string, string> = {
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  json: 'application/json',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  svg: 'image/svg+xml',
-  html: 'text/html',
-  py: 'text/x-python',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  parquet: 'application/vnd.apache.parquet',
-};
+/** The MIME type the fake reports for a path: the sandbox's own table. */
+export const fakeMime = mimeFromPath;
 
-/** The MIME type the fake reports for a path, from its extension. */
-export function fakeMime(path: string): string {
-  return MIME[path.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
-}
+const MIB = 1024 * 1024;
 
 export const FAKE_ENVIRONMENT: SandboxEnvironment = {
   imageVersion: 'fake-1',
@@ -76,52 +83,38 @@ export const FAKE_ENVIRONMENT: SandboxEnvironment = {
 
 interface Session {
   files: Map<string, { data: Buffer; modifiedMs: number }>;
+  variables: Map<string, unknown>;
   executionCount: number;
   live: boolean;
+  /** Why the interpreter went away outside a run; said by the next run. */
+  pendingReset?: string;
 }
 
-function inferDtype(values: string[]): string {
-  const present = values.filter((v) => v !== '');
-  if (present.length > 0 && present.every((v) => /^-?\d+$/.test(v))) return 'int64';
-  if (present.length > 0 && present.every((v) => !Number.isNaN(Number(v)))) return 'float64';
-  return 'object';
-}
-
-/** The default preview: CSV as a table with inferred dtypes, JSON and text by their first lines. */
-export function simplePreview(path: string, data: Buffer): FilePreview {
-  const text = data.toString('utf8');
-  if (/\.(csv|tsv)$/i.test(path)) {
-    const sep = path.toLowerCase().endsWith('.tsv') ? '\t' : ',';
-    const lines = text.split(/\r?\n/).filter((l) => l !== '');
-    const header = (lines[0] ?? '').split(sep);
-    const rows = lines.slice(1).map((l) => l.split(sep));
-    const columns = header.map((name, i) => ({ name, dtype: inferDtype(rows.map((r) => r[i] ?? '')) }));
-    return {
-      path,
-      bytes: data.length,
-      kind: 'table',
-      tables: [{ rows: rows.length, columns, head: lines.slice(0, 6).join('\n') }],
-    };
-  }
-  if (/\.json$/i.test(path)) return { path, bytes: data.length, kind: 'json', text: text.slice(0, 500) };
-  if (!data.subarray(0, 200).includes(0))
-    return { path, bytes: data.length, kind: 'text', text: text.split('\n').slice(0, 10).join('\n') };
-  return { path, bytes: data.length, kind: 'binary' };
-}
+const formatMib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
 
 /**
  * An in-memory Sandbox for unit tests: files per session key, results scripted in order or computed by
- * a handler, streaming callbacks called, every call recorded in `calls` and every run in `runs`.
+ * a handler, streaming callbacks called, every call recorded in `calls` and every run in `runs`. Around
+ * what the "code" does, it behaves as the Sandbox contract says (test/contract/sandbox-contract.ts).
  */
 export class FakeSandbox implements Sandbox {
   readonly calls: FakeSandboxCall[] = [];
   readonly runs: { key: string; request: RunRequest }[] = [];
+  readonly limits: FakeSandboxLimits;
   private readonly sessions = new Map<string, Session>();
   private readonly queue: FakeRunOutcome[];
   private closed = false;
 
   constructor(private readonly options: FakeSandboxOptions = {}) {
     this.queue = [...(options.results ?? [])];
+    const maxFileBytes = options.limits?.maxFileBytes ?? FAKE_ENVIRONMENT.limits.maxFileMb * MIB;
+    this.limits = {
+      maxFileBytes,
+      maxRunFilesBytes: 2 * maxFileBytes,
+      timeoutMs: FAKE_ENVIRONMENT.limits.timeoutMs,
+      previewTimeoutMs: 10_000,
+      ...options.limits,
+    };
   }
 
   /** Queues results for the next runs. */
@@ -138,80 +131,118 @@ export class FakeSandbox implements Sandbox {
     const session = this.session(key);
     const index = this.runs.length;
     this.runs.push({ key, request });
-    const outcome =
-      this.queue.shift() ?? (await this.options.handler?.({ key, request, index, files: this.view(session) })) ?? {};
+    const pendingReset = session.pendingReset;
+    session.pendingReset = undefined;
+    session.live = true;
+    const context = { key, request, index, files: this.view(session), variables: session.variables };
+    const outcome = this.queue.shift() ?? (await this.options.handler?.(context)) ?? {};
     if (outcome.throws) throw outcome.throws;
     const started = Date.now();
-    const interrupted = outcome.delayMs ? await this.wait(outcome.delayMs, request) : false;
-    const before = new Map([...session.files].map(([p, f]) => [p, f.data]));
-    const artifacts: Artifact[] = [];
-    for (const [path, content] of Object.entries(outcome.writeFiles ?? {})) {
-      const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
-      session.files.set(path, { data, modifiedMs: Date.now() });
-      const old = before.get(path);
-      if (!old || !old.equals(data))
-        artifacts.push({ path, bytes: data.length, mime: fakeMime(path), change: old ? 'modified' : 'created' });
-    }
+    const timeoutMs = request.timeoutMs ?? this.limits.timeoutMs;
+    const interruptedBy = outcome.delayMs ? await this.wait(outcome.delayMs, timeoutMs, request.signal) : undefined;
+    const { artifacts, skippedArtifacts } = this.writeFiles(session, outcome.writeFiles ?? {});
     const stdout = outcome.stdout ?? '';
     const stderr = outcome.stderr ?? '';
     const displays = outcome.displays ?? [];
     if (stdout) request.onStdout?.(stdout);
     if (stderr) request.onStderr?.(stderr);
     for (const display of displays) request.onDisplay?.(display);
-    const status = interrupted ? 'timeout' : (outcome.status ?? (outcome.error ? 'error' : 'ok'));
-    const stateReset =
-      outcome.stateReset ??
-      (session.live ? undefined : session.executionCount > 0 ? { reason: 'the interpreter was restarted' } : undefined);
-    session.executionCount = stateReset ? 1 : session.executionCount + 1;
-    session.live = status !== 'killed';
     const { writeFiles: _w, throws: _t, delayMs: _d, ...rest } = outcome;
-    return {
+    const result: ExecutionResult = {
       ...rest,
-      status,
+      status: interruptedBy ? 'timeout' : (outcome.status ?? (outcome.error ? 'error' : 'ok')),
       stdout,
       stderr,
       displays,
       artifacts,
       durationMs: outcome.durationMs ?? Date.now() - started,
-      executionCount: session.executionCount,
-      ...(stateReset ? { stateReset } : {}),
-      ...(interrupted ? { killReason: request.signal?.aborted ? 'cancelled' : 'timeout' } : {}),
+      executionCount: 0,
     };
+    if (skippedArtifacts.length > 0)
+      result.skippedArtifacts = [...(outcome.skippedArtifacts ?? []), ...skippedArtifacts];
+    if (interruptedBy) {
+      result.interruptedBy = interruptedBy;
+      result.error = { name: 'KeyboardInterrupt', value: interruptionText(interruptedBy, timeoutMs), traceback: '' };
+    }
+    const reset = outcome.stateReset ?? (pendingReset ? { reason: pendingReset } : undefined);
+    if (reset) {
+      result.stateReset = reset;
+      session.executionCount = 0;
+    }
+    session.executionCount += 1;
+    result.executionCount = session.executionCount;
+    if (result.status === 'killed') this.kill(session, result);
+    return result;
   }
 
-  async putFile(key: string, name: string, data: Buffer): Promise<SandboxFile> {
+  async putFile(key: string, name: string, source: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
+    const path = sanitizeFileName(name);
+    const maxBytes = this.limits.maxFileBytes;
+    const tooLarge = () =>
+      new ThreadlabError(
+        'sandbox_file_rejected',
+        `${path} is larger than ${maxBytes / MIB} MB (THREADLAB_MAX_FILE_MB).`,
+        {
+          isPolicy: true,
+        },
+      );
+    // A stream is read to its end (and its errors surface) as the real sandbox would, before anything is
+    // stored; its size is counted as it arrives.
+    const chunks: Buffer[] = [];
+    let received = 0;
+    if (!Buffer.isBuffer(source)) {
+      for await (const chunk of source) {
+        received += chunk.length;
+        if (received > maxBytes) throw tooLarge();
+        chunks.push(Buffer.from(chunk));
+      }
+    }
+    const data = Buffer.isBuffer(source) ? source : Buffer.concat(chunks);
     this.record({ method: 'putFile', key, detail: { name, bytes: data.length } });
-    const path = name.replace(/[\\/]/g, '_');
+    if (data.length > maxBytes) throw tooLarge();
+    const session = this.session(key);
+    // The real sandbox starts the session's container to receive the file.
+    session.live = true;
     const modifiedMs = Date.now();
-    this.session(key).files.set(path, { data, modifiedMs });
+    session.files.set(path, { data, modifiedMs });
     return { path, bytes: data.length, mime: fakeMime(path), modifiedMs };
   }
 
   async listFiles(key: string): Promise<SandboxFile[]> {
     this.record({ method: 'listFiles', key });
     const files = this.sessions.get(key)?.files ?? new Map();
-    return [...files].map(([path, f]) => ({
-      path,
-      bytes: f.data.length,
-      mime: fakeMime(path),
-      modifiedMs: f.modifiedMs,
-    }));
+    return [...files]
+      .map(([path, f]) => ({ path, bytes: f.data.length, mime: fakeMime(path), modifiedMs: f.modifiedMs }))
+      .sort((a, b) => a.path.localeCompare(b.path));
   }
 
   async readFile(key: string, path: string): Promise<Buffer> {
     this.record({ method: 'readFile', key, detail: { path } });
-    const file = this.sessions.get(key)?.files.get(path);
+    const parts = path.split('/').filter((p) => p !== '' && p !== '.');
+    if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0')))
+      throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, {
+        isPolicy: true,
+      });
+    const file = this.sessions.get(key)?.files.get(parts.join('/'));
     if (!file) throw new ThreadlabError('sandbox_file_rejected', `No file ${path} in /mnt/data.`, { isPolicy: true });
+    if (file.data.length > this.limits.maxFileBytes)
+      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${this.limits.maxFileBytes} bytes.`, {
+        isPolicy: true,
+      });
     return file.data;
   }
 
-  async previewFiles(key: string, paths: string[]): Promise<FilePreview[]> {
+  async previewFiles(key: string, paths: string[], options: PreviewOptions = {}): Promise<FilePreview[]> {
     this.record({ method: 'previewFiles', key, detail: { paths } });
-    const files = this.sessions.get(key)?.files;
-    const preview = this.options.preview ?? simplePreview;
-    return paths.map((path) => {
-      const file = files?.get(path);
-      return file ? preview(path, file.data) : { path, bytes: 0, kind: 'binary', error: 'no such file' };
+    const session = this.session(key);
+    session.live = true; // previews run in the session's container
+    return previewWithinBudget({
+      files: this.view(session),
+      paths,
+      budgetMs: options.timeoutMs ?? this.limits.previewTimeoutMs,
+      signal: options.signal,
+      preview: this.options.preview ?? simplePreview,
+      costMs: this.options.previewCostMs ?? (() => 0),
     });
   }
 
@@ -221,17 +252,34 @@ export class FakeSandbox implements Sandbox {
   }
 
   isLive(key: string): boolean {
-    return this.sessions.get(key)?.live ?? false;
+    return !this.closed && (this.sessions.get(key)?.live ?? false);
   }
 
   async environment(): Promise<SandboxEnvironment> {
     this.record({ method: 'environment' });
-    return { ...FAKE_ENVIRONMENT, ...this.options.environment };
+    const limits = {
+      ...FAKE_ENVIRONMENT.limits,
+      timeoutMs: this.limits.timeoutMs,
+      maxFileMb: Math.round(this.limits.maxFileBytes / MIB),
+    };
+    return { ...FAKE_ENVIRONMENT, limits, ...this.options.environment };
   }
 
   async close(): Promise<void> {
     this.record({ method: 'close' });
     this.closed = true;
+  }
+
+  /**
+   * Drops the session's interpreter as the real sandbox does when a session is idle or evicted: files stay,
+   * the session is no longer live, and the next run says why its variables were reset. No call is recorded.
+   */
+  retire(key: string, reason = 'the session was idle and its container was removed'): void {
+    const session = this.sessions.get(key);
+    if (!session?.live) return;
+    session.live = false;
+    session.variables.clear();
+    session.pendingReset = reason;
   }
 
   /** The bytes of a session's file, or undefined (no call is recorded). */
@@ -243,30 +291,75 @@ export class FakeSandbox implements Sandbox {
     if (this.closed) throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
     let session = this.sessions.get(key);
     if (!session) {
-      session = { files: new Map(), executionCount: 0, live: false };
+      session = { files: new Map(), variables: new Map(), executionCount: 0, live: false };
       this.sessions.set(key, session);
     }
     return session;
+  }
+
+  /** A killed run takes the interpreter with it and says so in its own result. */
+  private kill(session: Session, result: ExecutionResult): void {
+    result.killReason ??= 'crash';
+    const reason = KILL_TEXT[result.killReason];
+    result.stateReset ??= { reason };
+    result.error ??= { name: 'SandboxKilled', value: reason, traceback: '' };
+    session.live = false;
+    session.variables.clear();
+    session.executionCount = 0;
+  }
+
+  /**
+   * Stores what the code wrote; brings back, like the real sandbox, files within the per-file limit and the
+   * run's total (in path order), and lists the others as not brought back with why.
+   */
+  private writeFiles(
+    session: Session,
+    written: Record<string, string | Buffer>,
+  ): { artifacts: Artifact[]; skippedArtifacts: NonNullable<ExecutionResult['skippedArtifacts']> } {
+    const artifacts: Artifact[] = [];
+    const skippedArtifacts: NonNullable<ExecutionResult['skippedArtifacts']> = [];
+    let budget = this.limits.maxRunFilesBytes;
+    for (const path of Object.keys(written).sort()) {
+      const content = written[path]!;
+      const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
+      const old = session.files.get(path)?.data;
+      session.files.set(path, { data, modifiedMs: Date.now() });
+      if (old?.equals(data)) continue;
+      const size = formatMib(data.length);
+      if (data.length > this.limits.maxFileBytes) {
+        const reason = `${size} file; larger than the ${formatMib(this.limits.maxFileBytes)} file limit`;
+        skippedArtifacts.push({ path, reason, bytes: data.length });
+      } else if (data.length > budget) {
+        const reason = `${size} file; total per run of ${formatMib(this.limits.maxRunFilesBytes)} reached`;
+        skippedArtifacts.push({ path, reason, bytes: data.length });
+      } else {
+        budget -= data.length;
+        artifacts.push({ path, bytes: data.length, mime: fakeMime(path), change: old ? 'modified' : 'created' });
+      }
+    }
+    return { artifacts, skippedArtifacts };
   }
 
   private view(session: Session): ReadonlyMap<string, Buffer> {
     return new Map([...session.files].map(([p, f]) => [p, f.data]));
   }
 
-  /** Resolves true when the run was interrupted (abort or its timeout) before `delayMs`. */
-  private wait(delayMs: number, request: RunRequest): Promise<boolean> {
-    const limitMs = Math.min(delayMs, request.timeoutMs ?? delayMs);
+  /** Waits `delayMs` unless the run is interrupted first: by its time limit or by a stop. */
+  private wait(delayMs: number, timeoutMs: number, signal?: AbortSignal): Promise<'timeout' | 'cancelled' | undefined> {
     return new Promise((resolve) => {
-      if (request.signal?.aborted) return resolve(true);
+      if (signal?.aborted) return resolve('cancelled');
       const onAbort = (): void => {
         clearTimeout(timer);
-        resolve(true);
+        resolve('cancelled');
       };
-      const timer = setTimeout(() => {
-        request.signal?.removeEventListener('abort', onAbort);
-        resolve(limitMs < delayMs);
-      }, limitMs);
-      request.signal?.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(
+        () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(timeoutMs < delayMs ? 'timeout' : undefined);
+        },
+        Math.min(delayMs, timeoutMs),
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

@@ -3,7 +3,9 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config.js';
+import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
 import { Runtime } from '../../../src/core/runtime.js';
+import { ThreadWorker } from '../../../src/core/thread-worker.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
@@ -154,7 +156,14 @@ describe('Runtime (core, with fakes of its ports)', () => {
 
     // Another worker: a fresh sandbox with no files for the thread, the same shared session store.
     const sandbox = new FakeSandbox({ results: [{ stdout: '2 rows\n' }] });
-    const second = setup({ store, adapter, sandbox });
+    const second = new ThreadWorker({
+      config: loadConfig({}),
+      logger,
+      sandbox,
+      store,
+      renderer: new SharpArtifactRenderer(),
+      adapters: new PlatformAdapters([adapter]),
+    });
     const job = {
       id: 'j2',
       threadKey: 'web:local:web:t1',
@@ -162,7 +171,7 @@ describe('Runtime (core, with fakes of its ports)', () => {
       enqueuedAtMs: Date.now(),
       message: message('```python\nprint(len(df))\n```'),
     };
-    await second.runtime.processJob(job, { signal: new AbortController().signal });
+    await second.process(job, { signal: new AbortController().signal });
     const { reply } = await adapter.nextReply();
     expect(reply.text).toContain("Fetched this thread's uploads again: `data.csv`");
     expect(reply.text).toContain('variables were reset');
@@ -171,8 +180,9 @@ describe('Runtime (core, with fakes of its ports)', () => {
     // A thread that has files (data.csv deleted by the user's code, say) gets nothing back.
     await sandbox.reset('web:local:web:t1');
     await sandbox.putFile('web:local:web:t1', 'other.txt', Buffer.from('x'));
+    sandbox.retire('web:local:web:t1'); // idle: its container is gone, its files stay
     expect(sandbox.isLive('web:local:web:t1')).toBe(false);
-    await second.runtime.processJob({ ...job, id: 'j3', attempt: 1 }, { signal: new AbortController().signal });
+    await second.process({ ...job, id: 'j3', attempt: 1 }, { signal: new AbortController().signal });
     expect((await adapter.nextReply()).reply.text).not.toContain('Fetched');
     await first.runtime.stop();
   });

@@ -24,24 +24,42 @@ describe('FakeSandbox (shared test fake)', () => {
     expect(sandbox.isLive('a')).toBe(true);
   });
 
-  it('loses state after a killed run and says so on the next one', async () => {
+  it('loses state with a killed run, says so in that run, and keeps scripted results first', async () => {
     const sandbox = new FakeSandbox({ results: [{ status: 'killed', killReason: 'memory' }, {}] });
-    await sandbox.run('k', { language: 'python', code: 'x = [0] * 10**12' });
+    const killed = await sandbox.run('k', { language: 'python', code: 'x = [0] * 10**12' });
+    expect(killed).toMatchObject({
+      status: 'killed',
+      killReason: 'memory',
+      stateReset: { reason: expect.stringContaining('memory') },
+    });
     expect(sandbox.isLive('k')).toBe(false);
     const next = await sandbox.run('k', { language: 'python', code: 'print(1)' });
-    expect(next.stateReset?.reason).toContain('restarted');
+    expect(next.stateReset).toBeUndefined();
     expect(next.executionCount).toBe(1);
     await sandbox.reset('k');
     expect(sandbox.calls.map((c) => c.method)).toEqual(['run', 'run', 'reset']);
   });
 
-  it('interrupts a slow run at its timeout or abort', async () => {
+  it('a retired session keeps its files and says on the next run why its variables are gone', async () => {
+    const sandbox = new FakeSandbox();
+    await sandbox.putFile('r', 'data.csv', Buffer.from('a\n1\n'));
+    await sandbox.run('r', { language: 'python', code: 'x = 1' });
+    sandbox.retire('r', 'the session was idle');
+    expect(sandbox.isLive('r')).toBe(false);
+    expect((await sandbox.listFiles('r')).map((f) => f.path)).toEqual(['data.csv']);
+    const next = await sandbox.run('r', { language: 'python', code: 'print(x)' });
+    expect(next).toMatchObject({ stateReset: { reason: 'the session was idle' }, executionCount: 1 });
+  });
+
+  it('interrupts a slow run at its timeout as a timeout, and at an abort as a stop', async () => {
     const sandbox = new FakeSandbox({ handler: () => ({ delayMs: 5000 }) });
     const timedOut = await sandbox.run('t', { language: 'python', code: 'sleep', timeoutMs: 50 });
-    expect(timedOut).toMatchObject({ status: 'timeout', killReason: 'timeout' });
+    expect(timedOut).toMatchObject({ status: 'timeout', interruptedBy: 'timeout' });
+    expect(timedOut.error?.value).toContain('THREADLAB_SANDBOX_TIMEOUT_MS');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     const aborted = await sandbox.run('t', { language: 'python', code: 'sleep', signal: controller.signal });
-    expect(aborted).toMatchObject({ status: 'timeout', killReason: 'cancelled' });
+    expect(aborted).toMatchObject({ status: 'timeout', interruptedBy: 'cancelled' });
+    expect(aborted.killReason).toBeUndefined();
   });
 });

@@ -182,7 +182,7 @@ describe('Interpreter loop', () => {
     const result = await pending;
     expect(result.outcome).toBe('cancelled');
     expect(result.text).toContain('Stopped at your request');
-    expect(result.runs[0]?.result.killReason).toBe('cancelled');
+    expect(result.runs[0]?.result).toMatchObject({ status: 'timeout', interruptedBy: 'cancelled' });
   });
 
   it('reports an LLM API failure as a failed turn, but throws sandbox and programmer errors', async () => {
