@@ -1,8 +1,29 @@
 import type Docker from 'dockerode';
-import type { Config } from '../src/config.js';
 import { seccompSecurityOpt } from './seccomp.js';
 
-export type SandboxLimits = Config['sandbox'];
+/** The limits and lifetimes of sandboxes (THREADLAB_SANDBOX_*, THREADLAB_MAX_*; see src/config.ts). */
+export interface SandboxLimits {
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  nofile: number;
+  fileSizeMb: number;
+  dataMb: number;
+  tmpMb: number;
+  timeoutMs: number;
+  graceMs: number;
+  /** Time budget of one request for file previews. */
+  previewTimeoutMs: number;
+  outputBytes: number;
+  idleTtlMs: number;
+  maxAgeMs: number;
+  maxSessions: number;
+  poolSize: number;
+  maxFileBytes: number;
+  /** Bytes of changed files one run may bring back. */
+  maxRunFilesBytes: number;
+  filesTtlMs: number;
+}
 
 /** Labels every sandbox container carries; orphans.ts finds them by these. */
 export const LABELS = {

@@ -10,19 +10,20 @@ import type { Logger } from './logger.js';
 import type { ArtifactRenderer } from './ports/artifact-renderer.js';
 import type { ThreadlabMetrics } from './ops/metrics.js';
 import type { JobQueue } from './ports/job-queue.js';
+import type { LlmClient } from './ports/llm-client.js';
 import type { PlatformAdapter } from './ports/platform-adapter.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { SessionStore } from './ports/session-store.js';
 import { Runtime, type RuntimeDeps } from './core/runtime.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
-import { limitsFromEnv } from './queue/limits.js';
+import { queueLimits } from './queue/limits.js';
 import type { OnDropped } from './queue/queue-events.js';
 import { MemorySessionStore } from './sessions/memory-session-store.js';
 import { createDocker } from './cli/infra.js';
-import { createOpenAiLlmClient } from '../adapters/openai/index.js';
+import { OpenAiLlmClient } from '../adapters/openai/index.js';
 import { SharpArtifactRenderer } from '../adapters/render/sharp-renderer.js';
-import { createSlackAdapter } from '../adapters/slack/index.js';
-import { createDiscordAdapter } from '../adapters/discord/index.js';
+import { SlackAdapter, type SlackAdapterOptions } from '../adapters/slack/index.js';
+import { DiscordAdapter } from '../adapters/discord/index.js';
 import { WebChatAdapter } from '../adapters/web/index.js';
 import { BullMqJobQueue } from '../adapters/redis/bullmq-queue.js';
 import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
@@ -68,7 +69,7 @@ export async function createSandbox(
 ): Promise<Sandbox> {
   const { instanceId, metrics } = options;
   const sandbox = await createDockerSandbox({
-    docker: createDocker(config.env.DOCKER_HOST),
+    docker: createDocker(config.sandbox.dockerHost),
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
     dataDir: join(config.dataDir, 'sandbox-files'),
@@ -78,6 +79,68 @@ export async function createSandbox(
   });
   if (metrics) setInterval(() => metrics.pool.sessions(sandbox.liveSessions()), 5000).unref();
   return sandbox;
+}
+
+/** The model client, or undefined when no model is configured: the interpreter then runs direct mode only. */
+export function createLlmClient(config: Config, logger: Logger): LlmClient | undefined {
+  const { llm } = config;
+  if (!llm.configured) return undefined;
+  return new OpenAiLlmClient({
+    ...(llm.apiKey ? { apiKey: llm.apiKey } : {}),
+    ...(llm.baseUrl ? { baseUrl: llm.baseUrl } : {}),
+    model: llm.model,
+    requestTimeoutMs: llm.requestTimeoutMs,
+    maxRetries: llm.maxRetries,
+    stream: llm.stream,
+    images: llm.images,
+    logger,
+  });
+}
+
+/** The Slack adapter from the configuration's slack section; `overrides` for tests (a renderer, a port). */
+export function createSlackAdapter(
+  config: Config,
+  logger: Logger,
+  overrides: Partial<SlackAdapterOptions> = {},
+): SlackAdapter {
+  const { slack } = config;
+  if (!slack.botToken)
+    throw new ThreadlabError('config_invalid', 'SLACK_BOT_TOKEN is required for Slack (xoxb-…).', { isPolicy: true });
+  return new SlackAdapter({
+    botToken: slack.botToken,
+    mode: slack.mode,
+    appToken: slack.appToken,
+    signingSecret: slack.signingSecret,
+    port: slack.port,
+    ...(slack.host ? { host: slack.host } : {}),
+    apiUrl: slack.apiUrl,
+    command: slack.command,
+    followThreads: slack.followThreads,
+    maxImageDimensionPx: config.replies.maxImagePx,
+    logger: logger.child({ platform: 'slack' }),
+    ...overrides,
+  });
+}
+
+/** The Discord adapter from the configuration's discord section. */
+export function createDiscordAdapter(
+  config: Config,
+  deps: { logger: Logger; renderer?: ArtifactRenderer },
+): DiscordAdapter {
+  const { discord } = config;
+  if (!discord.token || !discord.applicationId)
+    throw new ThreadlabError('config_invalid', 'Discord needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.', {
+      isPolicy: true,
+    });
+  return new DiscordAdapter({
+    token: discord.token,
+    applicationId: discord.applicationId,
+    ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
+    maxUploadBytes: discord.maxUploadBytes,
+    maxImagePx: config.replies.maxImagePx,
+    logger: deps.logger,
+    ...(deps.renderer ? { renderer: deps.renderer } : {}),
+  });
 }
 
 export function createAdapters(config: Config, logger: Logger, renderer: ArtifactRenderer): PlatformAdapter[] {
@@ -92,8 +155,8 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
         port: config.web.port,
         dataDir: config.dataDir,
         maxUploadBytes: config.sandbox.maxFileBytes,
-        events: { maxStreams: config.env.THREADLAB_WEB_MAX_STREAMS },
-        server: { maxConnections: config.env.THREADLAB_WEB_MAX_CONNECTIONS },
+        events: { maxStreams: config.web.maxStreams },
+        server: { maxConnections: config.web.maxConnections },
         logger,
         ...(config.web.token ? { token: config.web.token } : {}),
       }),
@@ -110,12 +173,12 @@ function createQueue(
 ): JobQueue {
   const common = {
     logger: logger.child({ component: 'queue' }),
-    concurrency: config.env.THREADLAB_CONCURRENCY,
-    limits: limitsFromEnv(config.env),
+    concurrency: config.queue.concurrency,
+    limits: queueLimits(config.queue),
     onDropped: hooks.onDropped,
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
   };
-  const redisUrl = config.env.REDIS_URL;
+  const redisUrl = config.queue.redisUrl;
   return redisUrl
     ? new BullMqJobQueue({ redisUrl, affinityTtlMs: config.sandbox.idleTtlMs, ...common })
     : new InProcessJobQueue(common);
@@ -123,7 +186,7 @@ function createQueue(
 
 /** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
 function createStore(config: Config, logger: Logger): SessionStore {
-  const redisUrl = config.env.REDIS_URL;
+  const redisUrl = config.queue.redisUrl;
   return redisUrl
     ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) })
     : new MemorySessionStore();
@@ -137,7 +200,7 @@ function createStore(config: Config, logger: Logger): SessionStore {
 export function roleProblem(config: Config, role: Role): string | undefined {
   if (role === 'all' || !config.web.enabled) return undefined;
   const why =
-    config.env.THREADLAB_WEB_ENABLED === 'auto'
+    config.web.enabledSetting === 'auto'
       ? 'THREADLAB_WEB_ENABLED=auto turned it on because neither Slack nor Discord is configured'
       : 'THREADLAB_WEB_ENABLED=true';
   return (
@@ -158,7 +221,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   const late: { runtime?: Runtime } = {};
   const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
   const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
-  const llm = 'llm' in o ? o.llm : createOpenAiLlmClient(config.llm, logger.child({ component: 'llm' }));
+  const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }));
   const sandbox =
     o.sandbox ??
     (role === 'gateway'

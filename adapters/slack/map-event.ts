@@ -1,4 +1,4 @@
-import type { InboundAttachment, InboundCommand, InboundMessage } from '../../src/domain/messages.js';
+import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { safeFileName } from '../../src/domain/file-names.js';
 import { mentionsBot, stripBotMention } from './slack-text.js';
@@ -57,8 +57,6 @@ export type MapEventResult = { kind: 'message'; message: InboundMessage } | { ki
 
 /** Subtypes that carry a new message from a person; edits, deletions, joins and the like do not. */
 const HANDLED_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast']);
-/** A message that is only one of these words is that command. */
-const WORD_COMMANDS = new Set(['reset', 'files', 'help', 'stop']);
 
 /**
  * Maps an `app_mention` or `message` event to an InboundMessage, or says why it is ignored. Pure: the
@@ -92,9 +90,8 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
     if (!ownThread) return ignore(NOT_IN_THREAD);
   }
 
+  // What the text asks for (a word such as `reset` in a thread, code, a question) is the core's to read.
   const text = stripBotMention(event.text ?? '', botUserId);
-  const word = text.toLowerCase();
-  const command: InboundCommand | undefined = WORD_COMMANDS.has(word) ? ({ name: word } as InboundCommand) : undefined;
   const name = event.user_profile?.display_name || event.user_profile?.name || event.user_profile?.real_name;
   const message: InboundMessage = {
     id: `slack:${workspace}:${event.channel}:${event.ts}`,
@@ -109,7 +106,6 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
       inThread: event.thread_ts !== undefined,
       eventId: body.event_id ?? null,
     },
-    ...(command ? { command } : {}),
   };
   return { kind: 'message', message };
 }

@@ -58,19 +58,15 @@ export function pickMime(name: string, declared: string | undefined): string {
   return guessed !== 'application/octet-stream' ? guessed : (normaliseMime(declared) ?? guessed);
 }
 
-/** `/reset`, `/files`, `/help`, `/stop` typed as a whole message are commands. */
-export function parseTextCommand(text: string): InboundCommand | undefined {
-  const match = /^\/(reset|files|help|stop)\s*$/i.exec(text.trim());
-  if (!match) return undefined;
-  return { name: match[1]!.toLowerCase() as 'reset' | 'files' | 'help' | 'stop' };
-}
-
 /** The ThreadRef of a web chat thread. */
 export function webThreadRef(threadId: string): ThreadRef {
   return { platform: 'web', workspace: 'local', channel: 'web', thread: threadId };
 }
 
-/** The InboundMessage the core receives for a stored user message. */
+/**
+ * The InboundMessage the core receives for a stored user message. `command` is the Reset button's;
+ * what typed text asks for (`/reset`, a code block) is read by the core.
+ */
 export function toInboundMessage(input: {
   messageId: string;
   threadId: string;
@@ -95,8 +91,7 @@ export function toInboundMessage(input: {
     receivedAtMs: input.receivedAtMs,
     replyContext: { threadId: input.threadId, messageId: input.messageId },
   };
-  const command = input.command ?? parseTextCommand(input.text);
-  if (command) message.command = command;
+  if (input.command) message.command = input.command;
   return message;
 }
 

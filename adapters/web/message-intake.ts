@@ -30,6 +30,8 @@ export class MessageIntake {
       const status = outcome.reason === 'rate_limited' ? 429 : 503;
       throw new WebRequestError(status, outcome.message, outcome.reason);
     }
+    // A typed `/files` is read as a command by the core; the history says so (and it titles no thread).
+    if (outcome?.command) message.command = outcome.command;
     await this.deps.store.appendMessage(message);
     this.deps.hub.publish(message.threadId, 'message', message);
     for (const post of held) await post();

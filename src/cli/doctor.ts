@@ -23,7 +23,7 @@ export interface DoctorDeps {
 }
 
 async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promise<Check[]> {
-  const where = config.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+  const where = config.sandbox.dockerHost ?? 'unix:///var/run/docker.sock';
   try {
     await docker.ping();
     const version = await docker.version();
@@ -66,7 +66,7 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
 }
 
 async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): Promise<Check> {
-  const url = config.env.REDIS_URL;
+  const url = config.queue.redisUrl;
   if (!url)
     return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
   const shown = url.replace(/\/\/[^@]*@/, '//***@');
@@ -84,12 +84,11 @@ async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): P
 }
 
 function checkPlatforms(config: Config): Check[] {
-  const env = config.env;
   const slack: Check = config.slack.enabled
     ? {
         name: 'Slack',
         status: 'ok',
-        detail: `credentials present and well-formed (${env.THREADLAB_SLACK_MODE} mode${env.SLACK_API_URL ? `, API ${env.SLACK_API_URL}` : ''})`,
+        detail: `credentials present and well-formed (${config.slack.mode} mode${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''})`,
       }
     : {
         name: 'Slack',
@@ -101,7 +100,7 @@ function checkPlatforms(config: Config): Check[] {
     ? {
         name: 'Discord',
         status: 'ok',
-        detail: `token and application id present and well-formed${env.DISCORD_API_URL ? ` (API ${env.DISCORD_API_URL})` : ''}`,
+        detail: `token and application id present and well-formed${config.discord.apiUrl ? ` (API ${config.discord.apiUrl})` : ''}`,
       }
     : {
         name: 'Discord',

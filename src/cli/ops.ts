@@ -15,12 +15,12 @@ export async function startOps(options: {
   runsCode: boolean;
 }): Promise<OpsServer | undefined> {
   const { config, logger, metrics, runsCode } = options;
-  const port = config.env.THREADLAB_METRICS_PORT;
+  const port = config.ops.metricsPort;
   if (port === undefined) return undefined;
-  const docker = runsCode ? createDocker(config.env.DOCKER_HOST) : undefined;
+  const docker = runsCode ? createDocker(config.sandbox.dockerHost) : undefined;
   const server = await startOpsServer({
     port,
-    host: config.env.THREADLAB_METRICS_HOST,
+    host: config.ops.metricsHost,
     registry: metrics.registry,
     logger,
     health: async () => {
@@ -31,8 +31,8 @@ export async function startOps(options: {
           (err: Error) => ({ ok: false, detail: err.message }),
         );
       }
-      if (config.env.REDIS_URL) {
-        checks.redis = await pingRedis(config.env.REDIS_URL).then(
+      if (config.queue.redisUrl) {
+        checks.redis = await pingRedis(config.queue.redisUrl).then(
           () => ({ ok: true }),
           (err: Error) => ({ ok: false, detail: err.message }),
         );

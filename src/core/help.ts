@@ -1,5 +1,22 @@
-/** The help text of every platform's help command; `command` is how the platform spells it. */
-export function helpText(command: { run: string; reset: string; files: string; help: string }): string {
+import type { Platform } from '../domain/thread-key.js';
+
+/** How each platform spells the commands the help text names. */
+const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
+  // reset and files are sent as messages in the thread: a Slack slash command cannot name its thread.
+  slack: { run: '/interpreter run', reset: 'reset', files: 'files', help: '/interpreter help' },
+  discord: { run: '/run', reset: '/reset', files: '/files', help: '/help' },
+  web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help' },
+  cli: {
+    run: 'threadlab exec',
+    reset: 'threadlab chat --reset',
+    files: 'threadlab chat --files',
+    help: 'threadlab --help',
+  },
+};
+
+/** The answer to the help command on a platform, naming the commands as that platform spells them. */
+export function helpText(platform: Platform): string {
+  const command = HELP_NAMES[platform];
   return [
     '*Threadlab* runs Python and bash for this thread in a private, locked-down container.',
     '',

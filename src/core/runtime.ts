@@ -1,15 +1,17 @@
 import type { Config } from '../config.js';
-import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
+import { toThreadlabError } from '../domain/errors.js';
 import type { InboundMessage } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import { threadKey, type Platform } from '../domain/thread-key.js';
+import { threadKey } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
-import type { Job, JobContext, JobQueue } from '../ports/job-queue.js';
+import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { LlmClient } from '../ports/llm-client.js';
 import type { InboundHandler, InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
+import { intentOf } from './intent.js';
+import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
@@ -39,44 +41,36 @@ export interface RuntimeStartOptions {
  * One process runs both roles by default; `--role gateway|worker` splits them over Redis.
  */
 export class Runtime implements InboundHandler {
-  private readonly adapters = new Map<Platform, PlatformAdapter>();
+  private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
   private started: RuntimeStartOptions = {};
-  /** The job running in each thread in this process (the queue runs one per thread at a time). */
-  private readonly running = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: RuntimeDeps) {
-    for (const adapter of deps.adapters) this.adapters.set(adapter.platform, adapter);
-    this.worker = new ThreadWorker({ ...deps, adapterFor: (p) => this.adapterFor(p) });
+    this.adapters = new PlatformAdapters(deps.adapters);
+    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
   /** Registers an adapter after construction (the CLI's one-shot adapter, tests). */
   addAdapter(adapter: PlatformAdapter): void {
-    this.adapters.set(adapter.platform, adapter);
-  }
-
-  adapterFor(platform: Platform): PlatformAdapter {
-    const adapter = this.adapters.get(platform);
-    if (!adapter) throw new ThreadlabError('internal', `No adapter for platform "${platform}" in this process.`);
-    return adapter;
+    this.adapters.add(adapter);
   }
 
   /** The local web chat's address, when it runs in this process. */
   webUrl(): string | undefined {
-    return (this.adapters.get('web') as (PlatformAdapter & { url?: string }) | undefined)?.url;
+    return (this.adapters.find('web') as (PlatformAdapter & { url?: string }) | undefined)?.url;
   }
 
   async start(options: RuntimeStartOptions = {}): Promise<void> {
     this.started = { gateway: options.gateway ?? true, worker: options.worker ?? true };
-    if (this.started.worker) await this.deps.queue.process((job, ctx) => this.processJob(job, ctx));
+    if (this.started.worker) await this.deps.queue.process((job, ctx) => this.worker.process(job, ctx));
     if (this.started.gateway) {
-      for (const adapter of this.adapters.values()) await adapter.start(this);
+      for (const adapter of this.adapters.all()) await adapter.start(this);
     }
   }
 
   async stop(): Promise<void> {
     const { logger, queue, sandbox, store } = this.deps;
-    for (const adapter of this.adapters.values()) {
+    for (const adapter of this.adapters.all()) {
       await adapter.stop().catch((err) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
     }
     await queue.close(this.deps.config.env.THREADLAB_SHUTDOWN_TIMEOUT_MS);
@@ -84,13 +78,16 @@ export class Runtime implements InboundHandler {
     await store.close();
   }
 
+  /** A stop cancels the thread's job at once; anything else is queued, within the limits. */
   async onMessage(message: InboundMessage): Promise<InboundOutcome> {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
-    if (message.command?.name === 'stop') {
+    const intent = intentOf(message);
+    const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
+    if (intent.kind === 'stop') {
       const cancelled = await this.deps.queue.cancel(key);
       await this.safeReply(message, textReply(cancelled ? 'Stopped.' : 'Nothing is running in this thread.'), log);
-      return { accepted: true };
+      return { accepted: true, command: 'stop' };
     }
     const result = await this.deps.queue.enqueue(message);
     if (result.accepted) {
@@ -103,7 +100,7 @@ export class Runtime implements InboundHandler {
       const { reason, retryAfterMs } = result;
       return { accepted: false, reason, retryAfterMs, message: result.message };
     }
-    return { accepted: true };
+    return command ? { accepted: true, command } : { accepted: true };
   }
 
   async onCancel(key: string): Promise<void> {
@@ -118,7 +115,7 @@ export class Runtime implements InboundHandler {
    */
   async onThreadDeleted(key: string): Promise<void> {
     await this.deps.queue.cancel(key);
-    await this.running.get(key);
+    await this.worker.idle(key);
     if (this.started.worker) await this.deps.sandbox.reset(key);
     await this.deps.store.delete(key);
     this.deps.logger.info({ thread: key, sandboxRemoved: Boolean(this.started.worker) }, 'thread deleted');
@@ -136,23 +133,9 @@ export class Runtime implements InboundHandler {
     await this.safeReply(job.message, textReply(text), log);
   }
 
-  /** The worker side: one job, answered exactly once. */
-  processJob(job: Job, context: JobContext): Promise<void> {
-    const done = this.worker.process(job, context);
-    const settled = done.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.running.set(job.threadKey, settled);
-    void settled.then(() => {
-      if (this.running.get(job.threadKey) === settled) this.running.delete(job.threadKey);
-    });
-    return done;
-  }
-
   private async safeReply(message: InboundMessage, reply: Reply, log: Logger): Promise<void> {
     try {
-      await this.adapterFor(message.thread.platform).reply(message, reply);
+      await this.adapters.get(message.thread.platform).reply(message, reply);
     } catch (err) {
       log.error({ err: toThreadlabError(err) }, 'could not post a reply');
     }

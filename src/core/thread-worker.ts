@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
-import { isThreadlabError, toThreadlabError, type ThreadlabError } from '../domain/errors.js';
-import type { InboundCommand, InboundMessage } from '../domain/messages.js';
+import { isThreadlabError, ThreadlabError, toThreadlabError } from '../domain/errors.js';
+import type { SandboxFile } from '../domain/execution.js';
+import type { InboundMessage } from '../domain/messages.js';
+import type { ProgressEvent } from '../domain/progress.js';
 import { textReply, type Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
 import { Interpreter } from '../interpreter/interpreter.js';
@@ -18,6 +20,8 @@ import { buildReply } from '../replies/build-reply.js';
 import { replyBoundsFor } from '../replies/reply-bounds.js';
 import { formatBytes, storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
+import { intentOf } from './intent.js';
+import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 
@@ -28,29 +32,19 @@ export interface ThreadWorkerDeps {
   llm?: LlmClient;
   store: SessionStore;
   renderer: ArtifactRenderer;
-  adapterFor: (platform: Platform) => PlatformAdapter;
+  /** The adapters jobs are answered through (the runtime's set). */
+  adapters: PlatformAdapters;
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
 }
 
-const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
-  // reset and files are sent as messages in the thread: a Slack slash command cannot name its thread.
-  slack: { run: '/interpreter run', reset: 'reset', files: 'files', help: '/interpreter help' },
-  discord: { run: '/run', reset: '/reset', files: '/files', help: '/help' },
-  web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help' },
-  cli: {
-    run: 'threadlab exec',
-    reset: 'threadlab chat --reset',
-    files: 'threadlab chat --files',
-    help: 'threadlab --help',
-  },
-};
-
 /**
- * Answers one job: attachments into the sandbox, commands, the interpreter turn, the reply.
- * Converts failures once, logs once and replies once.
+ * Answers one job: what its message asks for, attachments into the sandbox, a command, code run as
+ * is or the interpreter's model loop, the reply. Converts failures once, logs once and replies once.
  */
 export class ThreadWorker {
   private readonly interpreter: Interpreter;
+  /** The job running in each thread in this process (the queue runs one per thread at a time). */
+  private readonly running = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ThreadWorkerDeps) {
     this.interpreter = new Interpreter({
@@ -63,9 +57,28 @@ export class ThreadWorker {
     });
   }
 
-  async process(job: Job, context: JobContext): Promise<void> {
+  /** One job, answered exactly once. */
+  process(job: Job, context: JobContext): Promise<void> {
+    const done = this.answerOnce(job, context);
+    const settled = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.running.set(job.threadKey, settled);
+    void settled.then(() => {
+      if (this.running.get(job.threadKey) === settled) this.running.delete(job.threadKey);
+    });
+    return done;
+  }
+
+  /** Resolves once the job running in the thread in this process, if any, has ended. */
+  async idle(threadKey: string): Promise<void> {
+    await this.running.get(threadKey);
+  }
+
+  private async answerOnce(job: Job, context: JobContext): Promise<void> {
     const { message } = job;
-    const adapter = this.deps.adapterFor(message.thread.platform);
+    const adapter = this.deps.adapters.get(message.thread.platform);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: job.threadKey, job: job.id });
     const progress = adapter.progress(message);
     const started = Date.now();
@@ -104,47 +117,90 @@ export class ThreadWorker {
     signal: AbortSignal,
   ): Promise<Reply> {
     const { message, threadKey } = job;
-    const { config, sandbox, store } = this.deps;
-    const maxBytes = config.sandbox.maxFileBytes;
-    const notes: string[] = [];
-    const command = message.command?.name;
-    if (command !== 'reset' && command !== 'help' && !sandbox.isLive(threadKey)) {
-      const again = await restoreUploads({ store, threadKey, adapter, sandbox, maxBytes, signal });
-      if (again.restored.length)
-        notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
-      notes.push(...again.problems.map((p) => `⚠️ ${p}`));
+    const { sandbox } = this.deps;
+    const intent = intentOf(message);
+    const onProgress = (event: ProgressEvent) => progress.update(event);
+    // A reset clears the files anyway and help needs none; the rest first gets back earlier uploads.
+    switch (intent.kind) {
+      case 'stop':
+        // The runtime answers a stop when it arrives and never queues it.
+        throw new ThreadlabError('internal', 'A stop message reached the job queue.');
+      case 'reset':
+        await sandbox.reset(threadKey);
+        await resetThreadMemory(this.deps.store, threadKey);
+        return textReply('This thread was reset: variables, files and conversation memory are cleared.');
+      case 'help':
+        return textReply(helpText(message.thread.platform));
+      case 'files': {
+        const notes = await this.restore(threadKey, adapter, signal);
+        return prefix(notes, await this.listFiles(threadKey));
+      }
+      case 'run': {
+        const notes = await this.restore(threadKey, adapter, signal);
+        notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
+        const { language, code } = intent;
+        const turn = await this.interpreter.runDirect({ threadKey, language, code }, { signal, onProgress });
+        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+      }
+      case 'ask': {
+        const notes = await this.restore(threadKey, adapter, signal);
+        const uploads = await this.upload(message, threadKey, adapter, signal);
+        notes.push(...uploads.problems);
+        const files = uploads.files;
+        if (intent.text.trim() === '') {
+          if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
+          const previews = await sandbox.previewFiles(
+            threadKey,
+            files.map((f) => f.path),
+            { signal },
+          );
+          return textReply([...notes, describeUploads(files, previews)].join('\n'));
+        }
+        const turn = await this.interpreter.handle(
+          { threadKey, text: intent.text, user: message.user, uploaded: files },
+          { signal, onProgress },
+        );
+        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+      }
     }
-    if (message.command)
-      return prefix(notes, await this.command(message, message.command, threadKey, progress, signal));
-    const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes, signal });
-    await rememberUploads({ store, threadKey, stored: uploads.stored, ttlMs: config.sandbox.filesTtlMs });
-    notes.push(...uploads.problems.map((p) => `⚠️ ${p}`));
-    const files = uploads.stored.map((s) => s.file);
-    if (message.text.trim() === '') {
-      if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
-      const previews = await sandbox.previewFiles(
-        threadKey,
-        files.map((f) => f.path),
-        { signal },
-      );
-      return textReply([...notes, describeUploads(files, previews)].join('\n'));
-    }
-    return prefix(notes, await this.turn(message, message.text, threadKey, files, progress, signal));
   }
 
-  private async turn(
+  /**
+   * Fetches the thread's earlier uploads again when this worker has no live session for it (it took
+   * the thread over); returns notes that say what came back and what did not.
+   */
+  private async restore(threadKey: string, adapter: PlatformAdapter, signal: AbortSignal): Promise<string[]> {
+    const { config, sandbox, store } = this.deps;
+    if (sandbox.isLive(threadKey)) return [];
+    const maxBytes = config.sandbox.maxFileBytes;
+    const again = await restoreUploads({ store, threadKey, adapter, sandbox, maxBytes, signal });
+    const notes: string[] = [];
+    if (again.restored.length)
+      notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
+    notes.push(...again.problems.map((p) => `⚠️ ${p}`));
+    return notes;
+  }
+
+  /** Puts the message's attachments into the sandbox and remembers them; problems are notes for the reply. */
+  private async upload(
     message: InboundMessage,
-    text: string,
     threadKey: string,
-    uploaded: Awaited<ReturnType<Sandbox['putFile']>>[],
-    progress: ProgressSink,
+    adapter: PlatformAdapter,
     signal: AbortSignal,
-  ): Promise<Reply> {
-    const turn = await this.interpreter.handle(
-      { threadKey, text, user: message.user, uploaded },
-      { signal, onProgress: (event) => progress.update(event) },
-    );
-    return this.toReply(turn, threadKey, message.thread.platform);
+  ): Promise<{ files: SandboxFile[]; problems: string[] }> {
+    const { config, sandbox, store } = this.deps;
+    const maxBytes = config.sandbox.maxFileBytes;
+    const uploads = await storeAttachments({ message, threadKey, adapter, sandbox, maxBytes, signal });
+    await rememberUploads({ store, threadKey, stored: uploads.stored, ttlMs: config.sandbox.filesTtlMs });
+    return { files: uploads.stored.map((s) => s.file), problems: uploads.problems.map((p) => `⚠️ ${p}`) };
+  }
+
+  private async listFiles(threadKey: string): Promise<Reply> {
+    const files = (await this.deps.sandbox.listFiles(threadKey)).filter((f) => !f.path.startsWith('.threadlab/'));
+    if (files.length === 0)
+      return textReply('No files in this thread yet. Upload one, or have your code write to `/mnt/data`.');
+    const lines = files.map((f) => `• \`${f.path}\` — ${formatBytes(f.bytes)}, ${f.mime}`);
+    return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
   }
 
   private toReply(turn: TurnResult, threadKey: string, platform: Platform): Promise<Reply> {
@@ -161,40 +217,6 @@ export class ThreadWorker {
         bounds: replyBoundsFor(platform),
       },
     });
-  }
-
-  private async command(
-    message: InboundMessage,
-    command: InboundCommand,
-    threadKey: string,
-    progress: ProgressSink,
-    signal: AbortSignal,
-  ): Promise<Reply> {
-    const { sandbox, store } = this.deps;
-    switch (command.name) {
-      case 'run': {
-        const turn = await this.interpreter.runDirect(
-          { threadKey, language: command.language, code: command.code },
-          { signal, onProgress: (event) => progress.update(event) },
-        );
-        return this.toReply(turn, threadKey, message.thread.platform);
-      }
-      case 'reset':
-        await sandbox.reset(threadKey);
-        await resetThreadMemory(store, threadKey);
-        return textReply('This thread was reset: variables, files and conversation memory are cleared.');
-      case 'files': {
-        const files = (await sandbox.listFiles(threadKey)).filter((f) => !f.path.startsWith('.threadlab/'));
-        if (files.length === 0)
-          return textReply('No files in this thread yet. Upload one, or have your code write to `/mnt/data`.');
-        const lines = files.map((f) => `• \`${f.path}\` — ${formatBytes(f.bytes)}, ${f.mime}`);
-        return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
-      }
-      case 'help':
-        return textReply(helpText(HELP_NAMES[message.thread.platform]));
-      case 'stop':
-        return textReply('Stopped.');
-    }
   }
 }
 

@@ -5,9 +5,9 @@ import type { Logger } from '../logger.js';
 import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
-import { NOT_CONFIGURED_TEXT, parseDirectCode } from './direct-mode.js';
 import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
+import { NOT_CONFIGURED_TEXT } from './not-configured.js';
 import { runStep } from './run-step.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { cutHeadTail } from './text-cut.js';
@@ -41,8 +41,9 @@ function rememberedAnswer(outcome: TurnResult['outcome'], text: string): string 
 }
 
 /**
- * Turns one user message into an answer. A message that is only a fenced code block runs as is
- * (direct mode); anything else goes through the LLM loop when a model is configured.
+ * The model loop of a thread: `handle` turns a question into an answer through the LLM when a model
+ * is configured; `runDirect` runs code the user sent as is (what a message asks for is decided before,
+ * by the core's `intentOf`). Both keep the thread's conversation memory.
  *
  * `handle` never throws for failures of the user's code or of the LLM API (after retries): those end
  * as a TurnResult (`failed` with a clear text). It throws ThreadlabError only for sandbox
@@ -64,8 +65,6 @@ export class Interpreter {
   async handle(input: TurnInput, options: TurnOptions = {}): Promise<TurnResult> {
     const startedMs = Date.now();
     const logger = this.options.logger.child({ thread: input.threadKey });
-    const direct = parseDirectCode(input.text);
-    if (direct) return this.runDirect({ threadKey: input.threadKey, ...direct }, options);
     const { llm } = this.options;
     if (!llm) {
       logger.info('natural-language message without an LLM configured');

@@ -1,23 +1,3 @@
-import { languageFromLabel, type Language } from '../domain/execution.js';
-
-const WHOLE_BLOCK = /^\s*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/;
-
-/**
- * Recognises a message whose whole content is one fenced code block (```python, ```py, ```bash,
- * ```sh, or unlabelled for python). Such a message runs as is, without an LLM. Returns undefined for
- * anything else, including blocks in other languages and text around the block.
- */
-export function parseDirectCode(text: string): { language: Language; code: string } | undefined {
-  const match = WHOLE_BLOCK.exec(text);
-  if (!match) return undefined;
-  const language = languageFromLabel(match[1]!);
-  const code = match[2]!;
-  if (!language || code.trim() === '') return undefined;
-  // A second fence inside means several blocks with text between them, not one block.
-  if (/^[ \t]*```/m.test(code)) return undefined;
-  return { language, code };
-}
-
 /** The reply to natural language when no LLM is configured: how to configure one, and what works without. */
 export const NOT_CONFIGURED_TEXT = [
   'No language model is configured, so I can only run code directly.',

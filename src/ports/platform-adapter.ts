@@ -1,4 +1,4 @@
-import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
+import type { InboundAttachment, InboundCommand, InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -8,7 +8,11 @@ import type { Platform } from '../domain/thread-key.js';
  * a limit; a refusal was also answered in the thread, and `message` says the same for the adapter's own answer.
  */
 export type InboundOutcome =
-  | { accepted: true }
+  | {
+      accepted: true;
+      /** The thread command the core read the message as, if any (the web chat keeps it in its history). */
+      command?: Exclude<InboundCommand['name'], 'run'>;
+    }
   | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string };
 
 /** What an adapter hands the core. */

@@ -28,21 +28,15 @@ export const DEFAULT_LIMITS: QueueLimits = {
 /** The length of the per-minute windows. */
 export const RATE_WINDOW_MS = 60_000;
 
-/** Reads the limits from the parsed THREADLAB_* environment (see src/config.ts). */
-export function limitsFromEnv(env: {
-  THREADLAB_USER_MAX_CONCURRENT: number;
-  THREADLAB_USER_MAX_PER_MINUTE: number;
-  THREADLAB_WORKSPACE_MAX_CONCURRENT: number;
-  THREADLAB_WORKSPACE_MAX_PER_MINUTE: number;
-  THREADLAB_QUEUE_MAX_LENGTH: number;
-}): QueueLimits {
+/** The limits from the configuration's queue section (THREADLAB_USER_*, THREADLAB_WORKSPACE_*, THREADLAB_QUEUE_MAX_LENGTH). */
+export function queueLimits(settings: Omit<QueueLimits, 'busyRetryAfterMs'>): QueueLimits {
   return {
     ...DEFAULT_LIMITS,
-    userMaxConcurrent: env.THREADLAB_USER_MAX_CONCURRENT,
-    userMaxPerMinute: env.THREADLAB_USER_MAX_PER_MINUTE,
-    workspaceMaxConcurrent: env.THREADLAB_WORKSPACE_MAX_CONCURRENT,
-    workspaceMaxPerMinute: env.THREADLAB_WORKSPACE_MAX_PER_MINUTE,
-    maxQueueLength: env.THREADLAB_QUEUE_MAX_LENGTH,
+    userMaxConcurrent: settings.userMaxConcurrent,
+    userMaxPerMinute: settings.userMaxPerMinute,
+    workspaceMaxConcurrent: settings.workspaceMaxConcurrent,
+    workspaceMaxPerMinute: settings.workspaceMaxPerMinute,
+    maxQueueLength: settings.maxQueueLength,
   };
 }
 

@@ -45,13 +45,13 @@ export const benchCommand: Command = {
       v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
     if (which === 'queue') {
       // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
-      const redis = config.env.REDIS_URL ? undefined : await startPrivateRedis();
+      const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
       try {
         await benchQueue({
           threads: number(values.threads, 30),
           messages: number(values.messages, 300),
           out,
-          redisUrl: config.env.REDIS_URL ?? redis!.url,
+          redisUrl: config.queue.redisUrl ?? redis!.url,
         });
       } finally {
         await redis?.stop();
@@ -59,14 +59,14 @@ export const benchCommand: Command = {
       return 0;
     }
     await prepareImage(config, io);
-    const docker = createDocker(config.env.DOCKER_HOST);
+    const docker = createDocker(config.sandbox.dockerHost);
     const image = config.sandbox.image ?? sandboxImageTag();
     if (which === 'render') {
       const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
       await benchRender({
         images,
         renderer: new SharpArtifactRenderer(),
-        maxDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX,
+        maxDimensionPx: config.replies.maxImagePx,
         out,
       });
       return 0;

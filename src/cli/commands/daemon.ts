@@ -32,7 +32,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
     }
     const { previousMode } = ensurePrivateDir(config.dataDir);
     const logger = createLogger({
-      level: config.env.THREADLAB_LOG_LEVEL,
+      level: config.ops.logLevel,
       secrets: config.secrets,
       destination: process.stdout,
     }).child({ component: 'daemon' });
@@ -47,7 +47,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
       overrides: {
         sandbox,
         adapters: [adapter],
-        queue: new InProcessJobQueue({ logger, concurrency: config.env.THREADLAB_CONCURRENCY }),
+        queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
         store: new MemorySessionStore(),
       },
     });

@@ -16,15 +16,15 @@ DISCORD_TOKEN (and DISCORD_API_URL when set).
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
     }
-    const { env } = loadConfig(io.env);
-    if (!env.DISCORD_TOKEN || !env.DISCORD_APPLICATION_ID) {
+    const { discord } = loadConfig(io.env);
+    if (!discord.token || !discord.applicationId) {
       io.err('Set DISCORD_TOKEN and DISCORD_APPLICATION_ID first (see adapters/discord/README.md).\n');
       return 2;
     }
     const result = await registerCommands({
-      token: env.DISCORD_TOKEN,
-      applicationId: env.DISCORD_APPLICATION_ID,
-      ...(env.DISCORD_API_URL ? { apiUrl: env.DISCORD_API_URL } : {}),
+      token: discord.token,
+      applicationId: discord.applicationId,
+      ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
       ...(values.guild ? { guildId: values.guild } : {}),
     });
     io.out(

@@ -21,7 +21,7 @@ Exits 1 when a blocking problem was found.`,
     } catch (err) {
       config = err as Error;
     }
-    const docker = createDocker(config instanceof Error ? undefined : config.env.DOCKER_HOST);
+    const docker = createDocker(config instanceof Error ? undefined : config.sandbox.dockerHost);
     const { ok, checks } = await runDoctor({ config, docker, pingRedis });
     io.out(`${formatChecks(checks)}\n`);
     io.out(ok ? 'Everything needed is in place.\n' : 'Blocking problems found (✘ above).\n');

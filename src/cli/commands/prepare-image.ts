@@ -7,7 +7,7 @@ import { ensureSandboxImage } from '../../../sandbox/image-builder.js';
 export async function prepareImage(config: Config, io: CliIo): Promise<void> {
   if (config.sandbox.image) return;
   await ensureSandboxImage({
-    docker: createDocker(config.env.DOCKER_HOST),
+    docker: createDocker(config.sandbox.dockerHost),
     base: config.sandbox.base,
     onProgress: (line) => io.err(`[sandbox image] ${line}\n`),
   });

@@ -27,7 +27,7 @@ sandbox/image, tagged with a hash of that definition; an unchanged definition is
       io.err(`--base: expected auto, registry or debootstrap (got "${base}")\n`);
       return 2;
     }
-    const docker = createDocker(config.env.DOCKER_HOST);
+    const docker = createDocker(config.sandbox.dockerHost);
     const { image, built } = await ensureSandboxImage({
       docker,
       base,

@@ -22,12 +22,12 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     const { values } = parse(argv, { role: { type: 'string' } }, 'start');
     if (values.help) return (io.out(`${this.usage}\n`), 0);
     const config = loadConfig(io.env);
-    const role = (values.role ?? config.env.THREADLAB_ROLE) as Role;
+    const role = (values.role ?? config.ops.role) as Role;
     if (!['all', 'gateway', 'worker'].includes(role)) {
       io.err(`--role: expected all, gateway or worker (got "${role}")\n`);
       return 2;
     }
-    if (role !== 'all' && !config.env.REDIS_URL) {
+    if (role !== 'all' && !config.queue.redisUrl) {
       io.err(`--role ${role} needs REDIS_URL: gateways and workers meet in Redis.\n`);
       return 2;
     }
@@ -36,10 +36,10 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
       io.err(`${roleError}\n`);
       return 2;
     }
-    const logger = createLogger({ level: config.env.THREADLAB_LOG_LEVEL, secrets: config.secrets });
+    const logger = createLogger({ level: config.ops.logLevel, secrets: config.secrets });
     if (role !== 'gateway' && !config.sandbox.image) {
       await ensureSandboxImage({
-        docker: createDocker(config.env.DOCKER_HOST),
+        docker: createDocker(config.sandbox.dockerHost),
         base: config.sandbox.base,
         onProgress: (line) => io.err(`[sandbox image] ${line}\n`),
       });

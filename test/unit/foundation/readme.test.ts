@@ -13,9 +13,9 @@ describe('README', () => {
 
   it('states the documented defaults that the schema has', () => {
     for (const [name, schema] of Object.entries(envSchema.shape)) {
-      const parsed = (schema as { safeParse: (v: unknown) => { success: boolean; data?: unknown } }).safeParse(
-        undefined,
-      );
+      const parsed = (
+        schema as unknown as { safeParse: (v: unknown) => { success: boolean; data?: unknown } }
+      ).safeParse(undefined);
       if (!parsed.success || parsed.data === undefined || typeof parsed.data === 'boolean') continue;
       if (name === 'THREADLAB_DATA_DIR') continue;
       const row = table.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));

@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirectCode } from '../../../src/interpreter/direct-mode.js';
+import { intentOf, parseDirectCode } from '../../../src/core/intent.js';
+import type { InboundMessage } from '../../../src/domain/messages.js';
 import { answer, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { input, rig, THREAD } from './helpers.js';
+
+/** The code a message asks to run as is, read by the core as the thread worker reads it. */
+function directCode(text: string): { threadKey: string; language: 'python' | 'bash'; code: string } {
+  const message: InboundMessage = {
+    id: 'm1',
+    thread: { platform: 'cli', workspace: 'local', channel: 'cli', thread: 't1' },
+    user: { id: 'u1' },
+    text,
+    attachments: [],
+    receivedAtMs: 0,
+  };
+  const intent = intentOf(message);
+  if (intent.kind !== 'run') throw new Error(`not code to run: ${intent.kind}`);
+  return { threadKey: THREAD, language: intent.language, code: intent.code };
+}
 
 describe('direct mode', () => {
   it('recognises a message that is only a fenced python or bash block', () => {
@@ -25,7 +41,7 @@ describe('direct mode', () => {
     const { interpreter, sandbox } = rig({ llm });
     sandbox.enqueue({ stdout: '3\n' });
     const events: string[] = [];
-    const result = await interpreter.handle(input('```python\nx = 3\nprint(x)\n```'), {
+    const result = await interpreter.runDirect(directCode('```python\nx = 3\nprint(x)\n```'), {
       onProgress: (e) => events.push(e.type),
     });
     expect(result).toMatchObject({ outcome: 'answer', direct: true, text: '' });
@@ -52,7 +68,7 @@ describe('direct mode', () => {
   it('works without any LLM configured', async () => {
     const { interpreter, sandbox } = rig();
     sandbox.enqueue({ stdout: 'hi\n' });
-    const result = await interpreter.handle(input('```bash\necho hi\n```'), {});
+    const result = await interpreter.runDirect(directCode('```bash\necho hi\n```'), {});
     expect(result).toMatchObject({ outcome: 'answer', direct: true });
     expect(sandbox.runs[0]!.request.language).toBe('bash');
     expect(sandbox.runs[0]!.key).toBe(THREAD);

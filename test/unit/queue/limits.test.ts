@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, decide, limitsFromEnv, refusal, type QueueLimits } from '../../../src/queue/limits.js';
+import { loadConfig } from '../../../src/config.js';
+import { DEFAULT_LIMITS, decide, queueLimits, refusal, type QueueLimits } from '../../../src/queue/limits.js';
 import { MemoryLimiter } from '../../../src/queue/memory-limiter.js';
 import { SeenIds } from '../../../src/queue/dedupe.js';
 
@@ -66,13 +67,15 @@ describe('limits', () => {
 
   it('reads the THREADLAB_* limits', () => {
     expect(
-      limitsFromEnv({
-        THREADLAB_USER_MAX_CONCURRENT: 1,
-        THREADLAB_USER_MAX_PER_MINUTE: 2,
-        THREADLAB_WORKSPACE_MAX_CONCURRENT: 3,
-        THREADLAB_WORKSPACE_MAX_PER_MINUTE: 4,
-        THREADLAB_QUEUE_MAX_LENGTH: 5,
-      }),
+      queueLimits(
+        loadConfig({
+          THREADLAB_USER_MAX_CONCURRENT: '1',
+          THREADLAB_USER_MAX_PER_MINUTE: '2',
+          THREADLAB_WORKSPACE_MAX_CONCURRENT: '3',
+          THREADLAB_WORKSPACE_MAX_PER_MINUTE: '4',
+          THREADLAB_QUEUE_MAX_LENGTH: '5',
+        }).queue,
+      ),
     ).toMatchObject({
       userMaxConcurrent: 1,
       userMaxPerMinute: 2,

@@ -39,7 +39,7 @@ describe('Slack app manifest', () => {
   });
 
   it('declares the default slash command, interactivity for the Stop button and Socket Mode', () => {
-    expect(manifest).toContain(`- command: ${loadConfig({}).env.THREADLAB_SLACK_COMMAND}`);
+    expect(manifest).toContain(`- command: ${loadConfig({}).slack.command}`);
     expect(manifest).toMatch(/interactivity:\n\s+is_enabled: true/);
     expect(manifest).toMatch(/socket_mode_enabled: true/);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mimeFromName, parseTextCommand, pickMime, toInboundMessage } from '../../../adapters/web/map-request.js';
+import { mimeFromName, pickMime, toInboundMessage } from '../../../adapters/web/map-request.js';
+import { intentOf } from '../../../src/core/intent.js';
 import { safeFileName } from '../../../src/domain/file-names.js';
 
 describe('toInboundMessage', () => {
@@ -25,11 +26,13 @@ describe('toInboundMessage', () => {
 
   it('turns /reset and the reset button into a reset command', () => {
     const base = { messageId: 'm', threadId: 't', attachments: [], receivedAtMs: 0 };
-    expect(toInboundMessage({ ...base, text: '/reset' }).command).toEqual({ name: 'reset' });
+    // The button is the web chat's own command; typed text is read by the core's intentOf.
+    const typed = (text: string) => intentOf(toInboundMessage({ ...base, text }));
+    expect(typed('/reset')).toEqual({ kind: 'reset' });
     expect(toInboundMessage({ ...base, text: '', command: { name: 'reset' } }).command).toEqual({ name: 'reset' });
-    expect(parseTextCommand(' /FILES ')).toEqual({ name: 'files' });
-    expect(parseTextCommand('/reset please')).toBeUndefined();
-    expect(parseTextCommand('reset')).toBeUndefined();
+    expect(typed(' /FILES ')).toEqual({ kind: 'files' });
+    expect(typed('/reset please')).toEqual({ kind: 'ask', text: '/reset please' });
+    expect(typed('reset')).toEqual({ kind: 'ask', text: 'reset' });
   });
 });
 
