@@ -73,7 +73,7 @@ export class Runtime implements InboundHandler {
     for (const adapter of this.adapters.all()) {
       await adapter.stop().catch((err) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
     }
-    await queue.close(this.deps.config.env.THREADLAB_SHUTDOWN_TIMEOUT_MS);
+    await queue.close(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
   }

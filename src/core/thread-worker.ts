@@ -211,8 +211,8 @@ export class ThreadWorker {
       renderer,
       threadKey,
       limits: {
-        maxImageDimensionPx: config.env.THREADLAB_REPLY_MAX_IMAGE_PX,
-        maxOutputLines: config.env.THREADLAB_REPLY_MAX_OUTPUT_LINES,
+        maxImageDimensionPx: config.replies.maxImagePx,
+        maxOutputLines: config.replies.maxOutputLines,
         maxFileBytes: config.sandbox.maxFileBytes,
         bounds: replyBoundsFor(platform),
       },
