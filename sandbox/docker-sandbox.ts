@@ -10,7 +10,7 @@ import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
 import { FileMirror } from './file-mirror.js';
 import { mimeFromPath, sanitizeFileName } from './file-names.js';
-import { putFile, readFile } from './file-transfer.js';
+import { PUT_CHUNK_BYTES, putChunks, readFile } from './file-transfer.js';
 import { toSandboxEnvironment } from './environment.js';
 import { SessionContainers } from './session-containers.js';
 import { syncRunFiles } from './session-files.js';
@@ -176,22 +176,39 @@ export class DockerSandbox implements Sandbox {
     });
   }
 
-  async putFile(key: string, name: string, data: Buffer): Promise<SandboxFile> {
+  async putFile(key: string, name: string, data: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
     const path = sanitizeFileName(name);
-    if (data.length > this.options.limits.maxFileBytes) {
-      throw new ThreadlabError(
+    const maxBytes = this.options.limits.maxFileBytes;
+    const tooLarge = () =>
+      new ThreadlabError(
         'sandbox_file_rejected',
-        `${path} is larger than ${this.options.limits.maxFileBytes / MB} MB (THREADLAB_MAX_FILE_MB).`,
-        { isPolicy: true },
+        `${path} is larger than ${maxBytes / MB} MB (THREADLAB_MAX_FILE_MB).`,
+        {
+          isPolicy: true,
+        },
       );
-    }
+    if (Buffer.isBuffer(data) && data.length > maxBytes) throw tooLarge();
     await this.start();
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
       const live = await this.containers.ensureLive(session);
-      const file = await putFile(live.connection, path, data);
-      await session.mirror.write(path, data);
-      return file;
+      // The bytes go to the host copy first, counted as they arrive: a source that fails or runs over
+      // leaves no partial file anywhere, and the container then reads the finished copy a chunk at a time.
+      await session.mirror.writeFrom(path, async (write) => {
+        let received = 0;
+        for await (const chunk of Buffer.isBuffer(data) ? [data] : data) {
+          received += chunk.length;
+          if (received > maxBytes) throw tooLarge();
+          await write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        }
+      });
+      try {
+        return await putChunks(live.connection, path, session.mirror.chunks(path, PUT_CHUNK_BYTES));
+      } catch (err) {
+        // Not in the container: the host copy would pass for it (reads prefer it), so it goes too.
+        await session.mirror.remove(path);
+        throw err;
+      }
     });
   }
 

@@ -9,6 +9,14 @@ import type { FinalFrame } from './runner-protocol.js';
  */
 export const CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * Bytes per put frame. Under 96 KiB a frame's base64 text stays below V8's large-object size, so each
+ * frame's garbage dies young within milliseconds instead of piling up until a full collection. Measured
+ * on a 100 MB upload through its job in the shipped bot (test/e2e/abuse/upload-job.test.ts): peak RSS
+ * growth 35 MiB at 64 KiB, 53 MiB at 256 KiB, 74 MiB at 1 MiB; the put takes ~3 s longer than at 1 MiB.
+ */
+export const PUT_CHUNK_BYTES = 64 * 1024;
+
 function rejected(path: string, frame: FinalFrame): ThreadlabError {
   const message = frame.type === 'error' ? frame.message : `unexpected ${frame.type} frame`;
   if (frame.type === 'error' && frame.code === 'unsafe_path') {
@@ -27,15 +35,7 @@ export class FileTooLargeError extends ThreadlabError {
   }
 }
 
-/** Writes a file into the container's /mnt/data in chunks, so no frame holds the whole file. */
-export async function putFile(connection: RunnerConnection, path: string, data: Buffer): Promise<SandboxFile> {
-  async function* chunks(): AsyncIterable<Buffer> {
-    for (let offset = 0; offset < data.length; offset += CHUNK_BYTES) yield data.subarray(offset, offset + CHUNK_BYTES);
-  }
-  return putChunks(connection, path, chunks());
-}
-
-/** Writes a file into the container from chunks of at most {@link CHUNK_BYTES} (an empty source makes an empty file). */
+/** Writes a file into the container in frames of at most {@link PUT_CHUNK_BYTES} (an empty source makes an empty file). */
 export async function putChunks(
   connection: RunnerConnection,
   path: string,
@@ -49,8 +49,8 @@ export async function putChunks(
     append = true;
   };
   for await (const chunk of source) {
-    for (let offset = 0; offset < chunk.length; offset += CHUNK_BYTES) {
-      await send(chunk.subarray(offset, offset + CHUNK_BYTES));
+    for (let offset = 0; offset < chunk.length; offset += PUT_CHUNK_BYTES) {
+      await send(chunk.subarray(offset, offset + PUT_CHUNK_BYTES));
     }
   }
   if (!append) await send(Buffer.alloc(0));

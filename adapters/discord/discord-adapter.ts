@@ -14,7 +14,12 @@ import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
-import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import type {
+  AttachmentDownload,
+  InboundHandler,
+  PlatformAdapter,
+  ProgressSink,
+} from '../../src/ports/platform-adapter.js';
 import { downloadAttachment } from './download.js';
 import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
 import { planReply } from './plan-reply.js';
@@ -109,7 +114,10 @@ export class DiscordAdapter implements PlatformAdapter {
     this.client = undefined;
   }
 
-  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+  download(
+    attachment: InboundAttachment,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<AttachmentDownload> {
     return downloadAttachment(attachment, options);
   }
 

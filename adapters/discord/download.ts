@@ -1,5 +1,9 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { limitBytes } from '../../src/domain/byte-limit.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment } from '../../src/domain/messages.js';
+import type { AttachmentDownload } from '../../src/ports/platform-adapter.js';
 import { formatBytes } from '../../src/replies/format.js';
 
 const reject = (message: string, details?: Record<string, unknown>) =>
@@ -7,12 +11,12 @@ const reject = (message: string, details?: Record<string, unknown>) =>
 
 /**
  * Fetches a Discord attachment with a plain GET (attachment URLs are signed; no token is sent), stopping
- * as soon as more than `maxBytes` arrived. An HTML page where a non-HTML file was expected is refused.
+ * the stream as soon as more than `maxBytes` arrived; the bytes are handed on as they arrive, never held whole. An HTML page where a non-HTML file was expected is refused.
  */
 export async function downloadAttachment(
   attachment: InboundAttachment,
   options: { maxBytes: number; signal?: AbortSignal },
-): Promise<Buffer> {
+): Promise<AttachmentDownload> {
   const { maxBytes } = options;
   if (!attachment.url) throw reject(`\`${attachment.name}\` has no download address.`);
   if (attachment.bytes !== undefined && attachment.bytes > maxBytes) {
@@ -49,18 +53,9 @@ export async function downloadAttachment(
     await res.body.cancel();
     throw reject(`\`${attachment.name}\` is ${formatBytes(declared)}, over the ${formatBytes(maxBytes)} limit.`);
   }
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw reject(`\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit; it was not added.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  const stream = limitBytes(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), {
+    maxBytes,
+    tooLarge: () => reject(`\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit; it was not added.`),
+  });
+  return { stream, ...(Number.isFinite(declared) ? { bytes: declared } : {}) };
 }

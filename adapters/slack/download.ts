@@ -1,6 +1,10 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { WebClient } from '@slack/web-api';
+import { limitBytes } from '../../src/domain/byte-limit.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment } from '../../src/domain/messages.js';
+import type { AttachmentDownload } from '../../src/ports/platform-adapter.js';
 import { formatBytes } from '../../src/replies/format.js';
 
 export interface SlackDownloadOptions {
@@ -16,9 +20,12 @@ export interface SlackDownloadOptions {
 /**
  * Fetches a user's file with the bot token. Checks the declared size, the HTTP status, the content type
  * (Slack answers a missing scope or an unshared file with a login page and status 200) and the size
- * again while streaming, so an oversized file is never held in memory whole.
+ * again while streaming; the bytes are handed on as they arrive, never held whole.
  */
-export async function downloadSlackFile(attachment: InboundAttachment, options: SlackDownloadOptions): Promise<Buffer> {
+export async function downloadSlackFile(
+  attachment: InboundAttachment,
+  options: SlackDownloadOptions,
+): Promise<AttachmentDownload> {
   const file = attachment.url ? attachment : await lookUp(attachment, options.client);
   const name = file.name;
   if (file.bytes !== undefined && file.bytes > options.maxBytes) throw tooLarge(name, file.bytes, options.maxBytes);
@@ -50,7 +57,14 @@ export async function downloadSlackFile(attachment: InboundAttachment, options: 
     await res.body?.cancel();
     throw tooLarge(name, declared, options.maxBytes);
   }
-  return readCapped(res, { name, maxBytes: options.maxBytes });
+  const body = res.body ? Readable.fromWeb(res.body as WebReadableStream<Uint8Array>) : Readable.from([]);
+  return {
+    stream: limitBytes(body, {
+      maxBytes: options.maxBytes,
+      tooLarge: (received) => tooLarge(name, received, options.maxBytes, true),
+    }),
+    ...(Number.isFinite(declared) ? { bytes: declared } : file.bytes !== undefined ? { bytes: file.bytes } : {}),
+  };
 }
 
 async function lookUp(attachment: InboundAttachment, client: WebClient): Promise<InboundAttachment> {
@@ -65,24 +79,6 @@ async function lookUp(attachment: InboundAttachment, client: WebClient): Promise
     ...(info.mimetype ? { mime: info.mimetype } : {}),
     ...(typeof info.size === 'number' ? { bytes: info.size } : {}),
   };
-}
-
-async function readCapped(res: Response, o: { name: string; maxBytes: number }): Promise<Buffer> {
-  if (!res.body) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > o.maxBytes) {
-      await reader.cancel();
-      throw tooLarge(o.name, total, o.maxBytes, true);
-    }
-    chunks.push(Buffer.from(value));
-  }
-  return Buffer.concat(chunks, total);
 }
 
 function tooLarge(name: string, bytes: number, maxBytes: number, atLeast = false): ThreadlabError {

@@ -6,7 +6,12 @@ import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
-import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import type {
+  AttachmentDownload,
+  InboundHandler,
+  PlatformAdapter,
+  ProgressSink,
+} from '../../src/ports/platform-adapter.js';
 import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
 import { toSlackError } from './errors.js';
@@ -155,7 +160,10 @@ export class SlackAdapter implements PlatformAdapter {
     await app?.stop();
   }
 
-  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+  download(
+    attachment: InboundAttachment,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<AttachmentDownload> {
     return downloadSlackFile(attachment, {
       client: this.client,
       botToken: this.options.botToken,

@@ -1,10 +1,17 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
+import { limitBytes } from '../../src/domain/byte-limit.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { Reply } from '../../src/domain/reply.js';
 import type { Logger } from '../../src/logger.js';
-import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import type {
+  AttachmentDownload,
+  InboundHandler,
+  PlatformAdapter,
+  ProgressSink,
+} from '../../src/ports/platform-adapter.js';
 import { apiRoutes } from './api-routes.js';
 import { isLoopbackHost } from './auth.js';
 import { EventHub, type EventHubOptions } from './event-hub.js';
@@ -119,14 +126,17 @@ export class WebChatAdapter implements PlatformAdapter {
     this.handler = undefined;
   }
 
-  async download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+  async download(
+    attachment: InboundAttachment,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<AttachmentDownload> {
     options.signal?.throwIfAborted();
     const reject = (message: string) =>
       new ThreadlabError('attachment_rejected', message, { isPolicy: true, details: { name: attachment.name } });
     if (attachment.inlineBase64 !== undefined) {
       const data = Buffer.from(attachment.inlineBase64, 'base64');
       if (data.length > options.maxBytes) throw reject(`${attachment.name} is larger than ${options.maxBytes} bytes.`);
-      return data;
+      return { stream: Readable.from([data]), bytes: data.length };
     }
     const id = /^web-upload:(.+)$/.exec(attachment.url ?? '')?.[1];
     const meta = id === undefined ? undefined : await this.store.blobMeta(id);
@@ -135,7 +145,13 @@ export class WebChatAdapter implements PlatformAdapter {
     if (size === undefined) throw reject(`${attachment.name} is no longer stored.`);
     if (size > options.maxBytes)
       throw reject(`${attachment.name} is ${size} bytes; the limit is ${options.maxBytes} bytes.`);
-    return readFile(this.store.blobPath(meta.id), { signal: options.signal });
+    // The blob could still be replaced on disk: the stream counts what it actually reads.
+    const file = createReadStream(this.store.blobPath(meta.id), options.signal ? { signal: options.signal } : {});
+    const stream = limitBytes(file, {
+      maxBytes: options.maxBytes,
+      tooLarge: () => reject(`${attachment.name} is larger than ${options.maxBytes} bytes.`),
+    });
+    return { stream, bytes: size };
   }
 
   progress(message: InboundMessage): ProgressSink {

@@ -1,5 +1,6 @@
 import type { SandboxFile } from '../domain/execution.js';
-import { toThreadlabError } from '../domain/errors.js';
+import { limitBytes } from '../domain/byte-limit.js';
+import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
@@ -22,7 +23,7 @@ export async function storeAttachments(options: {
   maxBytes: number;
   signal?: AbortSignal;
 }): Promise<AttachmentOutcome> {
-  const { message, threadKey, adapter, sandbox, maxBytes, signal } = options;
+  const { message, threadKey, sandbox, maxBytes } = options;
   const stored: AttachmentOutcome['stored'] = [];
   const problems: string[] = [];
   for (const attachment of message.attachments) {
@@ -33,17 +34,19 @@ export async function storeAttachments(options: {
         );
         continue;
       }
-      const data =
-        attachment.inlineBase64 !== undefined
-          ? Buffer.from(attachment.inlineBase64, 'base64')
-          : await adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
-      if (data.length > maxBytes) {
-        problems.push(
-          `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
-        );
+      if (attachment.inlineBase64 !== undefined) {
+        const data = Buffer.from(attachment.inlineBase64, 'base64');
+        if (data.length > maxBytes) {
+          problems.push(
+            `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
+          );
+          continue;
+        }
+        stored.push({ attachment, file: await sandbox.putFile(threadKey, attachment.name, data) });
         continue;
       }
-      stored.push({ attachment, file: await sandbox.putFile(threadKey, attachment.name, data) });
+      const file = await fetchIntoSandbox({ ...options, attachment, path: attachment.name });
+      stored.push({ attachment, file });
     } catch (err) {
       const e = toThreadlabError(err);
       if (e.code === 'cancelled') throw e;
@@ -52,6 +55,40 @@ export async function storeAttachments(options: {
     }
   }
   return { stored, problems };
+}
+
+/**
+ * Streams an attachment from its platform into the thread's sandbox, a chunk at a time. The bytes are
+ * counted here too (the adapter's own count and the platform's declared size are not trusted), so a
+ * file over `maxBytes` fails part-way and leaves nothing behind.
+ */
+export async function fetchIntoSandbox(options: {
+  attachment: InboundAttachment;
+  /** Name of the file in the sandbox. */
+  path: string;
+  threadKey: string;
+  adapter: PlatformAdapter;
+  sandbox: Sandbox;
+  maxBytes: number;
+  signal?: AbortSignal;
+}): Promise<SandboxFile> {
+  const { attachment, maxBytes, signal } = options;
+  const download = await options.adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
+  const stream = limitBytes(download.stream, {
+    maxBytes,
+    tooLarge: () =>
+      new ThreadlabError(
+        'attachment_rejected',
+        `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
+        { isPolicy: true },
+      ),
+  });
+  try {
+    return await options.sandbox.putFile(options.threadKey, options.path, stream);
+  } finally {
+    // A sandbox that gave up early must not leave the platform's connection (or a file) open.
+    stream.destroy();
+  }
 }
 
 export function formatBytes(bytes: number): string {

@@ -3,6 +3,7 @@ import { toThreadlabError } from '../domain/errors.js';
 import type { InboundAttachment } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
+import { fetchIntoSandbox } from './attachments.js';
 import type { SessionRecord, SessionStore } from '../ports/session-store.js';
 
 /** Most uploads remembered per thread; the oldest are forgotten first. */
@@ -55,8 +56,16 @@ export async function restoreUploads(options: {
   const problems: string[] = [];
   for (const { path, attachment } of uploads) {
     try {
-      const data = await adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
-      restored.push((await sandbox.putFile(threadKey, path, data)).path);
+      const file = await fetchIntoSandbox({
+        attachment,
+        path,
+        threadKey,
+        adapter,
+        sandbox,
+        maxBytes,
+        ...(signal ? { signal } : {}),
+      });
+      restored.push(file.path);
     } catch (err) {
       const e = toThreadlabError(err);
       if (e.code === 'cancelled') throw e;

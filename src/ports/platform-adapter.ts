@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { InboundAttachment, InboundCommand, InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
@@ -35,6 +36,17 @@ export interface ProgressSink {
   close(): Promise<void>;
 }
 
+/** An attachment being fetched: its bytes as a stream, so no upload is ever held whole in memory. */
+export interface AttachmentDownload {
+  /**
+   * The bytes, read once. Fails with `attachment_rejected` as soon as more than the download's
+   * `maxBytes` arrived, whatever size was declared. Destroy it to give up (the connection or file closes).
+   */
+  stream: Readable;
+  /** The size the platform declared, when it did: a claim, checked again while streaming. */
+  bytes?: number;
+}
+
 /**
  * A chat platform. `start` receives events (the gateway role); `download`, `progress` and `reply`
  * only use the platform's Web/REST API, so a worker on another machine can answer too.
@@ -45,8 +57,14 @@ export interface PlatformAdapter {
   readonly maxUploadBytes: number;
   start(handler: InboundHandler): Promise<void>;
   stop(): Promise<void>;
-  /** Fetches an attachment's bytes; rejects content over `maxBytes` or of a misleading type. */
-  download(attachment: InboundAttachment, options: { maxBytes: number; signal?: AbortSignal }): Promise<Buffer>;
+  /**
+   * Starts fetching an attachment. Rejects what is known to be unfit before the bytes flow (declared
+   * over `maxBytes`, an error status, a misleading type); the stream enforces `maxBytes` while it flows.
+   */
+  download(
+    attachment: InboundAttachment,
+    options: { maxBytes: number; signal?: AbortSignal },
+  ): Promise<AttachmentDownload>;
   progress(message: InboundMessage): ProgressSink;
   reply(message: InboundMessage, reply: Reply): Promise<void>;
 }

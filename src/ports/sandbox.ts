@@ -33,8 +33,11 @@ export interface PreviewOptions {
 export interface Sandbox {
   /** Runs code in the session of `key`, creating the session on first use. */
   run(key: string, request: RunRequest): Promise<ExecutionResult>;
-  /** Writes a file into the session's `/mnt/data` (name sanitised; size capped). */
-  putFile(key: string, name: string, data: Buffer): Promise<SandboxFile>;
+  /**
+   * Writes a file into the session's `/mnt/data` (name sanitised; size capped while it streams). A
+   * stream is consumed a chunk at a time, never held whole; a failed or oversized one leaves no partial file.
+   */
+  putFile(key: string, name: string, data: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile>;
   listFiles(key: string): Promise<SandboxFile[]>;
   /** Reads a file of the session; `path` is relative to `/mnt/data`. */
   readFile(key: string, path: string): Promise<Buffer>;

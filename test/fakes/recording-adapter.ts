@@ -1,9 +1,15 @@
+import { Readable } from 'node:stream';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import type { Reply } from '../../src/domain/reply.js';
 import type { Platform } from '../../src/domain/thread-key.js';
-import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../src/ports/platform-adapter.js';
+import type {
+  AttachmentDownload,
+  InboundHandler,
+  PlatformAdapter,
+  ProgressSink,
+} from '../../src/ports/platform-adapter.js';
 
 /**
  * A PlatformAdapter that records what the core asks of it: replies, progress events, downloads.
@@ -27,14 +33,14 @@ export class RecordingAdapter implements PlatformAdapter {
 
   async stop(): Promise<void> {}
 
-  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
+  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<AttachmentDownload> {
     const data = this.files.get(attachment.id);
     if (data === undefined)
       throw new ThreadlabError('attachment_rejected', `no such file ${attachment.id}`, { isPolicy: true });
     if (data instanceof Error) throw data;
     if (data.length > options.maxBytes)
       throw new ThreadlabError('attachment_rejected', 'too large', { isPolicy: true });
-    return data;
+    return { stream: Readable.from([data]), bytes: data.length };
   }
 
   progress(message: InboundMessage): ProgressSink {

@@ -1,9 +1,16 @@
-import { readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { limitBytes } from '../../domain/byte-limit.js';
 import { ThreadlabError } from '../../domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../domain/messages.js';
 import type { ProgressEvent } from '../../domain/progress.js';
 import type { Reply } from '../../domain/reply.js';
-import type { InboundHandler, PlatformAdapter, ProgressSink } from '../../ports/platform-adapter.js';
+import type {
+  AttachmentDownload,
+  InboundHandler,
+  PlatformAdapter,
+  ProgressSink,
+} from '../../ports/platform-adapter.js';
 
 interface Pending {
   onProgress: (event: ProgressEvent) => void;
@@ -46,7 +53,7 @@ export class CliAdapter implements PlatformAdapter {
     return this.handler?.onCancel(threadKey) ?? Promise.resolve();
   }
 
-  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<Buffer> {
+  async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<AttachmentDownload> {
     if (!attachment.url)
       throw new ThreadlabError('attachment_rejected', `No path for ${attachment.name}.`, { isPolicy: true });
     const info = await stat(attachment.url).catch(() => undefined);
@@ -59,7 +66,15 @@ export class CliAdapter implements PlatformAdapter {
         { isPolicy: true },
       );
     }
-    return readFile(attachment.url);
+    // The file can grow after the check: the stream counts what it actually reads.
+    const stream = limitBytes(createReadStream(attachment.url), {
+      maxBytes: options.maxBytes,
+      tooLarge: () =>
+        new ThreadlabError('attachment_rejected', `${attachment.url} is over the limit of ${options.maxBytes} bytes.`, {
+          isPolicy: true,
+        }),
+    });
+    return { stream, bytes: info.size };
   }
 
   progress(message: InboundMessage): ProgressSink {

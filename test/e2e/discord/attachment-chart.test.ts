@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Reply } from '../../../src/domain/reply.js';
 import { makePng, startHarness, type Harness } from './harness.js';
+import { downloadAll } from '../../support/download.js';
 
 describe('Discord: an attachment and a question', () => {
   let h: Harness | undefined;
@@ -15,7 +16,7 @@ describe('Discord: an attachment and a question', () => {
     const downloaded: Buffer[] = [];
     h = await startHarness(async (message) => {
       const attachment = message.attachments[0]!;
-      downloaded.push(await h!.adapter.download(attachment, { maxBytes: 1024 * 1024 }));
+      downloaded.push(await downloadAll(h!.adapter, attachment, { maxBytes: 1024 * 1024 }));
       const png = await makePng(320, 200);
       const reply: Reply = {
         kind: 'answer',
@@ -59,7 +60,7 @@ describe('Discord: an attachment and a question', () => {
     const big = h.fake.hostAttachment('big.bin', Buffer.alloc(300_000, 1), 'application/octet-stream');
     // the declared size lies (says small): the stream itself is capped
     await expect(
-      h.adapter.download({ id: big.id, name: 'big.bin', url: big.url, bytes: 10 }, { maxBytes: 100_000 }),
+      downloadAll(h.adapter, { id: big.id, name: 'big.bin', url: big.url, bytes: 10 }, { maxBytes: 100_000 }),
     ).rejects.toMatchObject({ code: 'attachment_rejected' });
     const page = h.fake.hostAttachment('data.csv', Buffer.from('<html>login</html>'), 'text/html');
     await expect(

@@ -13,6 +13,7 @@ import {
 } from '../../fakes/fake-slack/index.js';
 import { answer, makePng, PNG_SIGNATURE, ScriptedHandler, startAdapter, type Mode } from './support.js';
 import { SlackTransport } from './transport.js';
+import { downloadAll } from '../../support/download.js';
 
 describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode against a fake Slack', (mode) => {
   let fake: FakeSlack;
@@ -72,7 +73,7 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     const file = fake.addFile({ id: `F${mode.toUpperCase()}CSV`, name: 'sales.csv', mimetype: 'text/csv', data: csv });
     let downloaded: Buffer | undefined;
     handler.script = async (msg, { adapter: a }) => {
-      downloaded = await a.download(msg.attachments[0]!, { maxBytes: 1024 * 1024 });
+      downloaded = await downloadAll(a, msg.attachments[0]!, { maxBytes: 1024 * 1024 });
       return answer('Here is the chart.', {
         images: [{ name: 'chart.png', mime: 'image/png', data: await makePng(), alt: 'y against x' }],
       });
@@ -236,7 +237,8 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     });
     const results: unknown[] = [];
     handler.script = async (msg, { adapter: a }) => {
-      for (const att of msg.attachments) results.push(await a.download(att, { maxBytes: 1024 }).catch((e: Error) => e));
+      for (const att of msg.attachments)
+        results.push(await downloadAll(a, att, { maxBytes: 1024 }).catch((e: Error) => e));
       return answer('checked');
     };
     const idOnly = [{ id: `FJSON${mode}`, file_access: 'check_file_info' }];

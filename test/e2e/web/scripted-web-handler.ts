@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import type { InboundHandler, PlatformAdapter } from '../../../src/ports/platform-adapter.js';
+import { downloadAll } from '../../support/download.js';
 
 /** A red-and-blue PNG of `width`×`height`, as a chart stand-in. */
 export async function makePng(width: number, height: number): Promise<Buffer> {
@@ -57,7 +58,7 @@ export class ScriptedWebHandler implements InboundHandler {
       progress.update({ type: 'started' });
       const uploaded = [];
       for (const attachment of message.attachments) {
-        const data = await adapter.download(attachment, { maxBytes: 1024 * 1024 });
+        const data = await downloadAll(adapter, attachment, { maxBytes: 1024 * 1024 });
         this.downloads.push({ name: attachment.name, data });
         uploaded.push({ name: attachment.name, data });
       }

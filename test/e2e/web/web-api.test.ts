@@ -8,6 +8,7 @@ import { isThreadlabError } from '../../../src/domain/errors.js';
 import { createLogger } from '../../../src/logger.js';
 import { launchChromium } from './browser.js';
 import { ScriptedWebHandler } from './scripted-web-handler.js';
+import { downloadAll } from '../../support/download.js';
 
 // The HTTP API as a script uses it: JSON, base64 attachments, SSE with replay, tokens.
 const logger = createLogger({ level: 'silent' });
@@ -152,8 +153,8 @@ describe('web chat HTTP API', () => {
       name: 'ten.bin',
       url: `web-upload:${posted.body.message.attachments[0].id}`,
     };
-    expect(await adapter.download(attachment, { maxBytes: 10 })).toEqual(Buffer.alloc(10, 7));
-    const tooBig = await adapter.download(attachment, { maxBytes: 9 }).catch((e: unknown) => e);
+    expect(await downloadAll(adapter, attachment, { maxBytes: 10 })).toEqual(Buffer.alloc(10, 7));
+    const tooBig = await downloadAll(adapter, attachment, { maxBytes: 9 }).catch((e: unknown) => e);
     expect(isThreadlabError(tooBig, 'attachment_rejected')).toBe(true);
     const unknown = await adapter
       .download({ id: 'x', name: 'x', url: 'web-upload:../../etc/passwd' }, { maxBytes: 10 })
