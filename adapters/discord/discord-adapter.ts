@@ -59,6 +59,11 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord' as const;
   readonly maxUploadBytes: number;
   private readonly rest: REST;
+  /**
+   * Writes live statuses: a 429 is handed back at once (`rejectOnRateLimit`) to the sink, which retries
+   * only while its job runs. Its own queues, so a rate-limited status never holds up an answer's request.
+   */
+  private readonly statusRest: REST;
   /** One connection pool for every REST call of this adapter, never the process-wide dispatcher. */
   private readonly agent: DiscordRestAgent;
   private readonly log: Logger;
@@ -71,6 +76,9 @@ export class DiscordAdapter implements PlatformAdapter {
     this.log = options.logger.child({ platform: 'discord' });
     this.agent = createDiscordRestAgent();
     this.rest = new REST(this.restOptions()).setToken(options.token);
+    this.statusRest = new REST({ ...this.restOptions(), rejectOnRateLimit: () => true, retries: 0 }).setToken(
+      options.token,
+    );
   }
 
   /** REST options shared by the adapter's own REST and the gateway client's. */
@@ -124,6 +132,7 @@ export class DiscordAdapter implements PlatformAdapter {
   progress(message: InboundMessage): ProgressSink {
     const sink = new DiscordProgressSink({
       target: this.targetFor(message),
+      statusTarget: this.targetFor(message, this.statusRest),
       threadKey: threadKey(message.thread),
       logger: this.log.child({ thread: threadKey(message.thread) }),
       statusIsOriginal: message.replyContext?.kind === 'interaction',
@@ -154,18 +163,15 @@ export class DiscordAdapter implements PlatformAdapter {
     return typeof fromInteraction === 'number' && fromInteraction > 0 ? fromInteraction : this.maxUploadBytes;
   }
 
-  private targetFor(message: InboundMessage): ReplyTarget {
+  private targetFor(message: InboundMessage, rest: REST = this.rest): ReplyTarget {
     const ctx = message.replyContext ?? {};
-    const channel = new ChannelTarget(
-      this.rest,
-      typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread,
-    );
+    const channel = new ChannelTarget(rest, typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread);
     if (
       ctx.kind === 'interaction' &&
       typeof ctx.interactionToken === 'string' &&
       typeof ctx.applicationId === 'string'
     ) {
-      return new InteractionTarget(this.rest, {
+      return new InteractionTarget(rest, {
         applicationId: ctx.applicationId,
         token: ctx.interactionToken,
         channel,

@@ -7,7 +7,15 @@ import { foldProgress, initialStatus, renderStatus } from './progress-text.js';
 import type { ReplyTarget } from './target.js';
 
 export interface DiscordProgressOptions {
+  /** Removes or finalises the status at the end; waits out rate limits, since that write must land. */
   target: ReplyTarget;
+  /**
+   * Posts and edits the live status and sends typing. Its REST client must reject rate-limited calls
+   * (`rejectOnRateLimit`) rather than wait them out, since @discordjs/rest sleeps through a 429's
+   * Retry-After without looking at the request's AbortSignal: the sink then retries after Retry-After,
+   * and only until the job finishes. @defaultValue target
+   */
+  statusTarget?: ReplyTarget;
   threadKey: string;
   logger: Logger;
   /** The status is the interaction's deferred reply (`@original`), not a message of its own. */
@@ -30,14 +38,28 @@ export function stopButtonRow(threadKey: string): unknown[] {
   return [new ActionRowBuilder<ButtonBuilder>().addComponents(button).toJSON()];
 }
 
+/** Milliseconds to wait when Discord refused a call with 429, or undefined for any other failure. */
+export function retryAfterMs(err: unknown): number | undefined {
+  const e = err as { name?: unknown; status?: unknown; retryAfter?: unknown } | undefined;
+  if (e?.name !== 'RateLimitError' && e?.status !== 429) return undefined;
+  return typeof e.retryAfter === 'number' && e.retryAfter > 0 ? e.retryAfter : 1000;
+}
+
 /**
  * Live status of one job: the typing indicator, refreshed, and one status message with a Stop button,
  * edited in place at most once per `throttleMs` with the latest state. Failures only log: progress is a
- * courtesy and never breaks the answer.
+ * courtesy and never breaks the answer. A status write refused with 429 is tried again with the latest
+ * state after Retry-After, but never once {@link finish} was called: no status outlives its job, and
+ * the answer never waits for a rate limit of the status.
  */
 export class DiscordProgressSink implements ProgressSink {
   private state = initialStatus();
-  private readonly statusId: Promise<string | undefined>;
+  private statusId: Promise<string | undefined>;
+  /** Not before this time: Discord's Retry-After of a refused status write. */
+  private retryAtMs = 0;
+  private readonly status: ReplyTarget;
+  /** Drops a status post that waits for its Retry-After (the job finished first). */
+  private cancelRetry: (() => void) | undefined;
   private readonly throttleMs: number;
   private readonly typingTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -49,6 +71,7 @@ export class DiscordProgressSink implements ProgressSink {
 
   constructor(private readonly options: DiscordProgressOptions) {
     this.throttleMs = options.throttleMs ?? 1000;
+    this.status = options.statusTarget ?? options.target;
     const typingMs = options.typingIntervalMs ?? 8000;
     if (!options.statusIsOriginal && typingMs > 0) {
       this.sendTyping();
@@ -61,8 +84,12 @@ export class DiscordProgressSink implements ProgressSink {
   update(event: ProgressEvent): void {
     if (this.finished) return;
     this.state = foldProgress(this.state, event);
-    if (this.timer) return;
-    const delay = Math.max(0, this.lastEditMs + this.throttleMs - Date.now());
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer || this.finished) return;
+    const delay = Math.max(0, this.lastEditMs + this.throttleMs - Date.now(), this.retryAtMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush();
@@ -76,8 +103,9 @@ export class DiscordProgressSink implements ProgressSink {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.typingTimer) clearInterval(this.typingTimer);
-    // The first status write may still be in flight: let it land before the reply, or it would
-    // overwrite an interaction's answer.
+    this.cancelRetry?.();
+    // A status write may still be on the wire: let it land before the reply, or it would overwrite an
+    // interaction's answer (or post a status message nobody deletes). It never waits for a rate limit.
     await this.statusId;
     await this.inflight;
   }
@@ -100,18 +128,36 @@ export class DiscordProgressSink implements ProgressSink {
   }
 
   private async createStatus(): Promise<string | undefined> {
-    const { target, threadKey, logger } = this.options;
+    const { threadKey } = this.options;
     const message = { content: renderStatus(this.state), files: [], components: stopButtonRow(threadKey) };
     try {
       if (this.options.statusIsOriginal) {
-        await target.edit('@original', message);
+        await this.status.edit('@original', message);
         return '@original';
       }
-      return await target.post(message);
+      return await this.status.post(message);
     } catch (err) {
-      logger.warn({ err }, 'could not post the Discord status message');
+      if (this.refused(err, 'could not post the Discord status message')) this.retryCreate();
       return undefined;
     }
+  }
+
+  /** Posts the status after Retry-After, unless the job finished by then. */
+  private retryCreate(): void {
+    const retried = new Promise<string | undefined>((resolve) => {
+      const timer = setTimeout(
+        () => {
+          this.cancelRetry = undefined;
+          resolve(this.finished ? undefined : this.createStatus());
+        },
+        Math.max(0, this.retryAtMs - Date.now()),
+      );
+      this.cancelRetry = () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      };
+    });
+    this.statusId = retried;
   }
 
   private flush(): void {
@@ -120,14 +166,23 @@ export class DiscordProgressSink implements ProgressSink {
       if (this.finished || !id) return;
       this.lastEditMs = Date.now();
       try {
-        await this.options.target.edit(id, { content: renderStatus(this.state) });
+        await this.status.edit(id, { content: renderStatus(this.state) });
       } catch (err) {
-        this.options.logger.warn({ err }, 'could not edit the Discord status message');
+        if (this.refused(err, 'could not edit the Discord status message')) this.schedule();
       }
     });
   }
 
+  /** Logs a failed status write; true when it was a 429, whose Retry-After then holds the next write. */
+  private refused(err: unknown, what: string): boolean {
+    const waitMs = retryAfterMs(err);
+    if (waitMs !== undefined) this.retryAtMs = Date.now() + waitMs;
+    this.options.logger.warn({ err, ...(waitMs !== undefined ? { retryAfterMs: waitMs } : {}) }, what);
+    return waitMs !== undefined && !this.finished;
+  }
+
   private sendTyping(): void {
-    this.options.target.typing().catch((err: unknown) => this.options.logger.debug({ err }, 'typing indicator failed'));
+    if (this.finished || Date.now() < this.retryAtMs) return;
+    this.status.typing().catch((err: unknown) => this.options.logger.debug({ err }, 'typing indicator failed'));
   }
 }
