@@ -20,6 +20,8 @@ export interface SandboxPrograms {
   write(path: string, text: string): string;
   /** Writes `bytes` non-zero bytes to `path` under /mnt/data. */
   writeBytes(path: string, bytes: number): string;
+  /** Deletes the file `path` under /mnt/data. */
+  remove(path: string): string;
   /** Prints the text of the file `path` as it is. */
   printFile(path: string): string;
   /** Ends the interpreter's process (a crash). */
@@ -171,6 +173,10 @@ export function sandboxContract(name: string, factory: SandboxFactory): void {
       expect(second.artifacts).toEqual([{ path: 'out/report.txt', bytes: 4, mime: 'text/plain', change: 'modified' }]);
       const quiet = await sandbox.run('f', { language: 'python', code: p.print('nothing written') });
       expect(quiet.artifacts).toEqual([]);
+      await sandbox.run('f', { language: 'python', code: p.write('scratch.txt', 's') });
+      const removed = await sandbox.run('f', { language: 'python', code: p.remove('scratch.txt') });
+      expect(removed.artifacts).toEqual([]);
+      await expect(sandbox.readFile('f', 'scratch.txt')).rejects.toMatchObject({ code: 'sandbox_file_rejected' });
       expect((await sandbox.readFile('f', 'out/report.txt')).toString()).toBe('two!');
       expect((await sandbox.listFiles('f')).map((f) => [f.path, f.bytes])).toEqual([
         ['input.csv', 4],

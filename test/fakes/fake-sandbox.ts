@@ -17,6 +17,8 @@ export { simplePreview } from './fake-previews.js';
 export interface FakeRunOutcome extends Partial<Omit<ExecutionResult, 'artifacts' | 'executionCount'>> {
   /** Files the "code" writes under /mnt/data; they become artifacts (created or modified) within the limits. */
   writeFiles?: Record<string, string | Buffer>;
+  /** Files the "code" deletes from /mnt/data (before it writes `writeFiles`). */
+  deleteFiles?: string[];
   /** Throw this instead of returning a result (an infrastructure failure). */
   throws?: Error;
   /** Wait this long before finishing, in ms; an abort or the run's timeout cuts it short. */
@@ -140,6 +142,7 @@ export class FakeSandbox implements Sandbox {
     const started = Date.now();
     const timeoutMs = request.timeoutMs ?? this.limits.timeoutMs;
     const interruptedBy = outcome.delayMs ? await this.wait(outcome.delayMs, timeoutMs, request.signal) : undefined;
+    for (const path of outcome.deleteFiles ?? []) session.files.delete(path);
     const { artifacts, skippedArtifacts } = this.writeFiles(session, outcome.writeFiles ?? {});
     const stdout = outcome.stdout ?? '';
     const stderr = outcome.stderr ?? '';
@@ -147,7 +150,7 @@ export class FakeSandbox implements Sandbox {
     if (stdout) request.onStdout?.(stdout);
     if (stderr) request.onStderr?.(stderr);
     for (const display of displays) request.onDisplay?.(display);
-    const { writeFiles: _w, throws: _t, delayMs: _d, ...rest } = outcome;
+    const { writeFiles: _w, deleteFiles: _x, throws: _t, delayMs: _d, ...rest } = outcome;
     const result: ExecutionResult = {
       ...rest,
       status: interruptedBy ? 'timeout' : (outcome.status ?? (outcome.error ? 'error' : 'ok')),

@@ -16,6 +16,7 @@ const programs: SandboxPrograms = {
     `import os\nos.makedirs(os.path.dirname(${py(path)}) or ".", exist_ok=True)\n` +
     `with open(${py(path)}, "w") as f: f.write(${py(text)})`,
   writeBytes: (path, bytes) => `with open(${py(path)}, "wb") as f: f.write(bytes([1]) * ${bytes})`,
+  remove: (path) => `import os\nos.remove(${py(path)})`,
   printFile: (path) => `print(open(${py(path)}).read(), end="")`,
   crash: () => 'import os\nos._exit(3)',
   sequence: (...all) => all.join('\n'),
