@@ -48,7 +48,7 @@ function skipped(path: string, bytes: number, why: string): FilePreview {
 }
 
 /** Waits `ms` unless the signal fires first; resolves whether it did. */
-function waitUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+export function waitUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(true);
     const onAbort = () => {

@@ -9,7 +9,7 @@ import type {
 import type { PreviewOptions, RunRequest, Sandbox } from '../../src/ports/sandbox.js';
 import { mimeFromPath, sanitizeFileName } from '../../sandbox/file-names.js';
 import { interruptionText, KILL_TEXT } from '../../sandbox/run-execution.js';
-import { previewWithinBudget, simplePreview } from './fake-previews.js';
+import { previewWithinBudget, simplePreview, waitUnlessAborted } from './fake-previews.js';
 
 export { simplePreview } from './fake-previews.js';
 
@@ -348,22 +348,13 @@ export class FakeSandbox implements Sandbox {
   }
 
   /** Waits `delayMs` unless the run is interrupted first: by its time limit or by a stop. */
-  private wait(delayMs: number, timeoutMs: number, signal?: AbortSignal): Promise<'timeout' | 'cancelled' | undefined> {
-    return new Promise((resolve) => {
-      if (signal?.aborted) return resolve('cancelled');
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        resolve('cancelled');
-      };
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(timeoutMs < delayMs ? 'timeout' : undefined);
-        },
-        Math.min(delayMs, timeoutMs),
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  private async wait(
+    delayMs: number,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<'timeout' | 'cancelled' | undefined> {
+    if (await waitUnlessAborted(Math.min(delayMs, timeoutMs), signal)) return 'cancelled';
+    return timeoutMs < delayMs ? 'timeout' : undefined;
   }
 
   private record(call: FakeSandboxCall): void {
