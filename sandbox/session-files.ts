@@ -41,7 +41,8 @@ const MAX_SKIPPED_TEXT_CHARS = 300;
 type Skipped = NonNullable<ExecutionResult['skippedArtifacts']>[number];
 
 const MIB = 1024 * 1024;
-function formatMib(bytes: number): string {
+/** Bytes in MiB with one decimal, as the reasons for files not brought back say them. */
+export function formatMib(bytes: number): string {
   return `${Math.round((bytes / MIB) * 10) / 10} MiB`;
 }
 

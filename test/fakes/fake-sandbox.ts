@@ -9,6 +9,7 @@ import type {
 import type { PreviewOptions, RunRequest, Sandbox } from '../../src/ports/sandbox.js';
 import { mimeFromPath, sanitizeFileName } from '../../sandbox/file-names.js';
 import { interruptionText, KILL_TEXT } from '../../sandbox/run-execution.js';
+import { formatMib } from '../../sandbox/session-files.js';
 import { previewWithinBudget, simplePreview, waitUnlessAborted } from './fake-previews.js';
 
 export { simplePreview } from './fake-previews.js';
@@ -91,8 +92,6 @@ interface Session {
   /** Why the interpreter went away outside a run; said by the next run. */
   pendingReset?: string;
 }
-
-const formatMib = (bytes: number) => `${Math.round((bytes / MIB) * 10) / 10} MiB`;
 
 /**
  * An in-memory Sandbox for unit tests: files per session key, results scripted in order or computed by
