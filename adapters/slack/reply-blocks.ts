@@ -62,10 +62,9 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
           .map(section);
   blocks.push(...codeBlocks(reply, files, options));
   for (const omitted of reply.omitted ?? []) {
-    const where = omitted.url ? ` <${omitted.url}|Download>` : '';
     blocks.push(
       context(
-        `:paperclip: \`${escapeMrkdwn(omitted.name)}\` (${formatBytes(omitted.bytes)}) was not attached: ${escapeMrkdwn(omitted.reason)}${where}`,
+        `:paperclip: \`${escapeMrkdwn(omitted.name)}\` (${formatBytes(omitted.bytes)}) was not attached: ${escapeMrkdwn(omitted.reason)}`,
       ),
     );
   }

@@ -4,6 +4,7 @@ import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
+import { formatBytes } from '../replies/format.js';
 
 export interface AttachmentOutcome {
   stored: { attachment: InboundAttachment; file: SandboxFile }[];
@@ -89,10 +90,4 @@ export async function fetchIntoSandbox(options: {
     // A sandbox that gave up early must not leave the platform's connection (or a file) open.
     stream.destroy();
   }
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -34,8 +34,6 @@ export interface OmittedFile {
   name: string;
   bytes: number;
   reason: string;
-  /** Where it can be fetched instead (the web chat serves every file). */
-  url?: string;
 }
 
 export interface ReplyFooter {

@@ -1,5 +1,6 @@
 import type { FilePreview, SandboxEnvironment, SandboxFile } from '../domain/execution.js';
-import { cutHeadTail, formatBytes } from './text-cut.js';
+import { formatBytes } from '../replies/format.js';
+import { cutHeadTail } from './text-cut.js';
 
 /** What the system prompt describes. */
 export interface SystemPromptInput {

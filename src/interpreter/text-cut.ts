@@ -23,10 +23,3 @@ export function cutHeadTail(text: string, options: CutOptions): { text: string; 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
-
-/** Formats a byte count for people and models: `812 B`, `12.3 kB`, `4.1 MB`. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
-  return `${(bytes / 1_000_000).toFixed(1)} MB`;
-}

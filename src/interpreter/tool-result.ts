@@ -1,5 +1,6 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
-import { cutHeadTail, formatBytes } from './text-cut.js';
+import { formatBytes } from '../replies/format.js';
+import { cutHeadTail } from './text-cut.js';
 
 /** Limits of what one tool result shows the model. */
 export interface ToolResultLimits {

@@ -26,8 +26,6 @@ export interface BuildReplyDeps {
   renderer: ArtifactRenderer;
   threadKey: string;
   limits: ReplyLimits;
-  /** Where the web chat serves a sandbox path of this thread, when it runs; used in omissions. */
-  webUrl?: (path: string) => string;
   logger?: Logger;
 }
 
@@ -65,7 +63,6 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     maxFileBytes: deps.limits.maxFileBytes,
     maxFiles: bounds.maxFiles,
     maxFileBytesTotal: bounds.maxFileBytesTotal,
-    webUrl: deps.webUrl,
     logger: deps.logger,
   };
   // Generated files claim their names first: they are the user's, output files adapt around them.

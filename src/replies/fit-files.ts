@@ -5,8 +5,6 @@ import { writeZip } from './zip.js';
 export interface FitFilesOptions {
   /** The platform's upload limit per file, in bytes. */
   maxBytes: number;
-  /** Where the web chat serves a file of this thread, when it runs; said in the omission. */
-  webUrl?: (name: string) => string;
 }
 
 export interface FittedFiles {
@@ -55,14 +53,10 @@ async function zipFile(file: ReplyFile): Promise<Buffer | undefined> {
 function omission(file: ReplyFile, o: FitFilesOptions & { zippedBytes?: number }): OmittedFile {
   const size = formatBytes(file.data.length);
   const zipped = o.zippedBytes === undefined ? '' : `, ${formatBytes(o.zippedBytes)} zipped`;
-  const url = o.webUrl?.(file.name);
-  const how = url
-    ? `download it from the web chat: ${url}`
-    : 'ask me to split it or save a smaller version (fewer rows, or a compressed format such as parquet)';
+  const how = 'ask me to split it or save a smaller version (fewer rows, or a compressed format such as parquet)';
   return {
     name: file.name,
     bytes: file.data.length,
     reason: `${size}${zipped} is over this platform's ${formatBytes(o.maxBytes)} upload limit; ${how}`,
-    ...(url ? { url } : {}),
   };
 }

@@ -26,7 +26,6 @@ export interface MediaDeps {
   maxFiles?: number;
   /** Bytes of generated files read back for one reply; files past it are omitted. @defaultValue no limit */
   maxFileBytesTotal?: number;
-  webUrl?: (path: string) => string;
   logger?: Logger;
 }
 
@@ -101,13 +100,11 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
       continue;
     }
     const name = names.unique(basename(artifact.path));
-    const url = deps.webUrl?.(artifact.path);
     if (artifact.bytes <= deps.maxFileBytes && readBytes + artifact.bytes > maxTotal) {
       out.omitted.push({
         name,
         bytes: artifact.bytes,
         reason: `the files of this reply reached ${formatBytes(maxTotal)}; it stays in /mnt/data/${artifact.path} for your next message`,
-        ...(url ? { url } : {}),
       });
       continue;
     }
@@ -116,7 +113,6 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
         name,
         bytes: artifact.bytes,
         reason: `${formatBytes(artifact.bytes)} is over the ${formatBytes(deps.maxFileBytes)} attachment limit; it stays in /mnt/data/${artifact.path} for your next message`,
-        ...(url ? { url } : {}),
       });
       continue;
     }

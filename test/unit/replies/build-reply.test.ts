@@ -214,10 +214,7 @@ describe('buildReply: model answers', () => {
       ],
       skippedArtifacts: [{ path: 'tmp/cache.sqlite', reason: 'over the 100 MB file limit' }],
     });
-    const reply = await buildReply(turn({ text: 'Here.', runs: [r] }), {
-      ...deps(sandbox, renderer),
-      webUrl: (p) => `http://127.0.0.1:8787/f/${p}`,
-    });
+    const reply = await buildReply(turn({ text: 'Here.', runs: [r] }), deps(sandbox, renderer));
     expect(reply.files.map((f) => f.name)).toEqual(['ok.txt', 'figure-1.png']);
     expect(reply.text).toContain('_figure-1.png could not be rendered: it is broken; the original is attached._');
     expect(reply.omitted).toEqual([
@@ -225,7 +222,6 @@ describe('buildReply: model answers', () => {
         name: 'huge.parquet',
         bytes: 50_000,
         reason: '48.8 KB is over the 9.8 KB attachment limit; it stays in /mnt/data/huge.parquet for your next message',
-        url: 'http://127.0.0.1:8787/f/huge.parquet',
       },
       { name: 'gone.csv', bytes: 10, reason: 'it could not be read from the sandbox (no such file: gone.csv)' },
       {

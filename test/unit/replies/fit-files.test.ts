@@ -86,13 +86,5 @@ describe('fitFiles', () => {
     expect(plain.files).toEqual([]);
     expect(plain.omitted[0]).toMatchObject({ name: 'model.bin', bytes: 300_000 });
     expect(plain.omitted[0]!.reason).toMatch(/293 KB.*over this platform's 97\.7 KB upload limit; ask me to split it/);
-    const withWeb = await fitFiles([noise], {
-      maxBytes: 100_000,
-      webUrl: (n) => `http://127.0.0.1:8787/files/t1/${n}`,
-    });
-    expect(withWeb.omitted[0]).toMatchObject({ url: 'http://127.0.0.1:8787/files/t1/model.bin' });
-    expect(withWeb.omitted[0]!.reason).toMatch(
-      /download it from the web chat: http:\/\/127\.0\.0\.1:8787\/files\/t1\/model\.bin/,
-    );
   });
 });
