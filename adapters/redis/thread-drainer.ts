@@ -4,6 +4,7 @@ import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Logger } from '../../src/logger.js';
 import type { Job, JobProcessor } from '../../src/ports/job-queue.js';
 import { notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
+import { runProcessor } from '../../src/queue/run-processor.js';
 import type { Semaphore } from '../../src/queue/semaphore.js';
 import type { QueueScripts } from './queue-scripts.js';
 
@@ -129,14 +130,10 @@ export class ThreadDrainer {
     await this.o.slots.acquire();
     const startedAtMs = Date.now();
     if (job.attempt === 1) this.o.observer.started(startedAtMs - job.enqueuedAtMs);
-    let outcome: JobOutcome = 'ok';
+    let outcome: JobOutcome = 'error';
     try {
-      await this.o.processor(job, { signal: controller.signal });
-      if (controller.signal.aborted) outcome = 'cancelled';
-    } catch (err) {
-      outcome = controller.signal.aborted ? 'cancelled' : 'error';
-      if (!controller.signal.aborted)
-        this.o.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
+      outcome = (await runProcessor(this.o.processor, job, { signal: controller.signal, logger: this.o.logger }))
+        .outcome;
     } finally {
       this.o.slots.release();
       clearInterval(renew);

@@ -7,6 +7,7 @@ import { SeenIds } from './dedupe.js';
 import { DEFAULT_LIMITS, limitSubject, type QueueLimits } from './limits.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import { noopObserver, notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from './queue-events.js';
+import { runProcessor } from './run-processor.js';
 import { settlesWithin } from './settles-within.js';
 
 export interface InProcessJobQueueOptions {
@@ -155,20 +156,13 @@ export class InProcessJobQueue implements JobQueue {
     const startedAtMs = this.now();
     this.observer.started(startedAtMs - job.enqueuedAtMs);
     running.done = (async () => {
-      let outcome: JobOutcome = 'ok';
+      let outcome: JobOutcome = 'error';
       try {
-        // A microtask hop first, so even a processor that throws synchronously ends in `finish`.
-        await Promise.resolve();
-        await processor(job, { signal: controller.signal });
-        if (controller.signal.aborted) outcome = 'cancelled';
-      } catch (err) {
-        outcome = controller.signal.aborted ? 'cancelled' : 'error';
-        if (this.closing && controller.signal.aborted) {
-          // Nothing survives this process: the user must hear that the message was not answered.
+        const run = await runProcessor(processor, job, { signal: controller.signal, logger: this.options.logger });
+        outcome = run.outcome;
+        // Nothing survives this process: the user must hear that the message was not answered.
+        if (run.thrown && run.outcome === 'cancelled' && this.closing)
           await notifyDropped(this.options.onDropped, job, 'shutdown', this.options.logger);
-        } else {
-          this.options.logger.error({ job: job.id, thread: job.threadKey, err }, 'job processor failed');
-        }
       } finally {
         this.observer.finished(this.now() - startedAtMs, outcome);
         this.finish(state, job);
