@@ -1,34 +1,9 @@
-import { extname } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
-
-const MIME: Record<string, string> = {
-  '.csv': 'text/csv',
-  '.tsv': 'text/tab-separated-values',
-  '.txt': 'text/plain',
-  '.log': 'text/plain',
-  '.md': 'text/markdown',
-  '.json': 'application/json',
-  '.html': 'text/html',
-  '.xml': 'application/xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.svg': 'image/svg+xml',
-  '.webp': 'image/webp',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-  '.py': 'text/x-python',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.xls': 'application/vnd.ms-excel',
-  '.parquet': 'application/vnd.apache.parquet',
-  '.sqlite': 'application/vnd.sqlite3',
-  '.db': 'application/vnd.sqlite3',
-};
+import { mimeFromName } from '../src/domain/mime.js';
 
 /** A MIME type from a file name, for files listed from the host mirror. */
 export function mimeFromPath(path: string): string {
-  return MIME[extname(path).toLowerCase()] ?? 'application/octet-stream';
+  return mimeFromName(path);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
+import { mimeFromName } from '../../src/domain/mime.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import type { WebAttachment, WebMessage } from './types.js';
 
@@ -12,34 +13,6 @@ export class WebRequestError extends Error {
     super(message);
     this.name = 'WebRequestError';
   }
-}
-
-const MIME_BY_EXT: Record<string, string> = {
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  json: 'application/json',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xls: 'application/vnd.ms-excel',
-  parquet: 'application/vnd.apache.parquet',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-  zip: 'application/zip',
-  py: 'text/x-python',
-  html: 'text/html',
-  xml: 'application/xml',
-};
-
-/** Guesses a MIME type from a file name; `application/octet-stream` when unknown. */
-export function mimeFromName(name: string): string {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase() ?? '';
-  return MIME_BY_EXT[ext] ?? 'application/octet-stream';
 }
 
 /** A MIME type as `type/subtype`, lower case and without parameters; undefined when it is not one. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mimeFromName, pickMime, toInboundMessage } from '../../../adapters/web/map-request.js';
+import { pickMime, toInboundMessage } from '../../../adapters/web/map-request.js';
+import { mimeFromName } from '../../../src/domain/mime.js';
 import { intentOf } from '../../../src/core/intent.js';
 import { safeFileName } from '../../../src/domain/file-names.js';
 
