@@ -6,6 +6,7 @@ import type { Logger } from '../src/logger.js';
 import { ThreadlabError } from '../src/domain/errors.js';
 import { buildContainerSpec, type SandboxLimits } from './container-spec.js';
 import { startFailure } from './docker-errors.js';
+import type { SandboxRuntime } from './runtime.js';
 import { LiveContainer } from './live-container.js';
 import { RunnerConnection } from './runner-connection.js';
 
@@ -17,6 +18,8 @@ export interface LaunchOptions {
   /** Hashed session key, or POOL_SESSION. */
   session: string;
   logger: Logger;
+  /** The OCI runtime of the container. @defaultValue 'runc' */
+  runtime?: SandboxRuntime;
   /** How long the runner may take to import its libraries and say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
 }
@@ -42,6 +45,7 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
     session: options.session,
     hostname: hostname(),
     ownerPid: process.pid,
+    ...(options.runtime ? { runtime: options.runtime } : {}),
   });
   let container: Docker.Container | undefined;
   try {

@@ -1,5 +1,6 @@
 import type Docker from 'dockerode';
-import { seccompSecurityOpt } from './seccomp.js';
+import type { SandboxRuntime } from './runtime.js';
+import { buildSeccompProfile, seccompSecurityOpt } from './seccomp.js';
 
 /** The limits and lifetimes of sandboxes (THREADLAB_SANDBOX_*, THREADLAB_MAX_*; see src/config.ts). */
 export interface SandboxLimits {
@@ -55,17 +56,31 @@ export interface ContainerSpecOptions {
   session: string;
   hostname: string;
   ownerPid: number;
+  /** The OCI runtime: runc, or gVisor's runsc (every other flag here applies under both). @defaultValue 'runc' */
+  runtime?: SandboxRuntime;
 }
 
 const MB = 1024 * 1024;
 
 /**
+ * Under runsc the engine's pids limit counts gVisor's own host threads and its ptrace stubs, not the
+ * code's processes (measured with Debian's runsc 20221219: 38 for an idle sandbox, 52 with the runner, about 6 more per
+ * process the code starts, next to none per thread), and running out of them makes the Sentry panic. So
+ * the host limit is sized for that overhead, and the code's own limit is RLIMIT_NPROC, which gVisor
+ * counts per sandbox (under runc it would count every container of uid 1000 on the host: not used there).
+ */
+export const RUNSC_HOST_PIDS = { base: 128, perTask: 8 } as const;
+
+/**
  * The create options of a sandbox container: no network, read-only root, size-capped tmpfs for /tmp
  * and /mnt/data, uid 1000, no capabilities, no-new-privileges, a tight seccomp allowlist, memory without
- * swap, CPU, pids, nofile, fsize and core limits, stdin attached for the runner protocol.
+ * swap, CPU, pids, nofile, fsize and core limits, stdin attached for the runner protocol. Under runsc
+ * the same flags hold: gVisor applies the cgroup limits, rlimits, uid, capabilities and no-new-privs, and the
+ * seccomp profile only because ensure-docker.sh registers it with --oci-seccomp (see README, Security).
  */
 export function buildContainerSpec(options: ContainerSpecOptions): Docker.ContainerCreateOptions {
   const { limits } = options;
+  const runtime = options.runtime ?? 'runc';
   const memoryBytes = limits.memoryMb * MB;
   return {
     name: options.name,
@@ -92,6 +107,7 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
       [LABELS.pid]: String(options.ownerPid),
     },
     HostConfig: {
+      Runtime: runtime,
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs: {
@@ -102,14 +118,15 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
       MemorySwap: memoryBytes,
       MemorySwappiness: 0,
       NanoCpus: Math.round(limits.cpus * 1e9),
-      PidsLimit: limits.pids,
+      PidsLimit: runtime === 'runsc' ? RUNSC_HOST_PIDS.base + RUNSC_HOST_PIDS.perTask * limits.pids : limits.pids,
       Ulimits: [
+        ...(runtime === 'runsc' ? [{ Name: 'nproc', Soft: limits.pids, Hard: limits.pids }] : []),
         { Name: 'nofile', Soft: limits.nofile, Hard: limits.nofile },
         { Name: 'fsize', Soft: limits.fileSizeMb * MB, Hard: limits.fileSizeMb * MB },
         { Name: 'core', Soft: 0, Hard: 0 },
       ],
       CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt()],
+      SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt(buildSeccompProfile({ runtime }))],
       Init: false,
       Privileged: false,
       AutoRemove: false,

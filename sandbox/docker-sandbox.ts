@@ -22,6 +22,7 @@ import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
+import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
 
 export interface DockerSandboxOptions {
   docker: Docker;
@@ -39,6 +40,8 @@ export interface DockerSandboxOptions {
   orphanSweepMs?: number;
   /** How long a new container may take to say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
+  /** THREADLAB_SANDBOX_RUNTIME: gVisor's runsc when the engine has it (auto), or runc / runsc. @defaultValue 'auto' */
+  runtime?: RuntimeSetting;
 }
 
 const MB = 1024 * 1024;
@@ -52,6 +55,7 @@ export class DockerSandbox implements Sandbox {
   private readonly launches = new Set<Promise<LiveContainer>>();
   private started: Promise<void> | undefined;
   private readyInfo: ReadyFrame | undefined;
+  private runtimeChoice: RuntimeChoice | undefined;
   private closed = false;
   private pruneTimer: NodeJS.Timeout | undefined;
   private orphanTimer: NodeJS.Timeout | undefined;
@@ -102,6 +106,12 @@ export class DockerSandbox implements Sandbox {
       if (isNotFound(err)) throw imageMissing(image, err);
       throw startFailure(image, err);
     }
+    const choice = await resolveRuntime(docker, this.options.runtime ?? 'auto').catch((err: unknown) => {
+      throw isUnreachable(err) ? dockerUnreachable(err) : err;
+    });
+    if (choice.fallback) logger.warn({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
+    else logger.info({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
+    this.runtimeChoice = choice;
     const removed = await removeOrphans(docker, { olderThanInstance: this.instanceId });
     if (removed.length > 0) logger.info({ removed }, 'removed orphaned sandbox containers');
     this.registry.startReaper();
@@ -297,6 +307,11 @@ export class DockerSandbox implements Sandbox {
     );
   }
 
+  /** The runtime sandboxes get and why; undefined until start() has asked the engine. */
+  get runtime(): RuntimeChoice | undefined {
+    return this.runtimeChoice;
+  }
+
   /** Live session containers (for tests and metrics). */
   liveSessions(): number {
     return this.registry.liveCount();
@@ -312,6 +327,7 @@ export class DockerSandbox implements Sandbox {
       session,
       logger: this.options.logger,
       readyTimeoutMs: this.options.readyTimeoutMs,
+      ...(this.runtimeChoice ? { runtime: this.runtimeChoice.runtime } : {}),
     });
     this.launches.add(launch);
     try {

@@ -89,6 +89,8 @@ const sandbox = {
   ),
   image: v('THREADLAB_SANDBOX_IMAGE', z.string().min(1).optional()),
   base: v('THREADLAB_SANDBOX_BASE', z.enum(['auto', 'registry', 'debootstrap']).default('auto')),
+  /** OCI runtime of sandboxes: gVisor's runsc when the engine has it registered (auto), else runc. */
+  runtime: v('THREADLAB_SANDBOX_RUNTIME', z.enum(['auto', 'runc', 'runsc']).default('auto')),
   memoryMb: v('THREADLAB_SANDBOX_MEMORY_MB', int(64).default(1024)),
   cpus: v('THREADLAB_SANDBOX_CPUS', num(0.1, 64).default(1)),
   pids: v('THREADLAB_SANDBOX_PIDS', int(16, 100_000).default(128)),

@@ -73,6 +73,7 @@ export async function createSandbox(
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
     dataDir: join(config.dataDir, 'sandbox-files'),
+    runtime: config.sandbox.runtime,
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),

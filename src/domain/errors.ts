@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'config_invalid'
   | 'docker_unreachable'
   | 'sandbox_image_missing'
+  | 'sandbox_runtime_missing'
   | 'sandbox_start_failed'
   | 'sandbox_protocol'
   | 'sandbox_timeout'

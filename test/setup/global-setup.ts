@@ -7,16 +7,19 @@ let redis: PrivateRedis | undefined;
 /**
  * Runs once per integration/e2e project: builds the sandbox image when its definition changed, and
  * starts a private Redis on a free loopback port. Tests read THREADLAB_TEST_SANDBOX_IMAGE and
- * THREADLAB_TEST_REDIS_URL.
+ * THREADLAB_TEST_REDIS_URL; either given beforehand is used as it is (an image someone else built, a
+ * Redis already running).
  */
 export async function setup(): Promise<void> {
-  const docker = new Docker();
-  const { image, built } = await ensureSandboxImage({
-    docker,
-    onProgress: (line) => process.stderr.write(`[sandbox image] ${line}\n`),
-  });
-  if (built) process.stderr.write(`[sandbox image] ready: ${image}\n`);
-  process.env.THREADLAB_TEST_SANDBOX_IMAGE = image;
+  if (!process.env.THREADLAB_TEST_SANDBOX_IMAGE) {
+    const docker = new Docker();
+    const { image, built } = await ensureSandboxImage({
+      docker,
+      onProgress: (line) => process.stderr.write(`[sandbox image] ${line}\n`),
+    });
+    if (built) process.stderr.write(`[sandbox image] ready: ${image}\n`);
+    process.env.THREADLAB_TEST_SANDBOX_IMAGE = image;
+  }
   if (!process.env.THREADLAB_TEST_REDIS_URL) {
     redis = await startPrivateRedis();
     process.env.THREADLAB_TEST_REDIS_URL = redis.url;

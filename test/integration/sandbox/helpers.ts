@@ -6,12 +6,21 @@ import pino from 'pino';
 import { loadConfig } from '../../../src/config.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import type { RuntimeSetting, SandboxRuntime } from '../../../sandbox/runtime.js';
 
 export const docker = new Docker();
 export const logger = pino({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 
 export { sandboxImage } from '../../support/sandbox-image.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
+
+/**
+ * The runtime this run of the suite tests: THREADLAB_TEST_SANDBOX_RUNTIME, which the vitest project sets
+ * (`integration` runs runc, `integration-runsc` runs the runtime-sensitive files again under gVisor).
+ */
+export function testRuntime(): SandboxRuntime {
+  return process.env.THREADLAB_TEST_SANDBOX_RUNTIME === 'runsc' ? 'runsc' : 'runc';
+}
 
 /** Small, fast limits for tests; override any of them. */
 export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimits {
@@ -42,7 +51,7 @@ export async function makeSandbox(
   name: string,
   limits: Partial<SandboxLimits> = {},
   image?: string,
-  extra: { orphanSweepMs?: number } = {},
+  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting } = {},
 ): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;
@@ -53,6 +62,7 @@ export async function makeSandbox(
     dataDir,
     logger,
     instanceId,
+    runtime: testRuntime(),
     ...extra,
   });
   return {

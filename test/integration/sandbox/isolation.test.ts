@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containersOf, docker, makeSandbox, type TestSandbox } from './helpers.js';
+import { containersOf, docker, makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -15,7 +15,9 @@ const py = async (code: string) => {
   return result.stdout.trim();
 };
 
-describe('sandbox isolation (enforced by the engine)', () => {
+const runtime = testRuntime();
+
+describe(`sandbox isolation (enforced by the engine, ${runtime})`, () => {
   it('has no network', async () => {
     const out = await py(
       [
@@ -46,8 +48,10 @@ describe('sandbox isolation (enforced by the engine)', () => {
 
   it('runs as uid 1000 without capabilities, with no-new-privs and seccomp', async () => {
     const out = await py(
-      'import os\nst = dict(l.split(":\\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\\t" in l)\n' +
-        'print(os.getuid(), os.getgid(), st["CapEff"].strip(), st["CapBnd"].strip(), st["NoNewPrivs"].strip(), st["Seccomp"].strip(), os.uname().nodename)',
+      // PR_GET_NO_NEW_PRIVS rather than /proc/self/status, which gVisor does not fill with NoNewPrivs.
+      'import ctypes, os\nst = dict(l.split(":\\t", 1) for l in open("/proc/self/status").read().splitlines() if ":\\t" in l)\n' +
+        'nnp = ctypes.CDLL(None).prctl(39, 0, 0, 0, 0)\n' +
+        'print(os.getuid(), os.getgid(), st["CapEff"].strip(), st["CapBnd"].strip(), nnp, st["Seccomp"].strip(), os.uname().nodename)',
     );
     expect(out).toBe('1000 1000 0000000000000000 0000000000000000 1 2 sandbox');
   });
@@ -85,13 +89,25 @@ describe('sandbox isolation (enforced by the engine)', () => {
   });
 
   it('enforces memory without swap, cpu, pids, nofile, fsize, core and the /mnt/data and /tmp quotas', async () => {
+    // runc: the container's cgroups are visible inside. runsc: gVisor shows no cgroup files; the memory
+    // limit is its MemTotal, the engine's cgroups hold the whole sandbox, and the code's task limit is
+    // RLIMIT_NPROC (see RUNSC_HOST_PIDS in sandbox/container-spec.ts).
+    const view =
+      runtime === 'runc'
+        ? [
+            'cg = lambda p: open("/sys/fs/cgroup/" + p).read().strip()',
+            'print("mem", cg("memory/memory.limit_in_bytes"), cg("memory/memory.memsw.limit_in_bytes") if os.path.exists("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes") else "n/a")',
+            'print("cpu", cg("cpu/cpu.cfs_quota_us"), cg("cpu/cpu.cfs_period_us"))',
+            'print("pids", cg("pids/pids.max"))',
+          ]
+        : [
+            'print("mem", os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "n/a")',
+            'print("pids", resource.getrlimit(resource.RLIMIT_NPROC)[0])',
+          ];
     const out = await py(
       [
         'import resource, os, shutil',
-        'cg = lambda p: open("/sys/fs/cgroup/" + p).read().strip()',
-        'print("mem", cg("memory/memory.limit_in_bytes"), cg("memory/memory.memsw.limit_in_bytes") if os.path.exists("/sys/fs/cgroup/memory/memory.memsw.limit_in_bytes") else "n/a")',
-        'print("cpu", cg("cpu/cpu.cfs_quota_us"), cg("cpu/cpu.cfs_period_us"))',
-        'print("pids", cg("pids/pids.max"))',
+        ...view,
         'print("nofile", *resource.getrlimit(resource.RLIMIT_NOFILE))',
         'print("fsize", *resource.getrlimit(resource.RLIMIT_FSIZE))',
         'print("core", *resource.getrlimit(resource.RLIMIT_CORE))',
@@ -99,17 +115,31 @@ describe('sandbox isolation (enforced by the engine)', () => {
         'try:\n    open("/tmp/big", "wb").write(b"x" * (20 * 2**20)); print("tmp over quota written")',
         'except OSError as e:\n    print("tmp quota", e.errno)',
         'os.remove("/tmp/big")',
+        // Starts processes until the task limit refuses one: before 48 tasks (the runner has some). Small
+        // processes (sleep), so that the memory limit is not what stops them: under gVisor a forked copy
+        // of the runner costs ~25 MB.
+        'import subprocess\nkids = []',
+        'try:\n    for _ in range(60):\n        kids.append(subprocess.Popen(["sleep", "30"]))',
+        'except OSError as e:\n    print("fork refused", e.errno)',
+        'print("forked", len(kids))',
+        'for kid in kids:\n    kid.kill(); kid.wait()',
       ].join('\n'),
     );
     expect(out).toContain(`mem ${384 * 2 ** 20} `);
     expect(out).toMatch(new RegExp(`mem \\d+ (${384 * 2 ** 20}|n/a)`));
-    expect(out).toContain('cpu 50000 100000');
+    if (runtime === 'runc') expect(out).toContain('cpu 50000 100000');
     expect(out).toContain('pids 48');
+    expect(out).toContain('fork refused 11');
+    expect(Number(/forked (\d+)/.exec(out)?.[1])).toBeLessThan(48);
     expect(out).toContain('nofile 256 256');
     expect(out).toContain(`fsize ${32 * 2 ** 20} ${32 * 2 ** 20}`);
     expect(out).toContain('core 0 0');
     expect(out).toContain('data 64 tmp 16');
     expect(out).toContain('tmp quota 28');
+    // The engine holds the whole container (under runsc: gVisor's kernel and the code) to these.
+    const [info] = await containersOf(t.instanceId);
+    const host = (await docker.getContainer(info!.Id).inspect()).HostConfig;
+    expect(host).toMatchObject({ Runtime: runtime, Memory: 384 * 2 ** 20, MemorySwap: 384 * 2 ** 20, NanoCpus: 5e8 });
     const fsize = await t.sandbox.run('iso', {
       language: 'python',
       code: 'open("big.bin", "wb").write(b"x" * (40 * 2**20))',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { buildContainerSpec, CONTAINER_ENV } from '../../../sandbox/container-spec.js';
+import { buildContainerSpec, CONTAINER_ENV, RUNSC_HOST_PIDS } from '../../../sandbox/container-spec.js';
 
 const limits = {
   ...loadConfig({}).sandbox,
@@ -12,15 +12,8 @@ const limits = {
   dataMb: 40,
   tmpMb: 12,
 };
-const spec = buildContainerSpec({
-  image: 'img:1',
-  limits,
-  name: 'n',
-  instanceId: 'inst',
-  session: 'abc',
-  hostname: 'h',
-  ownerPid: 42,
-});
+const base = { image: 'img:1', limits, name: 'n', instanceId: 'inst', session: 'abc', hostname: 'h', ownerPid: 42 };
+const spec = buildContainerSpec(base);
 const host = spec.HostConfig!;
 
 describe('buildContainerSpec', () => {
@@ -83,5 +76,27 @@ describe('buildContainerSpec', () => {
       'dev.threadlab.host': 'h',
       'dev.threadlab.pid': '42',
     });
+  });
+
+  it('runs under runc unless told, and under runsc keeps every flag, sizing pids for gVisor', () => {
+    expect(host.Runtime).toBe('runc');
+    expect(host.Ulimits!.map((u) => u.Name)).not.toContain('nproc');
+    const gvisor = buildContainerSpec({ ...base, runtime: 'runsc' }).HostConfig!;
+    expect(gvisor.Runtime).toBe('runsc');
+    const same = ['NetworkMode', 'ReadonlyRootfs', 'Tmpfs', 'Memory', 'MemorySwap', 'NanoCpus', 'CapDrop'] as const;
+    for (const key of same) expect(gvisor[key]).toEqual(host[key]);
+    expect(gvisor.SecurityOpt![0]).toBe('no-new-privileges:true');
+    // The profile differs in clone3 only (gVisor ignores errnoRet; see sandbox/seccomp.ts).
+    const profile = (opt: string) =>
+      JSON.parse(opt.replace(/^seccomp=/, '')) as { syscalls: { names: string[]; action: string }[] };
+    const runc3 = profile(host.SecurityOpt![1]!).syscalls.find((r) => r.names.includes('clone3'));
+    const runsc3 = profile(gvisor.SecurityOpt![1]!).syscalls.find((r) => r.names.includes('clone3'));
+    expect(runc3?.action).toBe('SCMP_ACT_ERRNO');
+    expect(runsc3?.action).toBe('SCMP_ACT_ALLOW');
+    expect(profile(gvisor.SecurityOpt![1]!).syscalls.filter((r) => !r.names.includes('clone3'))).toEqual(
+      profile(host.SecurityOpt![1]!).syscalls.filter((r) => !r.names.includes('clone3')),
+    );
+    expect(gvisor.PidsLimit).toBe(RUNSC_HOST_PIDS.base + RUNSC_HOST_PIDS.perTask * 99);
+    expect(gvisor.Ulimits).toEqual([{ Name: 'nproc', Soft: 99, Hard: 99 }, ...host.Ulimits!]);
   });
 });
