@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { parseEndpointUrl } from '../domain/endpoint-url.js';
 import { toThreadlabError } from '../domain/errors.js';
 import { sandboxImageTag, VERSION_LABEL } from '../../sandbox/image-builder.js';
+import { chooseRuntime, registeredRuntimes, RUNSC_INSTALL_HINT } from '../../sandbox/runtime.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -17,7 +18,7 @@ export interface Check {
 export interface DoctorDeps {
   /** The parsed configuration, or the error that parsing raised. */
   config: Config | Error;
-  docker: Pick<Docker, 'ping' | 'version' | 'getImage'>;
+  docker: Pick<Docker, 'ping' | 'version' | 'getImage' | 'info'>;
   /** Pings Redis at the URL; rejects when it does not answer. */
   pingRedis: (url: string) => Promise<void>;
 }
@@ -51,6 +52,7 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
           : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
       });
     }
+    checks.push(await checkRuntime(docker, config));
     return checks;
   } catch (err) {
     return [
@@ -61,7 +63,31 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
         fix: 'start the engine (`bash scripts/ensure-docker.sh` installs and starts it as root on Debian/Ubuntu), or set DOCKER_HOST',
       },
       { name: 'Sandbox image', status: 'skip', detail: 'not checked without a Docker engine' },
+      { name: 'Sandbox runtime', status: 'skip', detail: 'not checked without a Docker engine' },
     ];
+  }
+}
+
+/** Which runtime sandboxes get (THREADLAB_SANDBOX_RUNTIME against the engine's runtimes) and why. */
+async function checkRuntime(docker: DoctorDeps['docker'], config: Config): Promise<Check> {
+  const registered = await registeredRuntimes(docker);
+  try {
+    const choice = chooseRuntime(config.sandbox.runtime, registered);
+    if (!choice.fallback)
+      return { name: 'Sandbox runtime', status: 'ok', detail: `${choice.runtime}: ${choice.reason}` };
+    return {
+      name: 'Sandbox runtime',
+      status: 'warn',
+      detail: `${choice.runtime}: ${choice.reason}`,
+      fix: `for gVisor as a second wall, ${RUNSC_INSTALL_HINT}`,
+    };
+  } catch (err) {
+    return {
+      name: 'Sandbox runtime',
+      status: 'fail',
+      detail: (err as Error).message,
+      fix: RUNSC_INSTALL_HINT,
+    };
   }
 }
 
@@ -170,7 +196,7 @@ export function formatChecks(checks: Check[]): string {
   return checks
     .map(
       (c) =>
-        `${MARK[c.status]} ${c.name.padEnd(14)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`,
+        `${MARK[c.status]} ${c.name.padEnd(15)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`,
     )
     .join('\n');
 }

@@ -27,4 +27,25 @@ describe('threadlab doctor against the real engine and Redis', () => {
     expect(checks.find((c) => c.name === 'Redis')?.detail).toContain('reachable');
     expect(ok).toBe(true);
   });
+
+  it('says which runtime sandboxes get and why, and fails when runsc is asked for but missing', async () => {
+    const runtimes = Object.keys(((await docker.info()) as { Runtimes?: object }).Runtimes ?? {});
+    const auto = await runDoctor({ config: loadConfig({}), docker, pingRedis });
+    const line = auto.checks.find((c) => c.name === 'Sandbox runtime')!;
+    if (runtimes.includes('runsc')) {
+      expect(line).toMatchObject({ status: 'ok' });
+      expect(line.detail).toMatch(/^runsc: auto: .*registered/);
+      const forced = await runDoctor({ config: loadConfig({ THREADLAB_SANDBOX_RUNTIME: 'runc' }), docker, pingRedis });
+      expect(forced.checks.find((c) => c.name === 'Sandbox runtime')?.detail).toMatch(
+        /^runc: THREADLAB_SANDBOX_RUNTIME=runc/,
+      );
+    } else {
+      expect(line).toMatchObject({ status: 'warn' });
+      expect(line.detail).toMatch(/^runc: auto: .*not registered/);
+      const forced = await runDoctor({ config: loadConfig({ THREADLAB_SANDBOX_RUNTIME: 'runsc' }), docker, pingRedis });
+      expect(forced.ok).toBe(false);
+      expect(forced.checks.find((c) => c.name === 'Sandbox runtime')).toMatchObject({ status: 'fail' });
+      expect(forced.checks.find((c) => c.name === 'Sandbox runtime')?.fix).toMatch(/ensure-docker\.sh/);
+    }
+  });
 });
