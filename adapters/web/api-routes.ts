@@ -31,6 +31,18 @@ function contentDisposition(kind: 'inline' | 'attachment', name: string): string
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
+/** Messages of one `GET …/messages` page without `?limit=`, and the most one may ask for. */
+export const MESSAGES_PAGE = { defaultLimit: 100, maxLimit: 500 };
+
+function pageLimit(raw: string | null): number {
+  if (raw === null) return MESSAGES_PAGE.defaultLimit;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > MESSAGES_PAGE.maxLimit) {
+    throw new WebRequestError(400, `limit must be a whole number from 1 to ${MESSAGES_PAGE.maxLimit}.`, 'bad_limit');
+  }
+  return limit;
+}
+
 /** The JSON API of the web chat (see adapters/web/API.md). */
 export function apiRoutes(deps: ApiDeps): Route[] {
   const { store, hub } = deps;
@@ -110,7 +122,20 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     {
       method: 'GET',
       pattern: '/api/threads/:id/messages',
-      handle: async (ctx) => sendJson(ctx.res, 200, { messages: await store.messages(thread(ctx).id) }),
+      handle: async (ctx) => {
+        const { id } = thread(ctx);
+        const limit = pageLimit(ctx.url.searchParams.get('limit'));
+        const before = ctx.url.searchParams.get('before') ?? undefined;
+        const page = await store.page(id, { limit, ...(before !== undefined ? { before } : {}) });
+        if (!page)
+          throw new WebRequestError(
+            400,
+            `No message ${JSON.stringify(before?.slice(0, 80))} in this thread.`,
+            'bad_cursor',
+          );
+        const first = page.messages[0];
+        sendJson(ctx.res, 200, { ...page, ...(page.hasMore && first ? { before: first.id } : {}) });
+      },
     },
     messageRoute({ store, intake: deps.intake, limits: deps.limits, thread }),
     {

@@ -26,7 +26,7 @@ export function messageRoute(deps: {
       try {
         const messageId = posted.clientId ?? randomUUID();
         if (posted.clientId) {
-          const existing = (await store.messages(threadId)).find((m) => m.id === posted.clientId);
+          const existing = await store.findMessage(threadId, posted.clientId);
           if (existing) {
             await discardFiles(posted.files);
             return sendJson(ctx.res, 200, { message: existing, duplicate: true });

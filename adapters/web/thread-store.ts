@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { BlobMeta, WebMessage, WebThread } from './types.js';
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -14,6 +16,14 @@ async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
   const tmp = `${path}.${randomUUID()}.tmp`;
   await writeFile(tmp, data);
   await rename(tmp, path);
+}
+
+/** One page of a thread's history. */
+export interface MessagePage {
+  /** Oldest first. */
+  messages: WebMessage[];
+  /** Whether older messages exist before the first one. */
+  hasMore: boolean;
 }
 
 /** A thread title from its first message: the text without code fences, else the uploaded names. */
@@ -94,26 +104,66 @@ export class WebThreadStore {
     return true;
   }
 
+  /** The whole history, oldest first (tests and small threads; the API reads it a page at a time). */
   async messages(threadId: string): Promise<WebMessage[]> {
-    if (!this.threads.has(threadId)) return [];
-    let raw: string;
-    try {
-      raw = await readFile(join(this.root, 'threads', threadId, 'messages.jsonl'), 'utf8');
-    } catch {
-      return [];
-    }
-    // A line may be half-written when this read overlaps an append, or cut short by a crash: such a
-    // line is not a message (yet), so it is skipped rather than failing the whole history.
     const messages: WebMessage[] = [];
-    for (const line of raw.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        messages.push(JSON.parse(line) as WebMessage);
-      } catch {
-        continue;
+    for await (const message of this.eachMessage(threadId)) messages.push(message);
+    return messages;
+  }
+
+  /**
+   * At most `limit` messages, oldest first: the latest ones, or the latest before the message `before`.
+   * The file is read line by line, so a long history never sits in memory whole. `undefined` when
+   * `before` names no message of the thread.
+   */
+  async page(threadId: string, options: { limit: number; before?: string }): Promise<MessagePage | undefined> {
+    const window: WebMessage[] = [];
+    let hasMore = false;
+    let found = options.before === undefined;
+    for await (const message of this.eachMessage(threadId)) {
+      if (message.id === options.before) {
+        found = true;
+        break;
+      }
+      window.push(message);
+      if (window.length > options.limit) {
+        window.shift();
+        hasMore = true;
       }
     }
-    return messages;
+    return found ? { messages: window, hasMore } : undefined;
+  }
+
+  /** The message `id` of a thread, read through without holding the history. */
+  async findMessage(threadId: string, id: string): Promise<WebMessage | undefined> {
+    for await (const message of this.eachMessage(threadId)) if (message.id === id) return message;
+    return undefined;
+  }
+
+  /** The thread's messages in order, read a line at a time. */
+  private async *eachMessage(threadId: string): AsyncIterable<WebMessage> {
+    if (!this.threads.has(threadId)) return;
+    const file = createReadStream(join(this.root, 'threads', threadId, 'messages.jsonl'), 'utf8');
+    const lines = createInterface({ input: file, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        // A line may be half-written when this read overlaps an append, or cut short by a crash: such a
+        // line is not a message (yet), so it is skipped rather than failing the whole history.
+        let message: WebMessage;
+        try {
+          message = JSON.parse(line) as WebMessage;
+        } catch {
+          continue;
+        }
+        yield message;
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    } finally {
+      lines.close();
+      file.destroy();
+    }
   }
 
   /** Appends a message; the first user text becomes the thread's title. False when the thread is gone. */

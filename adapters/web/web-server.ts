@@ -18,6 +18,12 @@ export interface WebServerLimits {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open. @defaultValue 5000 */
   keepAliveTimeoutMs?: number;
+  /**
+   * Bytes of a refused request's body still read and dropped after the refusal was sent, so the client
+   * reads the refusal rather than a connection reset under its upload; past it the connection is closed.
+   * @defaultValue 268435456 (256 MiB, more than the largest request the API accepts)
+   */
+  maxRefusedBodyBytes?: number;
 }
 
 export interface WebServerOptions {
@@ -72,6 +78,23 @@ export class WebServer {
   }
 
   /**
+   * A refused body may be partly unread: it is read and dropped, within the request timeout and up to
+   * `maxRefusedBodyBytes`, so the client reads the refusal instead of a connection reset under its
+   * upload. Node closes a `Connection: close` request's socket as soon as the answer is written, while
+   * the client is still sending: the answer says keep-alive instead, and the client closes once it read it.
+   */
+  private discardRest(req: IncomingMessage, res: ServerResponse): void {
+    const maxBytes = this.options.limits?.maxRefusedBodyBytes ?? 256 * 1024 * 1024;
+    let discarded = 0;
+    res.setHeader('connection', 'keep-alive');
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > maxBytes) req.socket.destroy();
+    });
+    req.resume();
+  }
+
+  /**
    * Everything a request does runs inside one promise whose rejection is caught here: no request,
    * however malformed, can end the process; its failure is one answer and one log line.
    */
@@ -86,10 +109,8 @@ export class WebServer {
         if (answer.isServerFault) log.error({ err, path }, 'web request failed');
         else log.info({ path, status: answer.status, code: answer.code }, 'web request refused');
         if (res.headersSent) return void res.destroy();
+        if (!req.complete) this.discardRest(req, res);
         sendError(res, answer.status, answer.code, answer.message);
-        // A refused body may be partly unread: it is read and dropped (within the request timeout), so
-        // the client reads the refusal instead of a connection reset under its upload.
-        if (!req.complete) req.resume();
       } catch (failure) {
         log.error({ err: failure }, 'web error answer failed');
         res.destroy();

@@ -19,7 +19,9 @@ export const api = {
   listThreads: () => call('GET', '/api/threads').then((d) => d.threads),
   createThread: () => call('POST', '/api/threads', {}).then((d) => d.thread),
   deleteThread: (id) => call('DELETE', `/api/threads/${id}`),
-  messages: (id) => call('GET', `/api/threads/${id}/messages`).then((d) => d.messages),
+  /** One page of history, oldest first: `{ messages, hasMore, before }`; pass `before` back for the page before it. */
+  messages: (id, before) =>
+    call('GET', `/api/threads/${id}/messages${before ? `?before=${encodeURIComponent(before)}` : ''}`),
   send: (id, text, files) => {
     const form = new FormData();
     form.set('text', text);

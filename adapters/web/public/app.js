@@ -67,14 +67,43 @@ function finishJob() {
 }
 
 async function loadMessages(threadId) {
-  const messages = await api.messages(threadId);
+  const page = await api.messages(threadId);
   if (state.current !== threadId) return;
-  for (const message of messages) appendMessage(message);
+  for (const message of page.messages) appendMessage(message);
+  showEarlier(threadId, page);
+}
+
+// The history comes a page at a time: a button above the oldest message shown loads the page before it.
+function showEarlier(threadId, page) {
+  messagesBox.querySelector('.load-earlier')?.remove();
+  if (!page.hasMore || !page.before) return;
+  const button = el('button', 'load-earlier', 'Load earlier messages');
+  button.type = 'button';
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const earlier = await api.messages(threadId, page.before);
+      if (state.current !== threadId) return;
+      const fromBottom = messagesBox.scrollHeight - messagesBox.scrollTop;
+      const anchor = button.nextSibling;
+      for (const message of earlier.messages) {
+        if (state.rendered.has(message.id)) continue;
+        state.rendered.add(message.id);
+        messagesBox.insertBefore(renderMessage(message), anchor);
+      }
+      messagesBox.scrollTop = messagesBox.scrollHeight - fromBottom;
+      showEarlier(threadId, earlier);
+    } catch (err) {
+      button.disabled = false;
+      setStatus(err.message, 'error');
+    }
+  });
+  messagesBox.querySelector('article.msg')?.before(button);
 }
 
 function clearView() {
   progress.clear();
-  messagesBox.querySelectorAll('article.msg').forEach((n) => n.remove());
+  messagesBox.querySelectorAll('article.msg, .load-earlier').forEach((n) => n.remove());
   state.rendered.clear();
   $('empty').hidden = false;
 }
