@@ -19,8 +19,9 @@ export const benchCommand: Command = {
   name: 'bench',
   usage: `Usage: threadlab bench sandbox|render|queue [--iterations N] [--threads N] [--messages N]
 
-  sandbox   warm-session round trip, a new session's first pandas import (warm pool), the naive
-            docker run / docker exec baselines on the same image, a chart end to end, memory per idle session
+  sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
+            a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
+            a container start; plus the naive docker run / docker exec baselines on the same image
   render    bytes saved and milliseconds per image over matplotlib charts generated in the sandbox
   queue     sustained messages/s and p95 queue wait for concurrent threads in direct mode, in-process and
             BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
