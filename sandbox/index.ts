@@ -4,7 +4,6 @@ export { DockerSandbox, type DockerSandboxOptions } from './docker-sandbox.js';
 export { removeOrphans, type RemoveOrphansOptions } from './orphans.js';
 export { buildContainerSpec, LABELS, type SandboxLimits } from './container-spec.js';
 export { buildSeccompProfile, type SeccompProfile } from './seccomp.js';
-export { benchSandbox, type BenchOptions, type BenchReport } from './bench.js';
 export type { Sandbox, RunRequest } from '../src/ports/sandbox.js';
 export type { ExecutionResult, SandboxEnvironment, SandboxFile, FilePreview } from '../src/domain/execution.js';
 

@@ -5,5 +5,4 @@ export { fitImages, type FitImagesOptions, type FittedImages } from './fit-image
 export { fitFiles, type FitFilesOptions, type FittedFiles } from './fit-files.js';
 export { formatTable, parseHtmlTable, readTableDisplay, type TableData, type TableDisplay } from './tables.js';
 export { formatBytes, formatCount, formatDuration } from './format.js';
-export { benchRender, type BenchRenderOptions, type BenchRenderResult } from './bench-render.js';
 export { writeZip, type ZipEntry } from './zip.js';

@@ -8,12 +8,12 @@ import { createLogger } from '../../logger.js';
 import { createDocker } from '../infra.js';
 import { prepareImage } from './prepare-image.js';
 import { startPrivateRedis } from '../private-redis.js';
-import { benchRender } from '../../replies/bench-render.js';
+import { benchRender } from '../bench/render-bench.js';
 import { sandboxImageTag } from '../../../sandbox/image-builder.js';
-import { benchSandbox } from '../../../sandbox/bench.js';
-import { generateSandboxCharts } from '../../../adapters/render/sandbox-charts.js';
+import { benchSandbox } from '../bench/sandbox-bench.js';
+import { generateSandboxCharts } from '../bench/sandbox-charts.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
-import { benchQueue } from '../../../adapters/redis/bench-queue.js';
+import { benchQueue } from '../bench/queue-bench.js';
 
 export const benchCommand: Command = {
   name: 'bench',

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benchSandbox } from '../../../sandbox/bench.js';
+import { benchSandbox } from '../../../src/cli/bench/sandbox-bench.js';
 import { registeredRuntimes } from '../../../sandbox/runtime.js';
 import { docker, logger, sandboxImage, testLimits } from './helpers.js';
 

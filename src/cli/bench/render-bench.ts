@@ -1,5 +1,5 @@
-import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
-import { formatCount } from './format.js';
+import type { ArtifactRenderer } from '../../ports/artifact-renderer.js';
+import { formatCount } from '../../replies/format.js';
 
 export interface BenchRenderOptions {
   /** Chart images (PNG) as code produces them, e.g. from `generateSandboxCharts`. */

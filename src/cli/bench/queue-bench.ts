@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { InboundMessage } from '../../src/domain/messages.js';
-import { createLogger, type Logger } from '../../src/logger.js';
-import type { JobProcessor, JobQueue } from '../../src/ports/job-queue.js';
-import { InProcessJobQueue } from '../../src/queue/in-process-queue.js';
-import type { QueueLimits } from '../../src/queue/limits.js';
-import { BullMqJobQueue } from './bullmq-queue.js';
-import { closeRedis, createRedis, deleteKeysUnder } from './connection.js';
+import type { InboundMessage } from '../../domain/messages.js';
+import { createLogger, type Logger } from '../../logger.js';
+import type { JobProcessor, JobQueue } from '../../ports/job-queue.js';
+import { InProcessJobQueue } from '../../queue/in-process-queue.js';
+import type { QueueLimits } from '../../queue/limits.js';
+import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
+import { closeRedis, createRedis, deleteKeysUnder } from '../../../adapters/redis/connection.js';
 
 export interface BenchQueueOptions {
   /** Redis for the BullMQ rows; without it they are skipped. */

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
-import type { Logger } from '../src/logger.js';
-import { LABELS, type SandboxLimits } from './container-spec.js';
-import { DockerSandbox } from './docker-sandbox.js';
-import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from './runtime.js';
+import type { Logger } from '../../logger.js';
+import { LABELS, type SandboxLimits } from '../../../sandbox/container-spec.js';
+import { DockerSandbox } from '../../../sandbox/docker-sandbox.js';
+import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../../sandbox/runtime.js';
 
 export interface BenchOptions {
   docker: Docker;
