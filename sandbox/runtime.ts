@@ -47,7 +47,8 @@ export function chooseRuntime(setting: RuntimeSetting, registered: readonly stri
     ? { runtime: 'runsc', reason: 'auto: the Docker engine has gVisor (runsc) registered', fallback: false }
     : {
         runtime: 'runc',
-        reason: 'auto: gVisor (runsc) is not registered with the Docker engine, so sandboxes use runc (one wall: namespaces, seccomp, no network)',
+        reason:
+          'auto: gVisor (runsc) is not registered with the Docker engine, so sandboxes use runc (one wall: namespaces, seccomp, no network)',
         fallback: true,
       };
 }
