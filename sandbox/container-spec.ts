@@ -38,6 +38,12 @@ export const LABELS = {
 /** The session label of a container started ahead of demand by the warm pool. */
 export const POOL_SESSION = 'pool';
 
+/**
+ * The container's only capabilities, held by the supervisor: SETUID/SETGID to start the kernel as uid 1000,
+ * SETPCAP to empty its bounding set. The kernel has none of them (sandbox/image/runner/privileges.py).
+ */
+export const SUPERVISOR_CAPABILITIES = ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP'] as const;
+
 /** The whole environment of a container (the image adds PATH and its own ENV); never the host's. */
 export const CONTAINER_ENV = [
   'HOME=/mnt/data',
@@ -73,7 +79,8 @@ export const RUNSC_HOST_PIDS = { base: 128, perTask: 8 } as const;
 
 /**
  * The create options of a sandbox container: no network, read-only root, size-capped tmpfs for /tmp
- * and /mnt/data, uid 1000, no capabilities, no-new-privileges, a tight seccomp allowlist, memory without
+ * and /mnt/data, a root supervisor with three capabilities running the user's code as uid 1000 with none,
+ * no-new-privileges, a tight seccomp allowlist, memory without
  * swap, CPU, pids, nofile, fsize and core limits, stdin attached for the runner protocol. Under runsc
  * the same flags hold: gVisor applies the cgroup limits, rlimits, uid, capabilities and no-new-privs, and the
  * seccomp profile only because ensure-docker.sh registers it with --oci-seccomp (see README, Security).
@@ -86,7 +93,9 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
     name: options.name,
     Image: options.image,
     Hostname: 'sandbox',
-    User: '1000:1000',
+    // The supervisor starts as root with CapAdd below only and runs the user's code as uid 1000 with no
+    // capabilities (sandbox/image/runner/privileges.py), so that code cannot signal or trace it.
+    User: '0:0',
     WorkingDir: '/mnt/data',
     // os.cpu_count() (Python 3.13 reads PYTHON_CPU_COUNT) is what Pool() and n_jobs=-1 size themselves
     // by: the host's cores would start more workers than the CPU share and crowd the pids limit.
@@ -126,6 +135,7 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
         { Name: 'core', Soft: 0, Hard: 0 },
       ],
       CapDrop: ['ALL'],
+      CapAdd: [...SUPERVISOR_CAPABILITIES],
       SecurityOpt: ['no-new-privileges:true', seccompSecurityOpt(buildSeccompProfile({ runtime }))],
       Init: false,
       Privileged: false,

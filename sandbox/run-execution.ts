@@ -38,6 +38,19 @@ export const KILL_TEXT: Readonly<Record<KillReason, string>> = {
   crash: 'the interpreter process exited',
 };
 
+/**
+ * How long after the grace period the bot waits for the supervisor, which kills and replaces a kernel that
+ * ignores an interrupt at `graceMs` itself, before it kills the whole container (a supervisor that does not
+ * answer at all).
+ */
+export const SUPERVISOR_SLACK_MS = 5000;
+
+/** Why a kernel was restarted, as a result's kill reason; an unresponsive kernel was interrupted by `by`. */
+function restartKillReason(cause: 'crash' | 'memory' | 'unresponsive', by: KillReason | undefined): KillReason {
+  if (cause === 'unresponsive') return by ?? 'timeout';
+  return cause;
+}
+
 /** Keeps the streamed text up to a cap, for results of runs whose runner never answered. */
 class StreamTail {
   text = '';
@@ -68,14 +81,14 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
     graceTimer = setTimeout(() => {
       killedBy = reason;
       void live.kill();
-    }, options.graceMs);
+    }, options.graceMs + SUPERVISOR_SLACK_MS);
   };
   const deadline = setTimeout(() => interrupt('timeout'), options.timeoutMs);
   const onAbort = () => interrupt('cancelled');
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) onAbort();
 
-  // The runner caps what it streams, but it shares a process with the user's code: cap again here.
+  // The supervisor caps what it streams, but it relays what the user's kernel claims: cap again here.
   let streamedChars = 0;
   let displayChars = 0;
   let droppedDisplays = 0;
@@ -106,6 +119,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
         language: request.language,
         code: request.code,
         timeoutMs: options.timeoutMs,
+        graceMs: options.graceMs,
         outputBytes: options.outputBytes,
         maxFileBytes: options.maxFileBytes,
         maxRunFilesBytes: options.maxRunFilesBytes,
@@ -206,6 +220,7 @@ function fromResultFrame(
   timeoutMs: number,
 ): ExecutionResult {
   const status = frame.status === 'interrupted' ? 'timeout' : frame.status;
+  const restart = frame.kernelRestart;
   const result: ExecutionResult = {
     status,
     stdout: frame.stdout,
@@ -216,6 +231,16 @@ function fromResultFrame(
     executionCount: frame.executionCount,
   };
   if (frame.error) result.error = frame.error;
+  if (frame.stoppedProcesses) result.stoppedProcesses = frame.stoppedProcesses;
+  if (restart) result.stateReset = { reason: restart.detail };
+  if (status === 'killed') {
+    // The kernel died during the run; the supervisor started a new one in the same container.
+    const detail = restart?.detail ?? KILL_TEXT.crash;
+    result.killReason = restartKillReason(restart?.cause ?? 'crash', interruptedBy);
+    result.stateReset = { reason: detail };
+    result.error = { name: 'SandboxKilled', value: detail, traceback: '' };
+    return result;
+  }
   if (status === 'timeout') {
     const value = interruptionText(interruptedBy ?? 'timeout', timeoutMs);
     result.error = { name: frame.error?.name ?? 'KeyboardInterrupt', value, traceback: frame.error?.traceback ?? '' };

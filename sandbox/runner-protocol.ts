@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Frames the in-container runner (sandbox/image/runner) writes, one JSON object per line. The runner
- * shares a process with the user's code, so every frame is untrusted and parsed here.
+ * Frames the in-container supervisor (sandbox/image/runner/supervisor.py) writes, one JSON object per line.
+ * The user's code runs in a separate kernel process and cannot write here, but the supervisor relays what
+ * the kernel claims (output, displays, errors), so every frame is still untrusted and parsed here.
  */
 const displaySchema = z.object({
   data: z.record(z.string(), z.string()),
@@ -30,7 +31,8 @@ export const readyFrameSchema = z.object({
 export const resultFrameSchema = z.object({
   type: z.literal('result'),
   id: z.string(),
-  status: z.enum(['ok', 'error', 'interrupted']),
+  /** `killed`: the kernel process died during the run (see `kernelRestart`). */
+  status: z.enum(['ok', 'error', 'interrupted', 'killed']),
   executionCount: z.number(),
   durationMs: z.number(),
   stdout: z.string(),
@@ -48,6 +50,12 @@ export const resultFrameSchema = z.object({
     .optional(),
   /** Files not brought back beyond those listed. */
   skippedMore: z.number().optional(),
+  /** Processes the run left behind that the supervisor stopped when it ended. */
+  stoppedProcesses: z.number().int().nonnegative().optional(),
+  /** The kernel process died (during this run, or since the last one) and a new one was started. */
+  kernelRestart: z
+    .object({ cause: z.enum(['crash', 'memory', 'unresponsive']), detail: z.string().max(2000) })
+    .optional(),
 });
 
 const previewSchema = z.object({
@@ -96,6 +104,8 @@ export type RunnerRequest =
       language: 'python' | 'bash';
       code: string;
       timeoutMs: number;
+      /** How long the kernel has to yield after an interrupt before the supervisor kills and replaces it. */
+      graceMs: number;
       outputBytes: number;
       maxFileBytes: number;
       maxRunFilesBytes: number;

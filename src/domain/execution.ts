@@ -19,8 +19,8 @@ export function languageFromLabel(label: string): Language | undefined {
 
 /**
  * How a run ended. `error` is an exception in the user's code (see {@link ExecutionError});
- * `timeout` means the run was interrupted at its deadline; `killed` means the container had to be
- * killed (memory, crash, an interrupt that was ignored) and the interpreter state is gone.
+ * `timeout` means the run was interrupted at its deadline; `killed` means the interpreter process died or
+ * had to be killed (memory, crash, an interrupt that was ignored) and its state is gone (files are kept).
  */
 export type ExecutionStatus = 'ok' | 'error' | 'timeout' | 'killed';
 
@@ -69,6 +69,11 @@ export interface ExecutionResult {
   /** Set when the interpreter's variables were lost before or during this run (files are kept). */
   stateReset?: { reason: string };
   killReason?: KillReason;
+  /**
+   * Processes the run started and left running (background, detached, double-forked or `setsid` ones) that
+   * were stopped when it ended: nothing a run starts outlives it.
+   */
+  stoppedProcesses?: number;
   /** For status `timeout`: whether the deadline or the user's stop interrupted the run. */
   interruptedBy?: 'timeout' | 'cancelled';
   /**

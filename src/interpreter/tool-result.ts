@@ -61,6 +61,11 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
       `note: the interpreter state was reset before or during this run (${result.stateReset.reason}). Variables from earlier runs are gone; files in /mnt/data are kept. Re-run any setup code you need.`,
     );
   }
+  if (result.stoppedProcesses) {
+    parts.push(
+      `note: ${plural(result.stoppedProcesses, 'process')} the run left running (in the background, detached or setsid) ${result.stoppedProcesses === 1 ? 'was' : 'were'} stopped when it ended: nothing outlives its run here, so do long work in the foreground of one run.`,
+    );
+  }
   const savedTo = result.truncated?.fullOutputPath
     ? `; full output saved to /mnt/data/${result.truncated.fullOutputPath}`
     : '';
@@ -122,4 +127,8 @@ export function summarizeRun(result: ExecutionResult, maxChars = 300): string {
     files.length > 0 ? `files: ${files.join(', ')}` : '',
   ].filter(Boolean);
   return bits.length > 0 ? bits.join('; ') : result.status === 'ok' ? 'no output' : result.status;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 'es'}`;
 }

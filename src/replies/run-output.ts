@@ -113,6 +113,12 @@ export function statusNotes(result: ExecutionResult): string[] {
     );
   }
   if (result.stateReset) notes.push(`Variables were reset (${result.stateReset.reason}); files in /mnt/data are kept.`);
+  if (result.stoppedProcesses) {
+    const n = result.stoppedProcesses;
+    notes.push(
+      `${n} background ${n === 1 ? 'process' : 'processes'} left running by the run ${n === 1 ? 'was' : 'were'} stopped when it ended.`,
+    );
+  }
   return notes;
 }
 

@@ -222,7 +222,8 @@ export function sandboxContract(name: string, factory: SandboxFactory): void {
       expect(crashed.status).toBe('killed');
       expect(crashed.killReason).toBe('crash');
       expect(crashed.stateReset?.reason).toBeTruthy();
-      expect(sandbox.isLive('c')).toBe(false);
+      // Whether the session stays live is the implementation's: Docker starts a new kernel in the same
+      // container (files and /tmp kept), the fake drops its session; either way the variables are gone.
       const next = await sandbox.run('c', { language: 'python', code: p.printVariable('gone') });
       expect(next).toMatchObject({ status: 'error', executionCount: 1 });
       expect(next.stateReset).toBeUndefined(); // said once, by the run that lost them

@@ -1,14 +1,17 @@
-"""fd 1/2 become pipes read by one thread, so the output of the user's code and of every subprocess
-streams as frames, is capped with head and tail kept, and spills to a file when it overflows."""
+"""The output of one run, as the supervisor frames it: what the kernel and every process it started wrote
+to fd 1/2 streams as stdout/stderr frames of the run, capped with head and tail kept, and spills to a file
+when it overflows; displays are checked and counted before they are framed."""
 import codecs
-import fcntl
-import io
 import os
-import select
-import sys
-import threading
+
+import files
 
 OUTPUT_DIR = "/mnt/data/.threadlab"
+#: Displays one run may send, and their total size in characters (the bot caps them again).
+MAX_DISPLAYS = 100
+MAX_DISPLAY_CHARS = 48 << 20
+MIME_TYPES_PER_DISPLAY = 16
+META_TEXT_CHARS = 500
 
 
 class StreamBuffer:
@@ -65,6 +68,31 @@ class RunOutput:
         self.spill = None
         self.spill_bytes = 0
         self.spill_path = None
+        self.displays = 0
+        self.display_chars = 0
+        self.dropped_displays = 0
+
+    def display(self, frame):
+        """Frames a display the kernel claims to have shown, if it has the display's shape and fits."""
+        data = frame.get("data")
+        if not isinstance(data, dict) or not data or len(data) > MIME_TYPES_PER_DISPLAY:
+            return
+        data = {k: v for k, v in data.items() if isinstance(k, str) and len(k) <= 100 and isinstance(v, str)}
+        size = sum(len(v) for v in data.values())
+        if not data or self.displays >= MAX_DISPLAYS or self.display_chars + size > MAX_DISPLAY_CHARS:
+            self.dropped_displays += 1
+            return
+        self.displays += 1
+        self.display_chars += size
+        out = {"type": "display", "id": self.run_id, "data": data}
+        meta = frame.get("meta")
+        if isinstance(meta, dict):
+            kept = {k: meta[k][:META_TEXT_CHARS] for k in ("title", "xlabel", "ylabel") if isinstance(meta.get(k), str)}
+            for k in ("width", "height"):
+                if type(meta.get(k)) is int and 0 <= meta[k] <= 1 << 20:
+                    kept[k] = meta[k]
+            out["meta"] = kept
+        self.channel.send(out)
 
     def feed(self, name, data):
         stream = self.streams[name]
@@ -81,10 +109,12 @@ class RunOutput:
 
     def _open_spill(self, data):
         try:
-            os.makedirs(OUTPUT_DIR, exist_ok=True)
+            # The user's code runs meanwhile: no link on the way is followed (see files.open_file).
+            rel = os.path.join(os.path.relpath(OUTPUT_DIR, files.ROOT), self.file_name)
+            fd = files.open_file(rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, create_dirs=True)
             self.spill_path = os.path.join(OUTPUT_DIR, self.file_name)
-            self.spill = open(self.spill_path, "wb")
-        except OSError:
+            self.spill = os.fdopen(fd, "wb")
+        except (OSError, files.UnsafePath):
             self.spill = False
             return
         # Nothing has been trimmed yet: trimming starts only once a stream passes the cap.
@@ -116,70 +146,12 @@ class RunOutput:
         rel = os.path.relpath(self.spill_path, "/mnt/data") if self.spill else None
         out, err = self.streams["stdout"], self.streams["stderr"]
         result = {"stdout": out.text(rel), "stderr": err.text(rel)}
+        if self.dropped_displays:
+            result["stderr"] += (
+                f"\n[threadlab: {self.dropped_displays} more displays were dropped (at most {MAX_DISPLAYS} per run)]\n"
+            )
         if out.elided() > 0 or err.elided() > 0:
             result["truncated"] = {"stdoutBytes": out.elided(), "stderrBytes": err.elided()}
             if rel:
                 result["truncated"]["fullOutputPath"] = rel
         return result
-
-
-class Capture:
-    """Owns the fd 1/2 pipes. Data leaves a pipe only under `lock`, so `drain()` is exact."""
-
-    def __init__(self, channel):
-        self.channel = channel
-        self.lock = threading.Lock()
-        self.current = None
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        self.fds = {}
-        for fd, name in ((1, "stdout"), (2, "stderr")):
-            read_end, write_end = os.pipe()
-            os.dup2(write_end, fd)
-            os.close(write_end)
-            os.set_inheritable(read_end, False)
-            fcntl.fcntl(read_end, fcntl.F_SETFL, fcntl.fcntl(read_end, fcntl.F_GETFL) | os.O_NONBLOCK)
-            self.fds[read_end] = name
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="replace", line_buffering=True)
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
-        sys.__stdout__, sys.__stderr__ = sys.stdout, sys.stderr
-        threading.Thread(target=self._loop, name="threadlab-capture", daemon=True).start()
-
-    def _read_available(self, fd):
-        name = self.fds[fd]
-        while True:
-            try:
-                data = os.read(fd, 1 << 16)
-            except BlockingIOError:
-                return
-            if not data:
-                return
-            if self.current is not None:
-                self.current.feed(name, data)
-            # Output with no run in progress (a background job) is dropped.
-
-    def _loop(self):
-        fds = list(self.fds)
-        while True:
-            ready, _, _ = select.select(fds, [], [])
-            with self.lock:
-                for fd in ready:
-                    self._read_available(fd)
-
-    def begin(self, run_output):
-        with self.lock:
-            self.current = run_output
-
-    def drain(self):
-        """Takes every byte written so far, then detaches the run."""
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        with self.lock:
-            for fd in self.fds:
-                self._read_available(fd)
-            current, self.current = self.current, None
-        return current

@@ -8,12 +8,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import traceback
 import types
 
 import display as rich
-from protocol import MAIN_PID
 
 RUNNER_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -36,7 +34,8 @@ RUNNER_MAIN = None
 
 
 class Interpreter:
-    def __init__(self, emit_display):
+    def __init__(self, emit_display, main_pid):
+        self.main_pid = main_pid
         self.module = _user_main_module()
         self.namespace = self.module.__dict__
         self.count = 0
@@ -95,7 +94,7 @@ class Interpreter:
                         self.display(value)
             finally:
                 self.armed = False
-                if os.getpid() != MAIN_PID:
+                if os.getpid() != self.main_pid:
                     os._exit(0)  # a fork of the user's code ends here, it must not answer
             rich.flush_figures(self.emit_display)
             return None
@@ -149,7 +148,7 @@ class Interpreter:
         return {"name": "ExitCode", "value": f"bash exited with status {code_}", "traceback": ""}
 
     def interrupt(self, main_ident):
-        """Stops the current run: kills bash and every other process, and interrupts Python."""
+        """Stops the current run: kills bash or interrupts Python (the supervisor stops every other process)."""
         self.stop_requested = True
         proc = self.bash
         if proc is not None:
@@ -159,53 +158,6 @@ class Interpreter:
                 pass
         else:
             signal.pthread_kill(main_ident, signal.SIGINT)
-        kill_others()
-
-
-def _read_int(path):
-    try:
-        with open(path) as fh:
-            value = fh.read().strip()
-        return None if value == "max" else int(value)
-    except (OSError, ValueError):
-        return None
-
-
-def reap_if_crowded():
-    """Kills stray processes when they hold at least half of the pids limit (a fork bomb's remains).
-    Returns how many processes there were, or 0 when nothing was done."""
-    for base in ("/sys/fs/cgroup/pids/", "/sys/fs/cgroup/"):
-        current, limit = _read_int(base + "pids.current"), _read_int(base + "pids.max")
-        if current is not None and limit:
-            if current * 2 >= limit:
-                kill_others()
-                return current
-            return 0
-    return 0
-
-
-def _others():
-    me = os.getpid()
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in (1, me)]
-
-
-def kill_others():
-    """SIGKILLs every process of the sandbox user but this one and init, until none is left
-    (a fork bomb keeps forking while it is being killed), for at most about a second."""
-    for _ in range(100):
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-        time.sleep(0.002)
-        try:
-            while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                pass
-        except ChildProcessError:
-            pass
-        if not _others():
-            return
-        time.sleep(0.008)
 
 
 class _IPythonDisplayHook(importlib.abc.MetaPathFinder):

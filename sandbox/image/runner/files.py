@@ -1,6 +1,7 @@
 """Files under /mnt/data: snapshots and diffs for artifacts, and safe reads and writes for the bot.
 Nothing here follows a symbolic link; only regular files ever leave the sandbox."""
 import base64
+import errno
 import mimetypes
 import os
 import stat
@@ -111,7 +112,8 @@ def diff(before, after, max_bytes, total_bytes):
 
 
 def resolve(rel, for_write=False):
-    """Absolute path of `rel` under ROOT; refuses traversal and any symbolic link on the way."""
+    """Absolute path of `rel` under ROOT; refuses traversal and any symbolic link on the way. For the preview
+    child, which runs as the user; the supervisor itself opens files with `open_file`."""
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\x00" in rel:
         raise UnsafePath("path must be relative to /mnt/data")
     parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
@@ -138,24 +140,82 @@ def resolve(rel, for_write=False):
     return current
 
 
-def put_chunk(rel, b64, append):
-    path = resolve(rel, for_write=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)
-    fd = os.open(path, flags, 0o644)
+def _parts(rel):
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\x00" in rel:
+        raise UnsafePath("path must be relative to /mnt/data")
+    parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        raise UnsafePath("path must stay inside /mnt/data")
+    return parts
+
+
+def _open_parent(parts, create):
+    """An fd of the directory holding parts[-1], walked one component at a time from ROOT without following
+    any link: the supervisor opens files for the bot while the user's code may still run, so a directory
+    swapped for a link (to /proc/self/fd, say) between a check and an open must not be followed."""
+    fd = os.open(ROOT, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        data = base64.b64decode(b64)
+        for part in parts[:-1]:
+            try:
+                child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise UnsafePath("no such file")
+                try:
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+                    raise UnsafePath("a parent is a link or not a directory")
+                raise
+            os.close(fd)
+            fd = child
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_file(rel, flags, create_dirs=False):
+    """Opens a regular file under ROOT without following links anywhere on the way; returns the fd."""
+    parts = _parts(rel)
+    parent = _open_parent(parts, create_dirs)
+    try:
+        # O_NONBLOCK: opening a fifo must not hang the supervisor; it is refused just below.
+        fd = os.open(parts[-1], flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=parent)
+    except FileNotFoundError:
+        raise UnsafePath("no such file")
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.ENOTDIR):  # a link, a fifo, a parent
+            raise UnsafePath("not a regular file (links are not followed)")
+        raise
+    finally:
+        os.close(parent)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafePath("not a regular file")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def put_chunk(rel, b64, append):
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    data = base64.b64decode(b64)
+    fd = open_file(rel, flags, create_dirs=True)
+    try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
     finally:
         os.close(fd)
-    return file_info(rel, path)
+    return {"path": rel, "bytes": st.st_size, "mime": mime_of(rel), "modifiedMs": st.st_mtime_ns // 1_000_000}
 
 
 def read_chunk(rel, offset, length):
-    path = resolve(rel)
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = open_file(rel, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size
         data = os.pread(fd, max(0, min(length, size - offset)), offset)
@@ -164,9 +224,12 @@ def read_chunk(rel, offset, length):
     return {"base64": base64.b64encode(data).decode("ascii"), "size": size, "eof": offset + len(data) >= size}
 
 
-def file_info(rel, path):
-    st = os.lstat(path)
-    return {"path": rel, "bytes": st.st_size, "mime": mime_of(rel), "modifiedMs": st.st_mtime_ns // 1_000_000}
+def size_of(rel):
+    fd = open_file(rel, os.O_RDONLY)
+    try:
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
 
 
 def list_files():
@@ -178,5 +241,15 @@ def list_files():
 
 
 def delete(rel):
-    path = resolve(rel)
-    os.unlink(path)
+    parts = _parts(rel)
+    parent = _open_parent(parts, False)
+    try:
+        try:
+            st = os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            raise UnsafePath("no such file")
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePath("not a regular file")
+        os.unlink(parts[-1], dir_fd=parent)
+    finally:
+        os.close(parent)

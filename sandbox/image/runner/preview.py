@@ -14,6 +14,7 @@ import time
 import warnings
 
 import files
+import privileges
 
 HEAD_ROWS = 5
 FULL_READ_BYTES = 32 << 20
@@ -232,7 +233,7 @@ def preview(rel):
 
 
 def interrupt():
-    """Stop: kills the preview child in flight and skips the files after it. Called from the stdin thread."""
+    """Stop: kills the preview child in flight and skips the files after it. Called from the supervisor's stdin thread."""
     global _stopped
     with _lock:
         if not _active:
@@ -252,7 +253,7 @@ def _seconds(ms):
 def _skipped(rel, why):
     out = {"path": rel, "bytes": 0, "kind": "binary"}
     try:
-        out["bytes"] = os.path.getsize(files.resolve(rel))
+        out["bytes"] = files.size_of(rel)
     except (OSError, files.UnsafePath):
         pass
     out["error"] = f"preview skipped: {why}; the file is in /mnt/data"
@@ -260,7 +261,7 @@ def _skipped(rel, why):
 
 
 def _fork():
-    # The runner has a stdin thread, which the child does not need: the fork warning is noise here.
+    # The supervisor has a stdin thread, which the child does not need: the fork warning is noise here.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return os.fork()
@@ -268,9 +269,14 @@ def _fork():
 
 def _child_main(rel, write_fd):
     try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 1)  # fds 1/2 are the capture pipes of the next run; the child's noise goes nowhere
-        os.dup2(null, 2)
+        # The child parses an untrusted file: it keeps none of the supervisor's descriptors (the bot's
+        # protocol, the kernel's pipes) and becomes the sandbox user, without capabilities, before it reads.
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, write_fd)
+        os.closerange(write_fd + 1, 1 << 16)
+        privileges.drop_to_sandbox_user()
         data = json.dumps(preview(rel), ensure_ascii=False).encode("utf-8", "replace")
         view = memoryview(data[:ANSWER_MAX_BYTES + 1])
         while view:
@@ -303,7 +309,10 @@ def _in_child(rel, deadline, budget_ms):
             if left <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select([read_fd], [], [], left)
+            # poll, not select: select(2) is refused under gVisor's seccomp handling.
+            poller = select.poll()
+            poller.register(read_fd, select.POLLIN)
+            ready = poller.poll(max(1, int(left * 1000)))
             if not ready:
                 continue
             chunk = os.read(read_fd, 1 << 16)

@@ -1,11 +1,14 @@
-"""The protocol channel: newline-delimited JSON on private copies of the container's stdin/stdout.
+"""The protocol channel with the bot: newline-delimited JSON on private copies of the container's stdin and
+stdout, held by the supervisor alone (the kernel is started without them).
 
-fd 0/1 are duplicated before anything else runs, so nothing the user's code (or a subprocess it
-starts) writes to fd 1/2 can reach the channel; fds 0/1/2 are then re-pointed by capture.py.
+fd 0/1 are duplicated before anything else runs and then re-pointed (fd 0 to /dev/null, fd 1 to the
+diagnostics stream), so a stray print can never interleave with a frame.
 """
 import json
 import os
 import threading
+
+import framing
 
 MAIN_PID = os.getpid()
 
@@ -17,19 +20,20 @@ class Channel:
         self.diag_fd = os.dup(2)
         for fd in (self.in_fd, self.out_fd, self.diag_fd):
             os.set_inheritable(fd, False)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(2, 1)
         self._lock = threading.Lock()
         self._reader = os.fdopen(self.in_fd, "rb", buffering=1 << 16)
 
     def send(self, frame):
-        # A forked child of the user's code must never speak on the channel.
+        # A forked preview child must never speak on the channel.
         if os.getpid() != MAIN_PID:
             return
-        data = (json.dumps(frame, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8", "replace")
+        data = framing.encode(frame)
         with self._lock:
-            view = memoryview(data)
-            while view:
-                written = os.write(self.out_fd, view)
-                view = view[written:]
+            framing.write_all(self.out_fd, data)
 
     def diag(self, text):
         try:

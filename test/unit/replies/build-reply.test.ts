@@ -88,6 +88,15 @@ describe('buildReply: direct mode', () => {
     expect(reply.text).toContain('**Run 3** (python)\n\n_No output._');
   });
 
+  it('tells the user how many background processes were stopped when a run ended', async () => {
+    const reply = await buildReply(
+      turn({ direct: true, runs: [run({ stdout: 'x\n', stoppedProcesses: 2 }), run({ stoppedProcesses: 1 })] }),
+      deps(),
+    );
+    expect(reply.text).toContain('2 background processes left running by the run were stopped when it ended.');
+    expect(reply.text).toContain('1 background process left running by the run was stopped when it ended.');
+  });
+
   it('words a run the user stopped as a stop, not as a timeout', async () => {
     const stopped = run({ status: 'timeout', durationMs: 2_000, interruptedBy: 'cancelled' });
     const reply = await buildReply(turn({ direct: true, runs: [stopped] }), deps());

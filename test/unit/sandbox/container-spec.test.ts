@@ -21,7 +21,8 @@ describe('buildContainerSpec', () => {
     expect(spec).toMatchObject({
       Image: 'img:1',
       Hostname: 'sandbox',
-      User: '1000:1000',
+      // The supervisor is root with three capabilities; the user's code runs as uid 1000 with none.
+      User: '0:0',
       WorkingDir: '/mnt/data',
       NetworkDisabled: true,
       Tty: false,
@@ -32,6 +33,7 @@ describe('buildContainerSpec', () => {
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
+      CapAdd: ['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP'],
       Init: false,
       Privileged: false,
       Binds: [],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveContainer } from '../../../sandbox/live-container.js';
 import { executeRun } from '../../../sandbox/run-execution.js';
+import { resultFrameSchema } from '../../../sandbox/runner-protocol.js';
 import { FakeRunner, resultFrame } from './fake-runner.js';
 
 function fakeLive(runner: FakeRunner, exit = { oomKilled: false, exitCode: 1 as number | undefined }) {
@@ -14,6 +15,15 @@ function fakeLive(runner: FakeRunner, exit = { oomKilled: false, exitCode: 1 as 
     exitState: async () => exit,
   } as unknown as LiveContainer;
   return { live, calls };
+}
+
+/** The runner answers a run only when interrupted, with a result frame carrying `overrides`. */
+function answerInterruptWith(runner: FakeRunner, overrides: Record<string, unknown>): void {
+  let runId = '';
+  runner.onRequest = (req) => {
+    if (req.op === 'run') runId = String(req.id);
+    if (req.op === 'interrupt') runner.send(resultFrame(runId, overrides));
+  };
 }
 
 const base = { timeoutMs: 200, graceMs: 100, outputBytes: 1000, maxFileBytes: 1000, maxRunFilesBytes: 2000 };
@@ -46,17 +56,10 @@ describe('executeRun', () => {
   it('interrupts at the deadline and keeps the session when the code yields', async () => {
     const runner = new FakeRunner();
     const { live, calls } = fakeLive(runner);
-    let runId = '';
-    runner.onRequest = (req) => {
-      if (req.op === 'run') runId = String(req.id);
-      if (req.op === 'interrupt')
-        runner.send(
-          resultFrame(runId, {
-            status: 'interrupted',
-            error: { name: 'KeyboardInterrupt', value: '', traceback: 'tb' },
-          }),
-        );
-    };
+    answerInterruptWith(runner, {
+      status: 'interrupted',
+      error: { name: 'KeyboardInterrupt', value: '', traceback: 'tb' },
+    });
     const outcome = await executeRun({ ...base, live, request: { language: 'python', code: 'loop' } });
     expect(outcome.result.status).toBe('timeout');
     expect(outcome.result.error?.value).toContain('THREADLAB_SANDBOX_TIMEOUT_MS');
@@ -75,6 +78,58 @@ describe('executeRun', () => {
     expect(outcome.lost).toBe(true);
     expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'timeout', stdout: 'partial' });
     expect(outcome.result.stateReset?.reason).toBeTruthy();
+  });
+
+  it('maps a kernel the supervisor replaced: killed for the cause it names, the container kept', async () => {
+    const runner = new FakeRunner();
+    const { live, calls } = fakeLive(runner);
+    answerInterruptWith(runner, {
+      status: 'killed',
+      stoppedProcesses: 3,
+      kernelRestart: { cause: 'unresponsive', detail: 'the code did not stop; a new one was started' },
+    });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const outcome = await executeRun({
+      ...base,
+      live,
+      request: { language: 'python', code: 'stubborn', signal: controller.signal },
+    });
+    expect(calls).toEqual([]);
+    expect(outcome.lost).toBe(false);
+    expect(outcome.result).toMatchObject({
+      status: 'killed',
+      killReason: 'cancelled',
+      stoppedProcesses: 3,
+      stateReset: { reason: 'the code did not stop; a new one was started' },
+      error: { name: 'SandboxKilled' },
+    });
+  });
+
+  it('says the variables were reset when the kernel died between runs, and the run itself is kept', async () => {
+    const runner = new FakeRunner();
+    const { live } = fakeLive(runner);
+    runner.onRequest = (req) =>
+      runner.send(
+        resultFrame(String(req.id), {
+          stdout: 'ran',
+          kernelRestart: { cause: 'memory', detail: 'out of memory between runs' },
+        }),
+      );
+    const outcome = await executeRun({ ...base, live, request: { language: 'python', code: 'x' } });
+    expect(outcome.result).toMatchObject({
+      status: 'ok',
+      stdout: 'ran',
+      stateReset: { reason: 'out of memory between runs' },
+    });
+    expect(outcome.result.killReason).toBeUndefined();
+  });
+
+  it('accepts no result frame claiming an unknown restart cause or a negative process count', () => {
+    expect(resultFrameSchema.safeParse(resultFrame('1', { stoppedProcesses: 2 })).success).toBe(true);
+    for (const claim of [{ kernelRestart: { cause: 'reboot', detail: 'x' } }, { stoppedProcesses: -1 }]) {
+      expect(resultFrameSchema.safeParse(resultFrame('1', claim)).success).toBe(false);
+    }
   });
 
   it('sends an early abort only after the run request, and reports cancellation', async () => {

@@ -14,7 +14,16 @@ describe('RunnerConnection', () => {
     };
     const seen: string[] = [];
     const frame = await connection.request(
-      { op: 'run', language: 'python', code: 'x', timeoutMs: 1, outputBytes: 1, maxFileBytes: 1, maxRunFilesBytes: 1 },
+      {
+        op: 'run',
+        language: 'python',
+        code: 'x',
+        timeoutMs: 1,
+        graceMs: 1,
+        outputBytes: 1,
+        maxFileBytes: 1,
+        maxRunFilesBytes: 1,
+      },
       (f) => {
         if (f.type === 'stdout') seen.push(f.text);
       },

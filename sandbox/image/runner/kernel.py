@@ -1,0 +1,147 @@
+"""The kernel: the process that runs the user's code, as uid 1000 with no capabilities.
+
+It is started by the supervisor (supervisor.py) with fd 0 on /dev/null, fd 1/2 on pipes the supervisor
+reads (everything printed, by the kernel or any process it starts), and two more pipes named by
+THREADLAB_KERNEL_FDS: commands in, frames out. The user's code runs in this process, so it can reach them: the supervisor treats
+every frame from here as a claim (see kernel_link.py). Nothing here can reach the bot.
+"""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+
+COMMANDS_FD, FRAMES_FD = (int(fd) for fd in os.environ.pop("THREADLAB_KERNEL_FDS").split(","))
+for _fd in (COMMANDS_FD, FRAMES_FD):
+    os.set_inheritable(_fd, False)  # bash and subprocesses do not get them
+
+import json  # noqa: E402
+import queue  # noqa: E402
+import shutil  # noqa: E402
+import threading  # noqa: E402
+
+import framing  # noqa: E402
+
+MAIN_PID = os.getpid()
+
+
+class KernelChannel:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._reader = os.fdopen(COMMANDS_FD, "rb", buffering=1 << 16)
+
+    def send(self, frame):
+        # A forked child of the user's code must never speak for the kernel.
+        if os.getpid() != MAIN_PID:
+            return
+        data = framing.encode(frame)
+        with self._lock:
+            framing.write_all(FRAMES_FD, data)
+
+    def commands(self):
+        for line in self._reader:
+            try:
+                command = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(command, dict):
+                yield command
+
+
+def warm_up():
+    """Imports the data stack before the kernel says ready, so no run pays for it."""
+    config = os.environ.get("MPLCONFIGDIR", "/opt/threadlab/mpl")
+    if not os.access(config, os.W_OK):
+        # The font cache is built into the read-only image; a writable copy keeps matplotlib quiet.
+        cache = "/tmp/threadlab-mpl"
+        try:
+            shutil.copytree(config, cache, dirs_exist_ok=True)
+        except OSError:
+            os.makedirs(cache, exist_ok=True)
+        os.environ["MPLCONFIGDIR"] = cache
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+
+
+for _stream, _errors in ((sys.stdout, "replace"), (sys.stderr, "backslashreplace")):
+    _stream.reconfigure(encoding="utf-8", errors=_errors, line_buffering=True)
+CHANNEL = KernelChannel()
+warm_up()
+
+import execute  # noqa: E402
+
+
+def _reap():
+    """Collects children of the kernel that the supervisor stopped at the end of earlier runs: nothing the
+    kernel started outlives a run, so each is a zombie holding a pid against the pids limit."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
+class Kernel:
+    def __init__(self):
+        self.run_id = None
+        self.pending_stop = None  # a stop that arrived before its run started
+        self.lock = threading.Lock()
+        self.runs = queue.Queue()
+        self.interpreter = execute.Interpreter(self._emit_display, MAIN_PID)
+
+    def _emit_display(self, display):
+        CHANNEL.send({"type": "display", "id": self.run_id, **display})
+
+    def reader(self):
+        for command in CHANNEL.commands():
+            if command.get("op") == "interrupt":
+                with self.lock:
+                    if self.run_id is not None and command.get("id") == self.run_id:
+                        self.interpreter.interrupt(threading.main_thread().ident)
+                    else:
+                        self.pending_stop = command.get("id")
+            elif command.get("op") == "run":
+                self.runs.put(command)
+        self.runs.put(None)  # the supervisor went away
+
+    def serve(self):
+        threading.Thread(target=self.reader, name="threadlab-commands", daemon=True).start()
+        CHANNEL.send({"type": "ready", "pid": os.getpid()})
+        while True:
+            command = self.runs.get()
+            if command is None:
+                os._exit(0)
+            _reap()
+            with self.lock:
+                self.run_id = command.get("id")
+                self.interpreter.begin()
+                if self.pending_stop is not None and self.pending_stop == self.run_id:
+                    self.interpreter.stop_requested = True
+                self.pending_stop = None
+            code = command.get("code", "")
+            if command.get("language") == "bash":
+                error = self.interpreter.run_bash(code)
+            else:
+                error = self.interpreter.run_python(code, f"<cell-{int(command.get('count', 0))}>")
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except Exception:
+                    pass
+            with self.lock:
+                run_id, self.run_id = self.run_id, None
+            frame = {"type": "done", "id": run_id}
+            if error:
+                frame["error"] = error
+            CHANNEL.send(frame)
+
+
+if __name__ == "__main__":
+    try:
+        Kernel().serve()
+    except BaseException as exc:  # noqa: BLE001
+        os.write(2, f"threadlab kernel failed: {type(exc).__name__}: {exc}\n".encode())
+        os._exit(70)

@@ -1,0 +1,292 @@
+"""Threadlab's in-container supervisor: owns the protocol with the bot (newline-delimited JSON on the attached
+stdio; see sandbox/runner-protocol.ts) and runs the user's code in a separate kernel process (kernel.py).
+
+The supervisor keeps real and saved uid 0 with CAP_SETUID, CAP_SETGID and CAP_SETPCAP only, non-dumpable, and
+works as effective uid 1000; the kernel and preview children are uid 1000 with no capabilities (privileges.py). After
+each run every other process of uid 1000 is stopped (processes.py) and counted in the result; a kernel that
+dies is replaced in the same container, files kept, and the result says so.
+"""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+import privileges  # noqa: E402
+
+privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
+
+from protocol import Channel  # noqa: E402
+
+CHANNEL = Channel()
+
+import queue  # noqa: E402
+import signal  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+import files  # noqa: E402
+import preview  # noqa: E402
+import processes  # noqa: E402
+from capture import OUTPUT_DIR, RunOutput  # noqa: E402
+from kernel_link import KernelLink  # noqa: E402
+
+#: How long a kernel may take to import the data stack and say ready.
+KERNEL_READY_S = 60
+PACKAGES = ("pandas", "numpy", "matplotlib", "scipy", "seaborn", "scikit-learn", "statsmodels", "sympy",
+            "openpyxl", "xlrd", "plotly", "tabulate", "dill", "ipython", "pillow")
+
+
+def describe_image():
+    """The ready frame: what the image offers, read from package metadata (nothing is imported)."""
+    from importlib import metadata, util
+
+    packages = {}
+    for name in PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except Exception:
+            pass
+    for name in ("pyarrow", "kaleido"):
+        if name not in packages and util.find_spec(name) is not None:
+            packages[name] = "present"
+    return {
+        "type": "ready",
+        "python": sys.version.split()[0],
+        "packages": packages,
+        "imageVersion": os.environ.get("THREADLAB_SANDBOX_VERSION", "unknown"),
+        "pid": os.getpid(),
+    }
+
+
+def oom_kills():
+    """The memory cgroup's count of OOM kills (cgroup v1 or v2), or None where it cannot be read."""
+    for path in ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events"):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+class KernelFailed(Exception):
+    pass
+
+
+class Supervisor:
+    def __init__(self):
+        self.kernel = None
+        self.count = 0
+        self.run_id = None
+        self.run_kernel = None  # the kernel running run_id, once it was sent
+        self.interrupted = False
+        self.unresponsive = False
+        self.kill_at = None  # when a kernel that ignores an interrupt is killed (monotonic seconds)
+        self.restarted = None  # why the kernel was replaced since the last run
+        self.state_lock = threading.Lock()
+        self.requests = queue.Queue()
+
+    def start_kernel(self):
+        self.kernel = KernelLink()
+
+    def ready_kernel(self):
+        """The kernel, started again if it died; raises KernelFailed if no kernel says ready."""
+        if self.kernel is not None and self.kernel.exit_code is not None:
+            # It died between runs (a thread of the user's code, memory): the next run's result says so.
+            self.restarted = self._restart(self.kernel, self.kernel.exit_code, False, None)
+        if self.kernel is None or not self.kernel.ready_seen:
+            if self.kernel is None:
+                self.start_kernel()
+            if not self.kernel.wait_ready(KERNEL_READY_S):
+                said = self.kernel.diagnostics.decode("utf-8", "replace").strip()
+                self.kernel.kill()
+                self.kernel.close()
+                self.kernel = None
+                raise KernelFailed(f"the Python kernel did not start{': ' + said[-500:] if said else ''}")
+        return self.kernel
+
+    def reader(self):
+        for request in CHANNEL.requests():
+            if request.get("op") == "interrupt":
+                self.interrupt()
+                continue
+            self.requests.put(request)
+        self.requests.put(None)  # the bot went away: finish what is queued, then exit
+
+    def interrupt(self):
+        try:
+            self._interrupt()
+        except Exception as exc:  # noqa: BLE001 - the stdin thread must keep reading
+            CHANNEL.diag(f"threadlab supervisor: interrupt failed: {type(exc).__name__}: {exc}")
+
+    def _interrupt(self):
+        preview.interrupt()
+        with self.state_lock:
+            if self.run_id is None or self.interrupted:
+                return
+            self.interrupted = True
+            kernel = self.run_kernel
+            if kernel is None:
+                return  # the run waits for its kernel to start; it passes the stop on once sent
+            self._stop_kernel_run(kernel)
+        processes.stop_all(keep={kernel.pid})  # bash, its children and anything else the run started
+
+    def _stop_kernel_run(self, kernel):
+        """Asks the kernel to interrupt the run; one that does not yield in the grace period is killed (and
+        replaced) by the run's own wait: no thread is started here, as the pids limit may be full by now.
+        Called with state_lock held."""
+        kernel.send({"op": "interrupt", "id": self.run_id})
+        self.kill_at = time.monotonic() + self.grace_s
+
+    def _kill_if_unresponsive(self, kernel):
+        with self.state_lock:
+            if self.kill_at is None or time.monotonic() < self.kill_at or self.run_kernel is not kernel:
+                return
+            self.kill_at = None
+            self.unresponsive = True
+        kernel.kill()
+
+    def serve(self):
+        # A hangup (a process group of the user's orphaned while stopped) is never the supervisor's to die of.
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        self.start_kernel()
+        ready = describe_image()
+        self.ready_kernel()
+        threading.Thread(target=self.reader, name="threadlab-stdin", daemon=True).start()
+        CHANNEL.send(ready)
+        while True:
+            request = self.requests.get()
+            if request is None:
+                os._exit(0)
+            try:
+                frame = self.handle(request)
+            except KernelFailed as exc:
+                frame = {"type": "error", "code": "kernel_failed", "message": str(exc)}
+            except files.UnsafePath as exc:
+                frame = {"type": "error", "code": "unsafe_path", "message": str(exc)}
+            except Exception as exc:  # noqa: BLE001
+                frame = {"type": "error", "code": "failed", "message": f"{type(exc).__name__}: {exc}"}
+            frame["id"] = request.get("id")
+            CHANNEL.send(frame)
+
+    def handle(self, request):
+        op = request.get("op")
+        if op == "run":
+            return self.run(request)
+        if op == "put_file":
+            info = files.put_chunk(request["path"], request.get("base64", ""), bool(request.get("append")))
+            return {"type": "ok", "file": info}
+        if op == "read_file":
+            chunk = files.read_chunk(request["path"], int(request.get("offset", 0)), int(request.get("length", 4 << 20)))
+            return {"type": "file", **chunk}
+        if op == "list_files":
+            return {"type": "files", "files": files.list_files()}
+        if op == "delete_file":
+            files.delete(request["path"])
+            return {"type": "ok"}
+        if op == "preview":
+            return {"type": "previews", "previews": preview.preview_files(request.get("paths", []), request.get("timeoutMs"))}
+        if op == "ping":
+            return {"type": "ok"}
+        return {"type": "error", "code": "unknown_op", "message": f"unknown op {op!r}"}
+
+    def _output_name(self):
+        try:
+            taken = [n for n in os.listdir(OUTPUT_DIR) if n.startswith("output-") and n.endswith(".txt")]
+            numbers = [int(n[7:-4]) for n in taken if n[7:-4].isdigit()]
+        except OSError:
+            numbers = []
+        return f"output-{max(numbers, default=0) + 1}.txt"
+
+    def run(self, request):
+        rid = request.get("id")
+        with self.state_lock:
+            self.run_id, self.run_kernel, self.interrupted, self.unresponsive = rid, None, False, False
+            self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
+        try:
+            return self._run(request, rid, self.ready_kernel())
+        finally:
+            with self.state_lock:
+                self.run_id, self.run_kernel, self.kill_at = None, None, None
+
+    def _run(self, request, rid, kernel):
+        cap = int(request.get("outputBytes", 256 * 1024))
+        max_file = int(request.get("maxFileBytes", 100 << 20))
+        max_run_files = int(request.get("maxRunFilesBytes", 2 * max_file))
+        output = RunOutput(CHANNEL, rid, cap, max_file, self._output_name())
+        before = files.snapshot()
+        ooms_before = oom_kills()
+        self.count += 1
+        started = time.monotonic()
+        kernel.begin(output, rid)
+        kernel.send({"op": "run", "id": rid, "language": request.get("language"), "code": request.get("code", ""),
+                     "count": self.count})
+        with self.state_lock:
+            self.run_kernel = kernel
+            if self.interrupted:  # the stop came while the kernel was starting
+                self._stop_kernel_run(kernel)
+        outcome = kernel.wait_run(rid, lambda: self._kill_if_unresponsive(kernel))
+        with self.state_lock:
+            self.run_kernel = None  # a stop from now on has nothing to interrupt
+            interrupted, unresponsive = self.interrupted, self.unresponsive
+        duration_ms = (time.monotonic() - started) * 1000
+        died = outcome[0] == "exit"
+        # Nothing the run started outlives it: every process of the sandbox user but the kernel is stopped,
+        # and only then is the output drained, so all that was written is in and nothing comes after.
+        stopped, left = processes.stop_all(keep=() if died else {kernel.pid})
+        kernel.drain()
+        result = output.finish()
+        if left:
+            result["stderr"] += f"\n[threadlab: {left} processes could not be stopped]\n"
+        artifacts, skipped, deleted = files.diff(before, files.snapshot(), max_file, max_run_files)
+        frame = {
+            "type": "result",
+            "status": "interrupted" if interrupted else ("error" if not died and outcome[1] else "ok"),
+            "executionCount": self.count,
+            "durationMs": round(duration_ms, 3),
+            "artifacts": artifacts,
+            "deleted": deleted,
+            **result,
+        }
+        if stopped:
+            frame["stoppedProcesses"] = stopped
+        if not died and outcome[1]:
+            frame["error"] = outcome[1]
+        if self.restarted:
+            frame["kernelRestart"], self.restarted = self.restarted, None
+        if died:
+            frame["status"] = "killed"
+            frame["kernelRestart"] = self._restart(kernel, outcome[1], unresponsive, ooms_before)
+        if skipped:
+            frame["skippedArtifacts"] = skipped[: files.MAX_SKIPPED_LISTED]
+            if len(skipped) > files.MAX_SKIPPED_LISTED:
+                frame["skippedMore"] = len(skipped) - files.MAX_SKIPPED_LISTED
+        return frame
+
+    def _restart(self, kernel, code, unresponsive, ooms_before):
+        """Why the kernel died, and a new one starting (the next request waits for it to say ready)."""
+        kernel.close()
+        ooms_after = oom_kills()
+        if unresponsive:
+            cause, detail = "unresponsive", "the code did not stop when interrupted, so its Python process was killed"
+        elif code == -signal.SIGKILL and ooms_before is not None and ooms_after is not None and ooms_after > ooms_before:
+            cause, detail = "memory", "the code ran out of memory (THREADLAB_SANDBOX_MEMORY_MB) and its Python process was killed"
+        else:
+            how = f"was killed by {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals() else f"exited with status {code}"
+            cause, detail = "crash", f"the Python process {how}"
+        self.count = 0
+        self.kernel = None
+        try:
+            self.start_kernel()
+        except OSError:
+            self.kernel = None  # started again by the next request, which reports a failure
+        return {"cause": cause, "detail": f"{detail}; a new one was started in the same sandbox"}
+
+
+if __name__ == "__main__":
+    try:
+        Supervisor().serve()
+    except BaseException as exc:  # noqa: BLE001
+        CHANNEL.diag(f"threadlab supervisor failed: {type(exc).__name__}: {exc}")
+        os._exit(70)
