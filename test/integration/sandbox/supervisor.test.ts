@@ -211,9 +211,11 @@ describe('a kernel that dies comes back in the same container', () => {
       return performance.now() - started;
     };
     await ok('speed', 'x = 1');
+    const container = await containerOf(t.instanceId, 'speed');
     await run('speed', 'import os\nos._exit(1)');
     const kernelMs = await timeNext('speed');
-    await docker.getContainer(await containerOf(t.instanceId, 'speed')).kill();
+    expect(await containerOf(t.instanceId, 'speed')).toBe(container); // a new kernel, not a new container
+    await docker.getContainer(container).kill();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const containerMs = await timeNext('speed');
     process.stdout.write(
