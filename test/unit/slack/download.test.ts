@@ -24,6 +24,14 @@ const opts = (fetchFn: typeof fetch, extra: Partial<Parameters<typeof downloadSl
   ...extra,
 });
 
+/** The whole file: the download is a byte-capped stream, read to its end here. */
+async function readAll(download: ReturnType<typeof downloadSlackFile>): Promise<Buffer> {
+  const { stream } = await download;
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 async function rejection(p: Promise<unknown>) {
   const err = await p.then(
     () => undefined,
@@ -38,7 +46,9 @@ describe('downloadSlackFile', () => {
     const { fetchFn, requests } = fetchStub(
       () => new Response('a,b\n1,2\n', { headers: { 'content-type': 'text/csv' } }),
     );
-    const bytes = await downloadSlackFile({ id: 'F1', name: 'data.csv', url: URL_OK, mime: 'text/csv' }, opts(fetchFn));
+    const bytes = await readAll(
+      downloadSlackFile({ id: 'F1', name: 'data.csv', url: URL_OK, mime: 'text/csv' }, opts(fetchFn)),
+    );
     expect(bytes.toString()).toBe('a,b\n1,2\n');
     expect(requests).toEqual([{ url: URL_OK, auth: 'Bearer xoxb-test-token' }]);
   });
@@ -75,7 +85,7 @@ describe('downloadSlackFile', () => {
         ),
     );
     const err = await rejection(
-      downloadSlackFile({ id: 'F1', name: 'endless.bin', url: URL_OK }, opts(streamed.fetchFn)),
+      readAll(downloadSlackFile({ id: 'F1', name: 'endless.bin', url: URL_OK }, opts(streamed.fetchFn))),
     );
     expect(err.code).toBe('attachment_rejected');
     expect(err.message).toContain('THREADLAB_MAX_FILE_MB');
@@ -112,7 +122,7 @@ describe('downloadSlackFile', () => {
     const { fetchFn, requests } = fetchStub(
       () => new Response('abc', { headers: { 'content-type': 'application/vnd.ms-excel' } }),
     );
-    const bytes = await downloadSlackFile({ id: 'F9', name: 'F9' }, opts(fetchFn, { client }));
+    const bytes = await readAll(downloadSlackFile({ id: 'F9', name: 'F9' }, opts(fetchFn, { client })));
     expect(bytes.toString()).toBe('abc');
     expect(asked).toEqual([{ file: 'F9' }]);
     expect(requests[0]!.url).toBe(URL_OK);
