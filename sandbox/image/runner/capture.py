@@ -71,6 +71,7 @@ class RunOutput:
         self.displays = 0
         self.display_chars = 0
         self.dropped_displays = 0
+        self.discarded_before = 0  # bytes printed between the previous run and this one, not shown
 
     def display(self, frame):
         """Frames a display the kernel claims to have shown, if it has the display's shape and fits."""
@@ -146,6 +147,11 @@ class RunOutput:
         rel = os.path.relpath(self.spill_path, "/mnt/data") if self.spill else None
         out, err = self.streams["stdout"], self.streams["stderr"]
         result = {"stdout": out.text(rel), "stderr": err.text(rel)}
+        if self.discarded_before:
+            result["stderr"] += (
+                f"\n[threadlab: {self.discarded_before} bytes printed after the previous run ended (by a thread it"
+                " left running) were discarded]\n"
+            )
         if self.dropped_displays:
             result["stderr"] += (
                 f"\n[threadlab: {self.dropped_displays} more displays were dropped (at most {MAX_DISPLAYS} per run)]\n"

@@ -49,6 +49,7 @@ class KernelLink:
         self.exit_code = None  # set once the kernel exited
         self.rejected = 0
         self.diagnostics = b""
+        self.unattributed = 0  # bytes printed while no run was in progress, since the last run began
         self.partial = bytearray()
         self.skipping = False  # inside a frame line that was too long
         out_r, out_w = os.pipe()
@@ -97,6 +98,7 @@ class KernelLink:
     def begin(self, output, run_id):
         with self.lock:
             self.output, self.run_id = output, run_id
+            output.discarded_before, self.unattributed = self.unattributed, 0
 
     def drain(self):
         """Takes every byte written so far (after the run's processes are stopped), then detaches the run."""
@@ -175,8 +177,10 @@ class KernelLink:
             elif self.output is not None:
                 self.output.feed(name, data)
             else:
-                # Printed while no run is in progress: never attributed to the next run.
+                # Printed while no run is in progress (a thread the code left running): never attributed
+                # to the next run, which only says how much was discarded.
                 self.diagnostics = (self.diagnostics + data)[-DIAGNOSTIC_BYTES:]
+                self.unattributed += len(data)
 
     def _frames(self, data):
         while data:
@@ -202,6 +206,7 @@ class KernelLink:
         kind = frame.get("type") if isinstance(frame, dict) else None
         if kind == "ready" and not self.ready_seen:
             self.ready_seen = True
+            self.unattributed = 0  # what it printed while starting is for diagnostics only
             self.events.put(("ready",))
         elif kind == "display" and self.run_id is not None and frame.get("id") == self.run_id:
             self.output.display(frame)

@@ -186,6 +186,18 @@ describe('nothing a run starts outlives it', () => {
     const next = await ok('leak', 'import time\ntime.sleep(0.5)\nprint("mine")');
     expect(next.stdout).toBe('mine\n');
   });
+
+  it('says how much a thread left running printed between runs, without showing it as output of the next run', async () => {
+    await ok(
+      'thread',
+      'import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print("LATE" * 10)), daemon=True).start()',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const next = await ok('thread', 'print("mine")');
+    expect(next.stdout).toBe('mine\n');
+    expect(next.stderr).toContain('[threadlab: 41 bytes printed after the previous run ended');
+    expect((await ok('thread', 'print("again")')).stderr).toBe('');
+  });
 });
 
 describe('a kernel that dies comes back in the same container', () => {
