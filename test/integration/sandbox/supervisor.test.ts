@@ -216,6 +216,18 @@ describe('a kernel that dies comes back in the same container', () => {
     expect(await containerOf(t.instanceId, 'crash')).toBe(container);
   });
 
+  it('between runs too: a thread that ends the kernel after its run is reported by the next run', async () => {
+    await ok(
+      'late',
+      'open("/tmp/marker", "w").write("m")\nv = 1\nimport os, threading, time\n' +
+        'threading.Thread(target=lambda: (time.sleep(0.2), os._exit(5)), daemon=True).start()',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const next = await ok('late', 'print(open("/tmp/marker").read(), "v" in globals())');
+    expect(next).toMatchObject({ status: 'ok', stdout: 'm False\n', executionCount: 1 });
+    expect(next.stateReset?.reason).toMatch(/status 5.*same sandbox/);
+  });
+
   it('is faster to come back from than a new container (printed)', async () => {
     const timeNext = async (key: string) => {
       const started = performance.now();
