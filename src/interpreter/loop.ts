@@ -73,7 +73,10 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   };
   const abortReason = (): StopReason | undefined => {
     if (options.signal?.aborted) return { kind: 'cancelled' };
-    if (timer.signal.aborted) return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
+    // The clock too, not only the timer: a run capped at the deadline can end a moment before the
+    // turn's timer fires, and the turn must not start another model round then.
+    if (timer.signal.aborted || Date.now() >= deadlineMs)
+      return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
     return undefined;
   };
 
