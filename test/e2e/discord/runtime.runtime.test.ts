@@ -120,9 +120,12 @@ describe('Discord through the real Runtime, DockerSandbox and the openai client'
     );
     expect(defer.json.type).toBe(5);
     expect(defer.atMs - sent).toBeLessThan(3000);
+    // The answer, not a live status edit that already shows the streamed "42": the answer is the one
+    // write that sets the message's components (clearing the Stop button).
     const done = await fake.waitForRequest(
       (r) =>
         r.path.startsWith(`/webhooks/${fake.applicationId}/${interaction.token}`) &&
+        r.json?.components !== undefined &&
         /(^|\n)42(\n|$)/m.test(String(r.json?.content ?? '')),
       60_000,
     );
