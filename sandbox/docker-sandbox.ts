@@ -9,7 +9,8 @@ import { launchContainer } from './container-launcher.js';
 import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
 import { FileMirror } from './file-mirror.js';
-import { mimeFromPath, sanitizeFileName } from './file-names.js';
+import { sanitizeFileName } from './file-names.js';
+import { mimeFromName } from '../src/domain/mime.js';
 import { PUT_CHUNK_BYTES, putChunks, readFile } from './file-transfer.js';
 import { toSandboxEnvironment } from './environment.js';
 import { SessionContainers } from './session-containers.js';
@@ -229,7 +230,7 @@ export class DockerSandbox implements Sandbox {
         const frame = await session.live.connection.request({ op: 'list_files' });
         if (frame.type === 'files') return frame.files;
       }
-      return (await session.mirror.list()).map((f) => ({ ...f, mime: mimeFromPath(f.path) }));
+      return (await session.mirror.list()).map((f) => ({ ...f, mime: mimeFromName(f.path) }));
     });
   }
 

@@ -1,10 +1,4 @@
 import { ThreadlabError } from '../src/domain/errors.js';
-import { mimeFromName } from '../src/domain/mime.js';
-
-/** A MIME type from a file name, for files listed from the host mirror. */
-export function mimeFromPath(path: string): string {
-  return mimeFromName(path);
-}
 
 /**
  * Turns an uploaded file's name into a safe path relative to /mnt/data: directories are kept,

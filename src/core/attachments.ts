@@ -30,17 +30,13 @@ export async function storeAttachments(options: {
   for (const attachment of message.attachments) {
     try {
       if (attachment.bytes !== undefined && attachment.bytes > maxBytes) {
-        problems.push(
-          `\`${attachment.name}\` is ${formatBytes(attachment.bytes)}, over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
-        );
+        problems.push(overLimit(attachment.name, maxBytes, attachment.bytes));
         continue;
       }
       if (attachment.inlineBase64 !== undefined) {
         const data = Buffer.from(attachment.inlineBase64, 'base64');
         if (data.length > maxBytes) {
-          problems.push(
-            `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
-          );
+          problems.push(overLimit(attachment.name, maxBytes));
           continue;
         }
         stored.push({ attachment, file: await sandbox.putFile(threadKey, attachment.name, data) });
@@ -77,12 +73,7 @@ export async function fetchIntoSandbox(options: {
   const download = await options.adapter.download(attachment, signal ? { maxBytes, signal } : { maxBytes });
   const stream = limitBytes(download.stream, {
     maxBytes,
-    tooLarge: () =>
-      new ThreadlabError(
-        'attachment_rejected',
-        `\`${attachment.name}\` is over the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`,
-        { isPolicy: true },
-      ),
+    tooLarge: () => new ThreadlabError('attachment_rejected', overLimit(attachment.name, maxBytes), { isPolicy: true }),
   });
   try {
     return await options.sandbox.putFile(options.threadKey, options.path, stream);
@@ -90,4 +81,10 @@ export async function fetchIntoSandbox(options: {
     // A sandbox that gave up early must not leave the platform's connection (or a file) open.
     stream.destroy();
   }
+}
+
+/** The one sentence for a file over THREADLAB_MAX_FILE_MB, with its size when it is known. */
+function overLimit(name: string, maxBytes: number, bytes?: number): string {
+  const size = bytes === undefined ? 'over' : `${formatBytes(bytes)}, over`;
+  return `\`${name}\` is ${size} the ${formatBytes(maxBytes)} limit (THREADLAB_MAX_FILE_MB); it was not added.`;
 }

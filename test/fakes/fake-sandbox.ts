@@ -7,7 +7,8 @@ import type {
   SandboxFile,
 } from '../../src/domain/execution.js';
 import type { PreviewOptions, RunRequest, Sandbox } from '../../src/ports/sandbox.js';
-import { mimeFromPath, sanitizeFileName } from '../../sandbox/file-names.js';
+import { sanitizeFileName } from '../../sandbox/file-names.js';
+import { mimeFromName } from '../../src/domain/mime.js';
 import { interruptionText, KILL_TEXT } from '../../sandbox/run-execution.js';
 import { formatMib } from '../../sandbox/session-files.js';
 import { previewWithinBudget, simplePreview, waitUnlessAborted } from './fake-previews.js';
@@ -73,7 +74,7 @@ export interface FakeSandboxCall {
 }
 
 /** The MIME type the fake reports for a path: the sandbox's own table. */
-export const fakeMime = mimeFromPath;
+export const fakeMime = mimeFromName;
 
 const MIB = 1024 * 1024;
 

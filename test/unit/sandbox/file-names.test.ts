@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileMirror } from '../../../sandbox/file-mirror.js';
-import { mimeFromPath, sanitizeFileName } from '../../../sandbox/file-names.js';
+import { sanitizeFileName } from '../../../sandbox/file-names.js';
+import { mimeFromName } from '../../../src/domain/mime.js';
 
 describe('sanitizeFileName', () => {
   it('drops traversal and unsafe characters', () => {
@@ -17,8 +18,8 @@ describe('sanitizeFileName', () => {
     expect(() => sanitizeFileName('../..')).toThrow(/cannot be used/);
   });
   it('guesses MIME types', () => {
-    expect(mimeFromPath('a/B.CSV')).toBe('text/csv');
-    expect(mimeFromPath('x.unknown')).toBe('application/octet-stream');
+    expect(mimeFromName('a/B.CSV')).toBe('text/csv');
+    expect(mimeFromName('x.unknown')).toBe('application/octet-stream');
   });
 });
 
