@@ -12,7 +12,8 @@ import {
 } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { configFingerprint } from '../../../src/cli/daemon/fingerprint.js';
@@ -25,7 +26,28 @@ const dataDir = join(base, 'data');
 const secret = join(base, 'root-only.txt');
 const env = cliEnv(dataDir);
 
+/**
+ * The checkout may sit under a private directory (a CI clone in `mktemp -d`, mode 0700), where uid 65534
+ * could not even load the CLI and would fail for that reason instead of the one under test. Its
+ * ancestors get the search bit for others (no read) while these tests run, and get their modes back.
+ */
+const restoreModes: { path: string; mode: number }[] = [];
+function letOthersReachCheckout(): void {
+  let dir = fileURLToPath(new URL('../../..', import.meta.url));
+  for (;;) {
+    const mode = statSync(dir).mode & 0o7777;
+    if ((mode & 0o001) === 0) {
+      restoreModes.push({ path: dir, mode });
+      chmodSync(dir, mode | 0o001);
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+}
+
 beforeAll(() => {
+  letOthersReachCheckout();
   chmodSync(base, 0o755); // others may traverse to the data directory, as under a home directory
   mkdirSync(dataDir);
   chmodSync(dataDir, 0o755); // a pre-existing data directory open to others
@@ -36,6 +58,7 @@ beforeAll(() => {
 afterAll(async () => {
   await runCli(['daemon', 'stop'], { env });
   rmSync(base, { recursive: true, force: true });
+  for (const { path, mode } of restoreModes) chmodSync(path, mode);
 });
 
 /** The reported attack: as another user, POST a chat naming a root-only file as an attachment. */
