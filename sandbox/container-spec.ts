@@ -78,6 +78,16 @@ const MB = 1024 * 1024;
 export const RUNSC_HOST_PIDS = { base: 128, perTask: 8 } as const;
 
 /**
+ * Under runsc the host's OOM killer sees one sandbox, so reaching the cgroup's limit would end the container,
+ * not just the code's Python process. There the supervisor applies THREADLAB_SANDBOX_MEMORY_MB itself
+ * (sandbox/image/runner/memory_guard.py) and the cgroup gets this headroom on top, for gVisor's own memory and the
+ * guard's reaction time: the code still gets the configured limit, and the host cgroup stays the backstop.
+ */
+export function runscMemoryHeadroomMb(memoryMb: number): number {
+  return Math.max(192, Math.ceil(memoryMb / 4));
+}
+
+/**
  * The create options of a sandbox container: no network, read-only root, size-capped tmpfs for /tmp
  * and /mnt/data, a root supervisor with three capabilities running the user's code as uid 1000 with none,
  * no-new-privileges, a tight seccomp allowlist, memory without
@@ -88,7 +98,7 @@ export const RUNSC_HOST_PIDS = { base: 128, perTask: 8 } as const;
 export function buildContainerSpec(options: ContainerSpecOptions): Docker.ContainerCreateOptions {
   const { limits } = options;
   const runtime = options.runtime ?? 'runc';
-  const memoryBytes = limits.memoryMb * MB;
+  const memoryBytes = (limits.memoryMb + (runtime === 'runsc' ? runscMemoryHeadroomMb(limits.memoryMb) : 0)) * MB;
   return {
     name: options.name,
     Image: options.image,
@@ -99,7 +109,11 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
     WorkingDir: '/mnt/data',
     // os.cpu_count() (Python 3.13 reads PYTHON_CPU_COUNT) is what Pool() and n_jobs=-1 size themselves
     // by: the host's cores would start more workers than the CPU share and crowd the pids limit.
-    Env: [...CONTAINER_ENV, `PYTHON_CPU_COUNT=${Math.max(1, Math.ceil(limits.cpus))}`],
+    Env: [
+      ...CONTAINER_ENV,
+      `PYTHON_CPU_COUNT=${Math.max(1, Math.ceil(limits.cpus))}`,
+      ...(runtime === 'runsc' ? [`THREADLAB_MEMORY_GUARD_MB=${limits.memoryMb}`] : []),
+    ],
     AttachStdin: true,
     AttachStdout: true,
     AttachStderr: true,

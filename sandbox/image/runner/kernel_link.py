@@ -115,12 +115,12 @@ class KernelLink:
             return False
         return event[0] == "ready"
 
-    def wait_run(self, run_id, tick):
+    def wait_run(self, run_id, tick, tick_s=0.05):
         """Blocks until the kernel says run `run_id` is done (returns ("done", error)) or exits (("exit", code)),
-        calling `tick` about every 50 ms meanwhile."""
+        calling `tick` about every `tick_s` seconds meanwhile."""
         while True:
             try:
-                event = self.events.get(timeout=0.05)
+                event = self.events.get(timeout=tick_s)
             except queue.Empty:
                 tick()
                 continue

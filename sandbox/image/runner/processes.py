@@ -14,19 +14,43 @@ from privileges import SANDBOX_UID
 SWEEP_BUDGET_S = 3.0
 
 
-def _owner_and_state(pid):
+def _status(pid):
+    """(uid, state, resident bytes) of a process from /proc/PID/status; Nones where it is gone."""
     try:
         with open(f"/proc/{pid}/status") as fh:
             text = fh.read()
     except OSError:
-        return None, None
+        return None, None, None
     uid = state = None
+    rss = 0
     for line in text.splitlines():
         if line.startswith("Uid:"):
             uid = int(line.split()[1])
         elif line.startswith("State:"):
             state = line.split()[1]
+        elif line.startswith("VmRSS:"):
+            rss = int(line.split()[1]) * 1024
+    return uid, state, rss
+
+
+def _owner_and_state(pid):
+    uid, state, _ = _status(pid)
     return uid, state
+
+
+def alive(pid):
+    """True while `pid` exists and is not a zombie."""
+    return _owner_and_state(pid)[1] not in ("Z", "X", None)
+
+
+def largest():
+    """The sandbox user's live process with the most resident memory (the OOM killer's choice), or None."""
+    best, best_rss = None, -1
+    for pid in user_processes():
+        uid, state, rss = _status(pid)
+        if uid == SANDBOX_UID and state not in ("Z", "X", None) and rss > best_rss:
+            best, best_rss = pid, rss
+    return best
 
 
 def user_processes(keep=()):

@@ -24,6 +24,7 @@ import threading  # noqa: E402
 import time  # noqa: E402
 
 import files  # noqa: E402
+import memory_guard  # noqa: E402
 import preview  # noqa: E402
 import processes  # noqa: E402
 from capture import OUTPUT_DIR, RunOutput  # noqa: E402
@@ -82,6 +83,7 @@ class Supervisor:
         self.run_kernel = None  # the kernel running run_id, once it was sent
         self.interrupted = False
         self.unresponsive = False
+        self.over_memory = False  # the memory guard killed this run's kernel
         self.kill_at = None  # when a kernel that ignores an interrupt is killed (monotonic seconds)
         self.restarted = None  # why the kernel was replaced since the last run
         self.state_lock = threading.Lock()
@@ -147,6 +149,30 @@ class Supervisor:
             self.unresponsive = True
         kernel.kill()
 
+    def _tick(self, kernel):
+        """Called during a run: applies the memory guard (gVisor) and the interrupt's grace period."""
+        if memory_guard.over_limit():
+            self._kill_largest(kernel)
+        self._kill_if_unresponsive(kernel)
+
+    def _kill_largest(self, kernel):
+        """As the OOM killer would under runc: kills the user's process with the most memory and waits (briefly)
+        for it to be gone, so one excess costs one process. When that is the kernel, the run ends and the kernel
+        is replaced; when it is a child, the code sees its child killed."""
+        victim = processes.largest()
+        if victim is None:
+            return
+        if victim == kernel.pid:
+            with self.state_lock:
+                self.over_memory = True
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except OSError:
+            return
+        deadline = time.monotonic() + 1.0
+        while processes.alive(victim) and time.monotonic() < deadline:
+            time.sleep(0.005)
+
     def serve(self):
         # A hangup (a process group of the user's orphaned while stopped) is never the supervisor's to die of.
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -203,6 +229,7 @@ class Supervisor:
         rid = request.get("id")
         with self.state_lock:
             self.run_id, self.run_kernel, self.interrupted, self.unresponsive = rid, None, False, False
+            self.over_memory = False
             self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
         try:
             return self._run(request, rid, self.ready_kernel())
@@ -226,10 +253,11 @@ class Supervisor:
             self.run_kernel = kernel
             if self.interrupted:  # the stop came while the kernel was starting
                 self._stop_kernel_run(kernel)
-        outcome = kernel.wait_run(rid, lambda: self._kill_if_unresponsive(kernel))
+        tick_s = memory_guard.INTERVAL_S if memory_guard.LIMIT_BYTES else 0.05
+        outcome = kernel.wait_run(rid, lambda: self._tick(kernel), tick_s)
         with self.state_lock:
             self.run_kernel = None  # a stop from now on has nothing to interrupt
-            interrupted, unresponsive = self.interrupted, self.unresponsive
+            interrupted, unresponsive, over_memory = self.interrupted, self.unresponsive, self.over_memory
         duration_ms = (time.monotonic() - started) * 1000
         died = outcome[0] == "exit"
         # Nothing the run started outlives it: every process of the sandbox user but the kernel is stopped,
@@ -257,20 +285,21 @@ class Supervisor:
             frame["kernelRestart"], self.restarted = self.restarted, None
         if died:
             frame["status"] = "killed"
-            frame["kernelRestart"] = self._restart(kernel, outcome[1], unresponsive, ooms_before)
+            frame["kernelRestart"] = self._restart(kernel, outcome[1], unresponsive, ooms_before, over_memory)
         if skipped:
             frame["skippedArtifacts"] = skipped[: files.MAX_SKIPPED_LISTED]
             if len(skipped) > files.MAX_SKIPPED_LISTED:
                 frame["skippedMore"] = len(skipped) - files.MAX_SKIPPED_LISTED
         return frame
 
-    def _restart(self, kernel, code, unresponsive, ooms_before):
+    def _restart(self, kernel, code, unresponsive, ooms_before, over_memory=False):
         """Why the kernel died, and a new one starting (the next request waits for it to say ready)."""
         kernel.close()
         ooms_after = oom_kills()
         if unresponsive:
             cause, detail = "unresponsive", "the code did not stop when interrupted, so its Python process was killed"
-        elif code == -signal.SIGKILL and ooms_before is not None and ooms_after is not None and ooms_after > ooms_before:
+        elif over_memory or (code == -signal.SIGKILL and ooms_before is not None and ooms_after is not None
+                             and ooms_after > ooms_before):
             cause, detail = "memory", "the code ran out of memory (THREADLAB_SANDBOX_MEMORY_MB) and its Python process was killed"
         else:
             how = f"was killed by {signal.Signals(-code).name}" if code < 0 and -code in signal.valid_signals() else f"exited with status {code}"

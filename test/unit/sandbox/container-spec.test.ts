@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { buildContainerSpec, CONTAINER_ENV, RUNSC_HOST_PIDS } from '../../../sandbox/container-spec.js';
+import {
+  buildContainerSpec,
+  CONTAINER_ENV,
+  RUNSC_HOST_PIDS,
+  runscMemoryHeadroomMb,
+} from '../../../sandbox/container-spec.js';
 
 const limits = {
   ...loadConfig({}).sandbox,
@@ -85,8 +90,17 @@ describe('buildContainerSpec', () => {
     expect(host.Ulimits!.map((u) => u.Name)).not.toContain('nproc');
     const gvisor = buildContainerSpec({ ...base, runtime: 'runsc' }).HostConfig!;
     expect(gvisor.Runtime).toBe('runsc');
-    const same = ['NetworkMode', 'ReadonlyRootfs', 'Tmpfs', 'Memory', 'MemorySwap', 'NanoCpus', 'CapDrop'] as const;
+    const same = ['NetworkMode', 'ReadonlyRootfs', 'Tmpfs', 'NanoCpus', 'CapDrop'] as const;
     for (const key of same) expect(gvisor[key]).toEqual(host[key]);
+    // The supervisor applies the configured memory (its guard); the cgroup gets headroom for gVisor itself.
+    const env = (spec: ReturnType<typeof buildContainerSpec>) =>
+      spec.Env!.filter((e) => e.startsWith('THREADLAB_MEMORY_GUARD_MB='));
+    expect(env(buildContainerSpec({ ...base, runtime: 'runsc' }))).toEqual(['THREADLAB_MEMORY_GUARD_MB=300']);
+    expect(env(buildContainerSpec(base))).toEqual([]);
+    expect(gvisor.Memory).toBe((300 + runscMemoryHeadroomMb(300)) * 2 ** 20);
+    expect(gvisor.MemorySwap).toBe(gvisor.Memory);
+    expect(runscMemoryHeadroomMb(300)).toBe(192);
+    expect(runscMemoryHeadroomMb(4096)).toBe(1024);
     expect(gvisor.SecurityOpt![0]).toBe('no-new-privileges:true');
     // The profile differs in clone3 only (gVisor ignores errnoRet; see sandbox/seccomp.ts).
     const profile = (opt: string) =>
