@@ -12,6 +12,7 @@ const RUNTIME_SENSITIVE = [
   'test/integration/sandbox/contract.test.ts',
   'test/integration/sandbox/resilience.test.ts',
   'test/integration/sandbox/supervisor*.test.ts',
+  'test/integration/sandbox/durable-state.test.ts',
 ];
 const RUNTIME_TEST = 'test/integration/sandbox/runtime.test.ts';
 

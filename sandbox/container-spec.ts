@@ -24,6 +24,10 @@ export interface SandboxLimits {
   /** Bytes of changed files one run may bring back. */
   maxRunFilesBytes: number;
   filesTtlMs: number;
+  /** Largest saved state of a session's variables, in bytes; 0 turns saving off (THREADLAB_STATE_MAX_MB). */
+  stateMaxBytes: number;
+  /** Delay after a run before its variables are saved, so a quick next request goes first. */
+  stateSaveDelayMs: number;
 }
 
 /** Labels every sandbox container carries; orphans.ts finds them by these. */

@@ -23,6 +23,9 @@ import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
+import type { Session } from './session-registry.js';
+import { restoreState, saveState, type StateLimits } from './session-state.js';
+import { formatMib } from './session-files.js';
 import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
 
 export interface DockerSandboxOptions {
@@ -46,6 +49,8 @@ export interface DockerSandboxOptions {
 }
 
 const MB = 1024 * 1024;
+/** How long close() waits for the variables of live sessions to be saved (SIGTERM, daemon stop). */
+const STATE_SAVE_ON_CLOSE_MS = 30_000;
 
 /** The Sandbox port on Docker: one container per live session, a warm pool, files mirrored on the host. */
 export class DockerSandbox implements Sandbox {
@@ -86,6 +91,11 @@ export class DockerSandbox implements Sandbox {
       maxSessions: limits.maxSessions,
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
+      saveState: (session) => this.saveNow(session),
+      restoreState: (session, live) =>
+        limits.stateMaxBytes > 0
+          ? restoreState(live.connection, session.state, this.stateLimits())
+          : Promise.resolve(undefined),
     });
   }
 
@@ -183,8 +193,67 @@ export class DockerSandbox implements Sandbox {
         });
       }
       if (pendingReset && !outcome.result.stateReset) outcome.result.stateReset = { reason: pendingReset };
+      if (session.stateRestored) outcome.result.stateRestored = session.stateRestored;
+      if (session.stateNotSaved) outcome.result.stateNotSaved = { reason: session.stateNotSaved };
+      session.stateRestored = undefined;
+      session.stateNotSaved = undefined;
+      if (!outcome.lost && request.language === 'python') {
+        session.stateDirty = true;
+        this.scheduleSave(session);
+      }
       return outcome.result;
     });
+  }
+
+  private stateLimits(): StateLimits {
+    const { limits } = this.options;
+    return { maxBytes: limits.stateMaxBytes, timeoutMs: limits.timeoutMs, graceMs: limits.graceMs };
+  }
+
+  /** Saves the variables once the session has been quiet for THREADLAB_STATE_SAVE_DELAY_MS: off the reply's path. */
+  private scheduleSave(session: Session): void {
+    if (this.options.limits.stateMaxBytes === 0 || this.closed) return;
+    clearTimeout(session.stateTimer);
+    session.stateTimer = setTimeout(() => {
+      session.stateTimer = undefined;
+      if (session.busy > 0) return this.scheduleSave(session); // the request in flight goes first
+      this.registry
+        .serialize(session, () => this.saveNow(session))
+        .catch((err: unknown) => {
+          this.options.logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
+        });
+    }, this.options.limits.stateSaveDelayMs);
+    session.stateTimer.unref();
+  }
+
+  /**
+   * Saves the session's variables if a Python run changed them since the last save. Runs inside the session's
+   * serialisation. What went wrong is told in the next result, never thrown: a container going away must go.
+   */
+  private async saveNow(session: Session): Promise<void> {
+    clearTimeout(session.stateTimer);
+    session.stateTimer = undefined;
+    const live = session.live;
+    const { limits, logger } = this.options;
+    if (!session.stateDirty || !live?.isAlive || limits.stateMaxBytes === 0) return;
+    session.stateDirty = false;
+    const lost = 'if the sandbox is recycled they are lost (files are kept)';
+    try {
+      const outcome = await saveState(live.connection, session.state, this.stateLimits());
+      if (outcome.kind === 'saved') {
+        logger.debug({ session: session.hash, bytes: outcome.bytes, variables: outcome.variables }, 'variables saved');
+        session.stateNotSaved = undefined;
+      } else if (outcome.kind === 'tooLarge') {
+        logger.info({ session: session.hash, bytes: outcome.bytes }, 'variables too large to save');
+        session.stateNotSaved = `they take more than ${formatMib(limits.stateMaxBytes)} saved (THREADLAB_STATE_MAX_MB), so they were not saved: ${lost}`;
+      } else if (outcome.kind === 'failed') {
+        logger.info({ session: session.hash, reason: outcome.reason }, 'variables could not be saved');
+        session.stateNotSaved = `they could not be saved (${outcome.reason}): ${lost}`;
+      }
+    } catch (err) {
+      logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
+      session.stateNotSaved = `they could not be saved (${(err as Error).message}): ${lost}`;
+    }
   }
 
   async putFile(key: string, name: string, data: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
@@ -297,6 +366,10 @@ export class DockerSandbox implements Sandbox {
     this.registry.stopReaper();
     clearInterval(this.pruneTimer);
     clearInterval(this.orphanTimer);
+    // Each live session's variables are saved before its container goes, within a bound: a shutdown must end.
+    const saves = this.registry.all().map((session) => this.registry.serialize(session, () => this.saveNow(session)));
+    const bound = new Promise<void>((resolve) => setTimeout(resolve, STATE_SAVE_ON_CLOSE_MS).unref());
+    await Promise.race([Promise.allSettled(saves), bound]);
     await this.pool.close();
     await Promise.allSettled([...this.launches]);
     await Promise.all(

@@ -2,6 +2,12 @@ import { createReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
+import { STATE_DIR_PARTS } from './session-state.js';
+
+/** Whether sandbox-relative path parts are in the saved-state directory, which is not one of the thread's files. */
+function inStateDir(parts: readonly string[]): boolean {
+  return STATE_DIR_PARTS.every((part, i) => parts[i] === part);
+}
 
 /** A file kept in a session's host-side mirror. */
 export interface MirroredFile {
@@ -20,7 +26,11 @@ export class FileMirror {
   /** Resolves a sandbox-relative path inside the mirror, refusing anything that could leave it. */
   resolve(path: string): string {
     const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-    if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0'))) {
+    if (
+      parts.length === 0 ||
+      parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0')) ||
+      inStateDir(parts)
+    ) {
       throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, {
         isPolicy: true,
       });
@@ -100,9 +110,11 @@ export class FileMirror {
     for (const entry of entries) {
       if (!entry.isFile() || entry.name.endsWith('.threadlab-tmp')) continue;
       const full = join(entry.parentPath, entry.name);
+      const path = relative(this.root, full).split(sep);
+      if (inStateDir(path)) continue;
       const info = await lstat(full).catch(() => undefined);
       if (!info?.isFile()) continue;
-      files.push({ path: relative(this.root, full).split(sep).join('/'), bytes: info.size, modifiedMs: info.mtimeMs });
+      files.push({ path: path.join('/'), bytes: info.size, modifiedMs: info.mtimeMs });
     }
     return files.sort((a, b) => a.path.localeCompare(b.path));
   }

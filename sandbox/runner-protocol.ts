@@ -21,6 +21,11 @@ const displaySchema = z.object({
 const fileInfoSchema = z.object({ path: z.string(), bytes: z.number(), mime: z.string(), modifiedMs: z.number() });
 const errorSchema = z.object({ name: z.string(), value: z.string(), traceback: z.string() });
 
+const kernelRestartSchema = z.object({
+  cause: z.enum(['crash', 'memory', 'unresponsive']),
+  detail: z.string().max(2000),
+});
+
 export const readyFrameSchema = z.object({
   type: z.literal('ready'),
   python: z.string(),
@@ -53,9 +58,38 @@ export const resultFrameSchema = z.object({
   /** Processes the run left behind that the supervisor stopped when it ended. */
   stoppedProcesses: z.number().int().nonnegative().optional(),
   /** The kernel process died (during this run, or since the last one) and a new one was started. */
-  kernelRestart: z
-    .object({ cause: z.enum(['crash', 'memory', 'unresponsive']), detail: z.string().max(2000) })
+  kernelRestart: kernelRestartSchema.optional(),
+});
+
+const unsavedSchema = z.object({ name: z.string().max(100), type: z.string().max(100), why: z.string().max(300) });
+
+/**
+ * The answer to save_state / restore_state (sandbox/image/runner/state.py). Claims of the user's own process, like
+ * everything else here: lists are capped, and the bytes of a saved file are counted again as they are copied.
+ */
+export const stateFrameSchema = z.object({
+  type: z.literal('state'),
+  id: z.string(),
+  /** Why the save or restore did not happen (a time limit, a corrupted file, an exception). */
+  failed: z.string().max(1000).optional(),
+  /** The state passed maxBytes; nothing was left behind. */
+  tooLarge: z.boolean().optional(),
+  bytes: z.number().nonnegative().optional(),
+  digest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
     .optional(),
+  /** The state is byte for byte the one saved last (previousDigest): no file was written. */
+  unchanged: z.boolean().optional(),
+  variables: z.number().int().nonnegative().optional(),
+  notSaved: z.array(unsavedSchema).max(50).optional(),
+  notSavedMore: z.number().int().nonnegative().optional(),
+  restored: z.number().int().nonnegative().optional(),
+  names: z.array(z.string().max(200)).max(50).optional(),
+  notRestored: z.array(unsavedSchema).max(50).optional(),
+  notRestoredMore: z.number().int().nonnegative().optional(),
+  seconds: z.number().nonnegative().optional(),
+  kernelRestart: kernelRestartSchema.optional(),
 });
 
 const previewSchema = z.object({
@@ -80,6 +114,7 @@ const previewSchema = z.object({
 export const frameSchema = z.discriminatedUnion('type', [
   readyFrameSchema,
   resultFrameSchema,
+  stateFrameSchema,
   z.object({ type: z.literal('stdout'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('stderr'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
@@ -93,6 +128,7 @@ export const frameSchema = z.discriminatedUnion('type', [
 export type Frame = z.infer<typeof frameSchema>;
 export type ReadyFrame = z.infer<typeof readyFrameSchema>;
 export type ResultFrame = z.infer<typeof resultFrameSchema>;
+export type StateFrame = z.infer<typeof stateFrameSchema>;
 /** Frames that answer a request (as opposed to streaming frames). */
 export type FinalFrame = Exclude<Frame, { type: 'ready' | 'stdout' | 'stderr' | 'display' }>;
 export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display' }>;
@@ -115,9 +151,19 @@ export type RunnerRequest =
   | { op: 'list_files' }
   | { op: 'delete_file'; path: string }
   | { op: 'preview'; paths: string[]; timeoutMs: number }
-  | { op: 'ping' };
+  | { op: 'ping' }
+  | {
+      op: 'save_state';
+      /** THREADLAB_STATE_MAX_MB in bytes: the kernel stops writing past it. */
+      maxBytes: number;
+      /** The digest of the state the host holds: the same state again is not written. */
+      previousDigest: string | null;
+      timeoutMs: number;
+      graceMs: number;
+    }
+  | { op: 'restore_state'; timeoutMs: number; graceMs: number };
 
-const FINAL_TYPES = new Set(['result', 'ok', 'file', 'files', 'previews', 'error']);
+const FINAL_TYPES = new Set(['result', 'state', 'ok', 'file', 'files', 'previews', 'error']);
 
 export function isFinalFrame(frame: Frame): frame is FinalFrame {
   return FINAL_TYPES.has(frame.type);

@@ -4,6 +4,7 @@ import { containerName } from './container-launcher.js';
 import type { LiveContainer } from './live-container.js';
 import { restoreFiles } from './session-files.js';
 import type { Session, SessionRegistry } from './session-registry.js';
+import type { RestoreOutcome } from './session-state.js';
 import type { PoolObserver, WarmPool } from './warm-pool.js';
 
 export interface SessionContainersOptions {
@@ -16,6 +17,10 @@ export interface SessionContainersOptions {
   maxSessions: number;
   logger: Logger;
   observer?: Pick<PoolObserver, 'hit' | 'miss'>;
+  /** Saves the session's variables before its container goes (durable threads). */
+  saveState?: (session: Session) => Promise<void>;
+  /** Loads saved variables into a new container; says what came back, or undefined when nothing was saved. */
+  restoreState?: (session: Session, live: LiveContainer) => Promise<RestoreOutcome | undefined>;
 }
 
 /**
@@ -28,8 +33,13 @@ export class SessionContainers {
 
   constructor(private readonly options: SessionContainersOptions) {}
 
-  /** Removes the session's container (its files stay mirrored); the next run says why state was reset. */
+  /**
+   * Removes the session's container (its files stay mirrored, its variables are saved first); the next run
+   * says why the container is new. Called inside the session's serialisation.
+   */
   async retire(session: Session, reason: string): Promise<void> {
+    if (!session.live) return;
+    await this.options.saveState?.(session);
     const live = session.live;
     if (!live) return;
     session.live = undefined;
@@ -73,8 +83,26 @@ export class SessionContainers {
       void live.remove();
     });
     const restored = await restoreFiles(live.connection, session.mirror);
-    if (restored > 0 && session.generation === 1) {
-      // Files from before this bot process started: their variables are gone.
+    const state = await this.options.restoreState?.(session, live);
+    if (state) {
+      const reason =
+        session.pendingReset ??
+        (session.generation === 1
+          ? 'the bot restarted or another worker took the thread over'
+          : 'the sandbox was replaced');
+      if (state.failed) {
+        session.pendingReset = `${reason}; the saved variables could not be restored: ${state.failed}`;
+      } else {
+        session.stateRestored = {
+          savedAt: state.savedAt,
+          variables: state.variables,
+          notRestored: state.notRestored,
+          reason,
+        };
+        session.pendingReset = undefined;
+      }
+    } else if (restored > 0 && session.generation === 1) {
+      // Files from before this bot process started, and no saved variables.
       session.pendingReset ??= 'the sandbox was restarted; files were restored, variables were not';
     }
     return live;
@@ -92,9 +120,8 @@ export class SessionContainers {
           { isRetryable: true, retryAfterMs: 2000 },
         );
       }
-      await this.retire(
-        victim,
-        `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`,
+      await this.options.registry.serialize(victim, () =>
+        this.retire(victim, `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`),
       );
     }
   }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { FileMirror } from './file-mirror.js';
+import type { StateRestore } from '../src/domain/execution.js';
 import type { LiveContainer } from './live-container.js';
+import { StateStore } from './session-state.js';
 
 /** A session's container label and mirror directory name: the key itself never leaves the bot. */
 export function hashKey(key: string): string {
@@ -21,6 +23,16 @@ export interface Session {
   generation: number;
   /** Why the variables were lost since the last run, told in the next result. */
   pendingReset: string | undefined;
+  /** The saved variables (durable threads), in the session's host copy. */
+  readonly state: StateStore;
+  /** A Python run ended since the variables were last saved. */
+  stateDirty: boolean;
+  /** The pending save after the last run. */
+  stateTimer: NodeJS.Timeout | undefined;
+  /** Why the variables could not be saved, told in the next result. */
+  stateNotSaved: string | undefined;
+  /** What was loaded into a new container, told in the next result. */
+  stateRestored: StateRestore | undefined;
   queue: Promise<unknown>;
 }
 
@@ -46,15 +58,21 @@ export class SessionRegistry {
     let session = this.sessions.get(key);
     if (!session) {
       const hash = hashKey(key);
+      const root = join(this.options.dataDir, hash);
       session = {
         key,
         hash,
-        mirror: new FileMirror(join(this.options.dataDir, hash)),
+        mirror: new FileMirror(root),
         live: undefined,
         lastUsedMs: Date.now(),
         busy: 0,
         generation: 0,
         pendingReset: undefined,
+        state: new StateStore(root),
+        stateDirty: false,
+        stateTimer: undefined,
+        stateNotSaved: undefined,
+        stateRestored: undefined,
         queue: Promise.resolve(),
       };
       this.sessions.set(key, session);
@@ -67,6 +85,7 @@ export class SessionRegistry {
   }
 
   delete(key: string): void {
+    clearTimeout(this.sessions.get(key)?.stateTimer);
     this.sessions.delete(key);
   }
 

@@ -113,6 +113,10 @@ const sandbox = {
     mb === undefined ? undefined : mib(mb),
   ),
   filesTtlMs: v('THREADLAB_FILES_TTL_MS', int(60_000).default(7 * 24 * 60 * 60_000)),
+  /** Largest saved state of a thread's variables (durable threads); 0 turns saving off. */
+  stateMaxBytes: v('THREADLAB_STATE_MAX_MB', int(0, 65_536).default(256), mib),
+  /** How long after a run its variables are saved, unless another request comes first. */
+  stateSaveDelayMs: v('THREADLAB_STATE_SAVE_DELAY_MS', int(0, 600_000).default(1000)),
 };
 
 const replies = {

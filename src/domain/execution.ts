@@ -68,6 +68,13 @@ export interface ExecutionResult {
   truncated?: { stdoutBytes: number; stderrBytes: number; fullOutputPath?: string };
   /** Set when the interpreter's variables were lost before or during this run (files are kept). */
   stateReset?: { reason: string };
+  /**
+   * The thread's container was replaced (recycled, the bot restarted, another worker took the thread over) and
+   * the variables saved after an earlier run were loaded into the new one before this run.
+   */
+  stateRestored?: StateRestore;
+  /** The variables could not be saved after the previous run (too large, an error): a recycle would lose them. */
+  stateNotSaved?: { reason: string };
   killReason?: KillReason;
   /**
    * Processes the run started and left running (background, detached, double-forked or `setsid` ones) that
@@ -82,6 +89,18 @@ export interface ExecutionResult {
    * with one entry counting the rest.
    */
   skippedArtifacts?: { path: string; reason: string; bytes?: number }[];
+}
+
+/** What came back of a thread's saved variables in a new container. */
+export interface StateRestore {
+  /** Why the container was new (idle, evicted, the bot restarted…). */
+  reason: string;
+  /** When the variables were saved (ISO 8601). */
+  savedAt: string;
+  /** Variables (modules included) now defined again. */
+  variables: number;
+  /** `name (type)` of each variable that could not be saved or loaded. */
+  notRestored: string[];
 }
 
 /** A file in a session's `/mnt/data`. */

@@ -1,6 +1,7 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
 import { formatBytes } from '../replies/format.js';
 import { cutHeadTail } from './text-cut.js';
+import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
 
 /** Limits of what one tool result shows the model. */
 export interface ToolResultLimits {
@@ -61,6 +62,12 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
       `note: the interpreter state was reset before or during this run (${result.stateReset.reason}). Variables from earlier runs are gone; files in /mnt/data are kept. Re-run any setup code you need.`,
     );
   }
+  if (result.stateRestored) {
+    parts.push(
+      `note: this thread's sandbox was replaced and its saved variables were loaded before this run: ${stateRestoredText(result.stateRestored)}. Variables not restored must be recreated if you need them.`,
+    );
+  }
+  if (result.stateNotSaved) parts.push(`note: ${stateNotSavedText(result.stateNotSaved)}.`);
   if (result.stoppedProcesses) {
     parts.push(
       `note: ${plural(result.stoppedProcesses, 'process')} the run left running (in the background, detached or setsid) ${result.stoppedProcesses === 1 ? 'was' : 'were'} stopped when it ended: nothing outlives its run here, so do long work in the foreground of one run.`,

@@ -1,6 +1,7 @@
 import type { Display, ExecutionError, ExecutionResult } from '../domain/execution.js';
 import { formatBytes, formatCount, formatDuration } from './format.js';
 import { readTableDisplay } from './tables.js';
+import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
 
 // Terminal colour codes (IPython tracebacks) are noise in chat.
 // eslint-disable-next-line no-control-regex
@@ -113,6 +114,8 @@ export function statusNotes(result: ExecutionResult): string[] {
     );
   }
   if (result.stateReset) notes.push(`Variables were reset (${result.stateReset.reason}); files in /mnt/data are kept.`);
+  if (result.stateRestored) notes.push(`${capitalise(stateRestoredText(result.stateRestored))}.`);
+  if (result.stateNotSaved) notes.push(`${capitalise(stateNotSavedText(result.stateNotSaved))}.`);
   if (result.stoppedProcesses) {
     const n = result.stoppedProcesses;
     notes.push(
@@ -120,6 +123,10 @@ export function statusNotes(result: ExecutionResult): string[] {
     );
   }
   return notes;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The error of a run as markdown: its name and message, then the traceback in a code block. */

@@ -10,6 +10,8 @@ ROOT = "/mnt/data"
 MAX_ARTIFACTS = 200
 MAX_WALK = 20000
 MAX_SKIPPED_LISTED = 50  # the rest are only counted
+#: Where the saved variables are written (state.py): never an artifact, never listed.
+PRIVATE_DIR = os.path.join(ROOT, ".threadlab", "state")
 
 mimetypes.add_type("text/csv", ".csv")
 mimetypes.add_type("text/markdown", ".md")
@@ -41,7 +43,8 @@ def snapshot():
                         continue
                     rel = os.path.relpath(entry.path, ROOT)
                     if stat.S_ISDIR(st.st_mode):
-                        stack.append(entry.path)
+                        if entry.path != PRIVATE_DIR:
+                            stack.append(entry.path)
                         continue
                     kind = "file" if stat.S_ISREG(st.st_mode) else "link" if stat.S_ISLNK(st.st_mode) else "special"
                     entries[rel] = (kind, st.st_size, st.st_mtime_ns, st.st_ino, st.st_blocks * 512)

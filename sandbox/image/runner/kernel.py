@@ -103,7 +103,7 @@ class Kernel:
                         self.interpreter.interrupt(threading.main_thread().ident)
                     else:
                         self.pending_stop = command.get("id")
-            elif command.get("op") == "run":
+            elif command.get("op") in ("run", "save_state", "restore_state"):
                 self.runs.put(command)
         self.runs.put(None)  # the supervisor went away
 
@@ -121,11 +121,13 @@ class Kernel:
                 if self.pending_stop is not None and self.pending_stop == self.run_id:
                     self.interpreter.stop_requested = True
                 self.pending_stop = None
-            code = command.get("code", "")
-            if command.get("language") == "bash":
-                error = self.interpreter.run_bash(code)
+            state = None
+            if command.get("op") in ("save_state", "restore_state"):
+                error, state = None, self._state(command)
+            elif command.get("language") == "bash":
+                error = self.interpreter.run_bash(command.get("code", ""))
             else:
-                error = self.interpreter.run_python(code, f"<cell-{int(command.get('count', 0))}>")
+                error = self.interpreter.run_python(command.get("code", ""), f"<cell-{int(command.get('count', 0))}>")
             for stream in (sys.stdout, sys.stderr):
                 try:
                     stream.flush()
@@ -136,7 +138,28 @@ class Kernel:
             frame = {"type": "done", "id": run_id}
             if error:
                 frame["error"] = error
+            if state is not None:
+                frame["state"] = state
             CHANNEL.send(frame)
+
+    def _state(self, command):
+        """Saves or restores the user's variables (state.py); an interrupt (the supervisor's time limit) ends it."""
+        import state as durable
+
+        try:
+            self.interpreter.armed = True
+            if self.interpreter.stop_requested:
+                raise KeyboardInterrupt
+            if command["op"] == "save_state":
+                return durable.save(self.interpreter.namespace, int(command.get("maxBytes", 0)),
+                                    command.get("previousDigest"))
+            return durable.restore(self.interpreter.namespace)
+        except KeyboardInterrupt:
+            return {"failed": "it took longer than its time limit and was interrupted"}
+        except Exception as exc:  # noqa: BLE001
+            return {"failed": f"{type(exc).__name__}: {exc}"[:300]}
+        finally:
+            self.interpreter.armed = False
 
 
 if __name__ == "__main__":

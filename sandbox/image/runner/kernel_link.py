@@ -116,7 +116,7 @@ class KernelLink:
         return event[0] == "ready"
 
     def wait_run(self, run_id, tick, tick_s=0.05):
-        """Blocks until the kernel says run `run_id` is done (returns ("done", error)) or exits (("exit", code)),
+        """Blocks until the kernel says run `run_id` is done (returns ("done", error, state)) or exits (("exit", code)),
         calling `tick` about every `tick_s` seconds meanwhile."""
         while True:
             try:
@@ -127,7 +127,7 @@ class KernelLink:
             if event[0] == "exit":
                 return event
             if event[0] == "done" and event[1] == run_id:
-                return ("done", event[2])
+                return ("done", event[2], event[3])
 
     def kill(self):
         try:
@@ -211,6 +211,7 @@ class KernelLink:
         elif kind == "display" and self.run_id is not None and frame.get("id") == self.run_id:
             self.output.display(frame)
         elif kind == "done" and self.run_id is not None and frame.get("id") == self.run_id:
-            self.events.put(("done", self.run_id, _clean_error(frame.get("error"))))
+            state = frame.get("state")
+            self.events.put(("done", self.run_id, _clean_error(frame.get("error")), state if isinstance(state, dict) else None))
         else:
             self.rejected += 1

@@ -75,6 +75,18 @@ class KernelFailed(Exception):
     pass
 
 
+class _Discard:
+    """The output sink of a state save or restore: what the user's __reduce__ or __setstate__ prints is not shown."""
+
+    discarded_before = 0
+
+    def feed(self, _name, _data):
+        pass
+
+    def display(self, _frame):
+        pass
+
+
 class Supervisor:
     def __init__(self):
         self.kernel = None
@@ -200,6 +212,8 @@ class Supervisor:
         op = request.get("op")
         if op == "run":
             return self.run(request)
+        if op in ("save_state", "restore_state"):
+            return self.state(request)
         if op == "put_file":
             info = files.put_chunk(request["path"], request.get("base64", ""), bool(request.get("append")))
             return {"type": "ok", "file": info}
@@ -291,6 +305,50 @@ class Supervisor:
             if len(skipped) > files.MAX_SKIPPED_LISTED:
                 frame["skippedMore"] = len(skipped) - files.MAX_SKIPPED_LISTED
         return frame
+
+    def state(self, request):
+        """Has the kernel save or load the user's variables (state.py), within the request's time limit: past it
+        the kernel is interrupted, and killed and replaced if it does not yield. The answer is a `state` frame."""
+        rid = request.get("id")
+        op = request.get("op")
+        with self.state_lock:
+            self.run_id, self.run_kernel, self.interrupted, self.unresponsive = rid, None, False, False
+            self.over_memory = False
+            self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
+        try:
+            kernel = self.ready_kernel()
+            deadline = time.monotonic() + max(1, int(request.get("timeoutMs", 60000))) / 1000
+            command = {"op": op, "id": rid}
+            if op == "save_state":
+                command["maxBytes"] = int(request.get("maxBytes", 0))
+                command["previousDigest"] = request.get("previousDigest")
+            kernel.begin(_Discard(), rid)
+            kernel.send(command)
+            with self.state_lock:
+                self.run_kernel = kernel
+
+            def tick():
+                if time.monotonic() > deadline and not self.interrupted:
+                    self.interrupt()
+                self._tick(kernel)
+
+            tick_s = memory_guard.INTERVAL_S if memory_guard.LIMIT_BYTES else 0.05
+            outcome = kernel.wait_run(rid, tick, tick_s)
+            with self.state_lock:
+                self.run_kernel = None
+                unresponsive, over_memory = self.unresponsive, self.over_memory
+            died = outcome[0] == "exit"
+            processes.stop_all(keep=() if died else {kernel.pid})
+            kernel.drain()
+            if died:
+                restart = self._restart(kernel, outcome[1], unresponsive, None, over_memory)
+                self.restarted = restart  # the next run says the variables are gone
+                return {"type": "state", "failed": restart["detail"], "kernelRestart": restart}
+            report = outcome[2] if isinstance(outcome[2], dict) else {"failed": "the kernel gave no answer"}
+            return {"type": "state", **report}
+        finally:
+            with self.state_lock:
+                self.run_id, self.run_kernel, self.kill_at = None, None, None
 
     def _restart(self, kernel, code, unresponsive, ooms_before, over_memory=False):
         """Why the kernel died, and a new one starting (the next request waits for it to say ready)."""

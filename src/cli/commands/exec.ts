@@ -9,6 +9,7 @@ import { configFingerprint } from '../daemon/fingerprint.js';
 import { DAEMON_LIMITS } from '../daemon/protocol.js';
 import { describeRefused } from './out-report.js';
 import { prepareImage } from './prepare-image.js';
+import { stateNotSavedText, stateRestoredText } from '../../domain/state-notice.js';
 
 /** Reads the code, refusing more than the daemon takes in one call. */
 async function readSource(file: string): Promise<string | undefined> {
@@ -38,6 +39,8 @@ export function summariseResult(result: ExecutionResult): string {
       `[output truncated: ${result.truncated.stdoutBytes + result.truncated.stderrBytes} bytes elided${result.truncated.fullOutputPath ? `; full output in ${result.truncated.fullOutputPath}` : ''}]`,
     );
   if (result.stateReset) lines.push(`[variables were reset: ${result.stateReset.reason}]`);
+  if (result.stateRestored) lines.push(`[${stateRestoredText(result.stateRestored)}]`);
+  if (result.stateNotSaved) lines.push(`[${stateNotSavedText(result.stateNotSaved)}]`);
   lines.push(`[${result.status} in ${result.durationMs} ms, run ${result.executionCount}]`);
   return `${lines.join('\n')}\n`;
 }

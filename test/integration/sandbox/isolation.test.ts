@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containersOf, docker, makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
+import { runscMemoryHeadroomMb } from '../../../sandbox/container-spec.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -101,7 +102,10 @@ describe(`sandbox isolation (enforced by the engine, ${runtime})`, () => {
             'print("pids", cg("pids/pids.max"))',
           ]
         : [
-            'print("mem", os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "n/a")',
+            // The cgroup holds the limit plus gVisor's headroom; the supervisor's guard applies the limit itself.
+            'print("mem", os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") - ' +
+              `${runscMemoryHeadroomMb(384) * 2 ** 20}, "n/a")`,
+            'print("guard", os.environ.get("THREADLAB_MEMORY_GUARD_MB"))',
             'print("pids", resource.getrlimit(resource.RLIMIT_NPROC)[0])',
           ];
     const out = await py(
@@ -128,6 +132,7 @@ describe(`sandbox isolation (enforced by the engine, ${runtime})`, () => {
     expect(out).toContain(`mem ${384 * 2 ** 20} `);
     expect(out).toMatch(new RegExp(`mem \\d+ (${384 * 2 ** 20}|n/a)`));
     if (runtime === 'runc') expect(out).toContain('cpu 50000 100000');
+    else expect(out).toContain('guard 384');
     expect(out).toContain('pids 48');
     expect(out).toContain('fork refused 11');
     expect(Number(/forked (\d+)/.exec(out)?.[1])).toBeLessThan(48);
@@ -139,7 +144,13 @@ describe(`sandbox isolation (enforced by the engine, ${runtime})`, () => {
     // The engine holds the whole container (under runsc: gVisor's kernel and the code) to these.
     const [info] = await containersOf(t.instanceId);
     const host = (await docker.getContainer(info!.Id).inspect()).HostConfig;
-    expect(host).toMatchObject({ Runtime: runtime, Memory: 384 * 2 ** 20, MemorySwap: 384 * 2 ** 20, NanoCpus: 5e8 });
+    const cgroupMb = runtime === 'runsc' ? 384 + runscMemoryHeadroomMb(384) : 384;
+    expect(host).toMatchObject({
+      Runtime: runtime,
+      Memory: cgroupMb * 2 ** 20,
+      MemorySwap: cgroupMb * 2 ** 20,
+      NanoCpus: 5e8,
+    });
     const fsize = await t.sandbox.run('iso', {
       language: 'python',
       code: 'open("big.bin", "wb").write(b"x" * (40 * 2**20))',

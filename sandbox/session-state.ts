@@ -1,0 +1,231 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { StateRestore } from '../src/domain/execution.js';
+import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
+import type { RunnerConnection } from './runner-connection.js';
+import type { StateFrame } from './runner-protocol.js';
+
+/** Where the kernel writes and reads the state file, relative to /mnt/data (sandbox/image/runner/state.py). */
+export const STATE_PATH_IN_SANDBOX = '.threadlab/state/state.dill';
+/** The same directory in a session's host copy: not one of the thread's files (FileMirror leaves it out). */
+export const STATE_DIR_PARTS = ['.threadlab', 'state'] as const;
+
+const unsavedSchema = z.object({ name: z.string(), type: z.string() });
+const metaSchema = z.object({
+  savedAt: z.string(),
+  variables: z.number().int().nonnegative(),
+  notSaved: z.array(unsavedSchema),
+  notSavedMore: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type StateMeta = z.infer<typeof metaSchema>;
+
+/**
+ * A session's saved variables on the host: the state file's bytes, never unpickled here (they are whatever the
+ * user's code made of them), and a small JSON description the bot wrote itself. Lives in the session's host copy,
+ * so a shared THREADLAB_DATA_DIR gives it to another worker, `/reset` and retention delete it with the files.
+ */
+export class StateStore {
+  readonly dir: string;
+  private readonly file: string;
+  private readonly metaFile: string;
+
+  constructor(mirrorRoot: string) {
+    this.dir = join(mirrorRoot, ...STATE_DIR_PARTS);
+    this.file = join(this.dir, 'state.dill');
+    this.metaFile = join(this.dir, 'state.json');
+  }
+
+  /** The description of the saved state, or undefined when there is none (or it is unreadable). */
+  async meta(): Promise<StateMeta | undefined> {
+    const text = await readFile(this.metaFile, 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    try {
+      return metaSchema.parse(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Replaces the saved state with what `produce` writes, if its SHA-256 is `digest` (what the kernel said it
+   * wrote): a transfer that failed, ran over or was tampered with on the way leaves the previous state.
+   */
+  async replace(
+    meta: StateMeta,
+    produce: (write: (chunk: Buffer) => Promise<void>) => Promise<unknown>,
+  ): Promise<boolean> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.tmp`;
+    const handle = await open(temp, 'w', 0o600);
+    const hash = createHash('sha256');
+    try {
+      await produce(async (chunk) => {
+        hash.update(chunk);
+        await handle.write(chunk);
+      });
+      await handle.close();
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+    if (hash.digest('hex') !== meta.digest) {
+      await unlink(temp).catch(() => undefined);
+      return false;
+    }
+    // The description goes first: with the old file still in place a crash leaves a digest that does not
+    // match, which restore() treats as no state, never as someone else's.
+    await writeFile(`${this.metaFile}.tmp`, JSON.stringify(meta), { mode: 0o600 });
+    await rename(`${this.metaFile}.tmp`, this.metaFile);
+    await rename(temp, this.file);
+    return true;
+  }
+
+  /** The state file's bytes in chunks, checked against the description's digest as they are read. */
+  async *chunks(meta: StateMeta): AsyncIterable<Buffer> {
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(this.file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      yield chunk;
+    }
+    if (hash.digest('hex') !== meta.digest) throw new Error('the saved state does not match its description');
+  }
+
+  async clear(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+export interface StateLimits {
+  /** THREADLAB_STATE_MAX_MB in bytes. */
+  maxBytes: number;
+  /** How long the kernel may take to save or load (the run timeout). */
+  timeoutMs: number;
+  graceMs: number;
+}
+
+/** What came back in a new container; `failed` says why nothing did. */
+export type RestoreOutcome = Omit<StateRestore, 'reason'> & { failed?: string };
+
+/** What one save did. `failed` and `tooLarge` leave no saved state behind: it would be older than the variables. */
+export type SaveOutcome =
+  | { kind: 'saved'; bytes: number; variables: number; seconds: number; notSaved: string[] }
+  | { kind: 'unchanged' }
+  | { kind: 'tooLarge'; bytes: number }
+  | { kind: 'failed'; reason: string; kernelRestart?: StateFrame['kernelRestart'] };
+
+function named(entries: { name: string; type: string }[] | undefined, more: number | undefined): string[] {
+  const list = (entries ?? []).map((e) => `${e.name} (${e.type})`);
+  return more ? [...list, `${more} more`] : list;
+}
+
+async function stateRequest(
+  connection: RunnerConnection,
+  request: Parameters<RunnerConnection['request']>[0],
+): Promise<StateFrame> {
+  const frame = await connection.request(request);
+  if (frame.type !== 'state') {
+    throw new Error(frame.type === 'error' ? frame.message : `unexpected answer ${frame.type}`);
+  }
+  return frame;
+}
+
+/**
+ * Has the kernel save the thread's variables and copies the file to the host (counted against the limit
+ * again as it arrives), then deletes it from the container.
+ */
+export async function saveState(
+  connection: RunnerConnection,
+  store: StateStore,
+  limits: StateLimits,
+  now: () => Date = () => new Date(),
+): Promise<SaveOutcome> {
+  const previous = await store.meta();
+  const frame = await stateRequest(connection, {
+    op: 'save_state',
+    maxBytes: limits.maxBytes,
+    previousDigest: previous?.digest ?? null,
+    timeoutMs: limits.timeoutMs,
+    graceMs: limits.graceMs,
+  });
+  if (frame.failed !== undefined || (!frame.tooLarge && !frame.digest)) {
+    await store.clear();
+    return {
+      kind: 'failed',
+      reason: frame.failed ?? 'the sandbox did not say what it saved',
+      ...(frame.kernelRestart ? { kernelRestart: frame.kernelRestart } : {}),
+    };
+  }
+  if (frame.tooLarge) {
+    await store.clear();
+    return { kind: 'tooLarge', bytes: frame.bytes ?? limits.maxBytes + 1 };
+  }
+  if (frame.unchanged && previous && previous.digest === frame.digest) return { kind: 'unchanged' };
+  const meta: StateMeta = {
+    savedAt: now().toISOString(),
+    variables: frame.variables ?? 0,
+    notSaved: (frame.notSaved ?? []).map(({ name, type }) => ({ name, type })),
+    notSavedMore: frame.notSavedMore ?? 0,
+    bytes: frame.bytes ?? 0,
+    digest: frame.digest as string,
+  };
+  try {
+    const matches = await store.replace(meta, (write) =>
+      streamFile(connection, STATE_PATH_IN_SANDBOX, { maxBytes: limits.maxBytes, onChunk: write }),
+    );
+    if (!matches) {
+      await store.clear();
+      return { kind: 'failed', reason: 'the state file changed while it was copied' };
+    }
+  } catch (err) {
+    await store.clear();
+    if (err instanceof FileTooLargeError) return { kind: 'tooLarge', bytes: limits.maxBytes + 1 };
+    throw err;
+  } finally {
+    await connection.request({ op: 'delete_file', path: STATE_PATH_IN_SANDBOX }).catch(() => undefined);
+  }
+  return {
+    kind: 'saved',
+    bytes: meta.bytes,
+    variables: meta.variables,
+    seconds: frame.seconds ?? 0,
+    notSaved: named(meta.notSaved, meta.notSavedMore),
+  };
+}
+
+/**
+ * Puts the saved state into a new container and has its kernel load it. Returns what came back, for the next
+ * result; undefined when there is no saved state.
+ */
+export async function restoreState(
+  connection: RunnerConnection,
+  store: StateStore,
+  limits: StateLimits,
+): Promise<RestoreOutcome | undefined> {
+  const meta = await store.meta();
+  if (!meta) return undefined;
+  try {
+    await putChunks(connection, STATE_PATH_IN_SANDBOX, store.chunks(meta));
+  } catch (err) {
+    await connection.request({ op: 'delete_file', path: STATE_PATH_IN_SANDBOX }).catch(() => undefined);
+    return { savedAt: meta.savedAt, variables: 0, notRestored: [], failed: (err as Error).message };
+  }
+  const frame = await stateRequest(connection, {
+    op: 'restore_state',
+    timeoutMs: limits.timeoutMs,
+    graceMs: limits.graceMs,
+  });
+  if (frame.failed !== undefined) {
+    return { savedAt: meta.savedAt, variables: 0, notRestored: [], failed: frame.failed };
+  }
+  return {
+    savedAt: meta.savedAt,
+    variables: frame.restored ?? 0,
+    notRestored: named(frame.notRestored, frame.notRestoredMore),
+  };
+}
