@@ -15,6 +15,7 @@ export function toSandboxEnvironment(ready: ReadyFrame, limits: SandboxLimits): 
       dataMb: limits.dataMb,
       maxFileMb: Math.round(limits.maxFileBytes / (1024 * 1024)),
       network: false,
+      durableVariables: limits.stateMaxBytes > 0,
     },
   };
 }

@@ -142,5 +142,7 @@ export interface SandboxEnvironment {
     dataMb: number;
     maxFileMb: number;
     network: false;
+    /** Variables are saved and restored when the thread's container is replaced (THREADLAB_STATE_MAX_MB > 0). */
+    durableVariables?: boolean;
   };
 }

@@ -49,7 +49,11 @@ function describeEnvironment(env: SandboxEnvironment): string {
   return [
     `Environment (read from sandbox image ${env.imageVersion}):`,
     `- Python ${env.python} with: ${describePackages(env.packages)}. Nothing else can be installed.`,
-    '- Working directory /mnt/data. Files there persist across messages of this thread; Python variables persist too, like a notebook, until the session is reset. bash runs in the same /mnt/data.',
+    `- Working directory /mnt/data. Files there persist across messages of this thread; Python variables persist too, like a notebook, until the session is reset${
+      l.durableVariables
+        ? ', also when the sandbox is recycled, except objects that cannot be pickled (open connections and files, generators): a tool result names those'
+        : '; a tool result says when they were lost'
+    }. bash runs in the same /mnt/data.`,
     '- No network access: downloads and pip install fail.',
     `- Limits: ${Math.round(l.timeoutMs / 1000)} s per run, ${l.memoryMb} MB memory, ${l.cpus} CPU, ${l.dataMb} MB in /mnt/data, ${l.maxFileMb} MB per file.`,
     '- Matplotlib figures and display()ed values are captured and shown to the user; files you write to /mnt/data are sent to the user.',

@@ -151,6 +151,6 @@ describe('DockerSandbox execution', () => {
     const env = await t.sandbox.environment();
     expect(env.python).toMatch(/^3\.\d+/);
     expect(env.packages.pandas).toBeTruthy();
-    expect(env.limits).toMatchObject({ memoryMb: 512, network: false });
+    expect(env.limits).toMatchObject({ memoryMb: 512, network: false, durableVariables: true });
   });
 });

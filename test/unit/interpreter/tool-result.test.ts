@@ -33,4 +33,28 @@ describe('formatToolResult', () => {
     expect(text).toContain('The run was killed (crash)');
     expect(text).toContain('SIGSEGV; a new one was started');
   });
+
+  it('tells the model which variables came back in a new sandbox, from when, and which did not', () => {
+    const text = formatToolResult({
+      ...base,
+      stateRestored: {
+        reason: 'the session was idle for 1 h',
+        savedAt: '2026-11-23T10:02:41.123Z',
+        variables: 14,
+        notRestored: ['conn (sqlite3.Connection)', 'it (generator)'],
+      },
+    });
+    expect(text).toContain(
+      'restored 14 variables saved at 2026-11-23 10:02 UTC (the session was idle for 1 h); not restored: conn (sqlite3.Connection), it (generator)',
+    );
+    expect(text).toContain('must be recreated');
+    expect(formatToolResult(base)).not.toContain('restored');
+  });
+
+  it('warns the model when the variables could not be saved', () => {
+    const text = formatToolResult({ ...base, stateNotSaved: { reason: 'they take more than 256 MiB saved' } });
+    expect(text).toContain(
+      'note: the variables after the previous run were not saved: they take more than 256 MiB saved',
+    );
+  });
 });

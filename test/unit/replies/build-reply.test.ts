@@ -88,6 +88,19 @@ describe('buildReply: direct mode', () => {
     expect(reply.text).toContain('**Run 3** (python)\n\n_No output._');
   });
 
+  it('tells the user which variables were restored in a new sandbox and when a save did not happen', async () => {
+    const restored = run({
+      stdout: '42\n',
+      stateRestored: { reason: 'the bot restarted', savedAt: '2026-11-23T08:00:00Z', variables: 1, notRestored: [] },
+    });
+    const notSaved = run({ stateNotSaved: { reason: 'they take more than 1 MiB saved (THREADLAB_STATE_MAX_MB)' } });
+    const reply = await buildReply(turn({ direct: true, runs: [restored, notSaved] }), deps());
+    expect(reply.text).toContain('Restored 1 variable saved at 2026-11-23 08:00 UTC (the bot restarted).');
+    expect(reply.text).toContain(
+      'The variables after the previous run were not saved: they take more than 1 MiB saved (THREADLAB_STATE_MAX_MB).',
+    );
+  });
+
   it('tells the user how many background processes were stopped when a run ended', async () => {
     const reply = await buildReply(
       turn({ direct: true, runs: [run({ stdout: 'x\n', stoppedProcesses: 2 }), run({ stoppedProcesses: 1 })] }),
