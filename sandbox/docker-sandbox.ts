@@ -24,7 +24,7 @@ import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
 import type { Session } from './session-registry.js';
-import { restoreState, saveState, type StateLimits } from './session-state.js';
+import { restoreState, saveState, type SaveOutcome, type StateLimits } from './session-state.js';
 import { formatMib } from './session-files.js';
 import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
 
@@ -91,7 +91,9 @@ export class DockerSandbox implements Sandbox {
       maxSessions: limits.maxSessions,
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
-      saveState: (session) => this.saveNow(session),
+      saveState: async (session) => {
+        await this.saveNow(session);
+      },
       restoreState: (session, live) =>
         limits.stateMaxBytes > 0
           ? restoreState(live.connection, session.state, this.stateLimits())
@@ -227,15 +229,25 @@ export class DockerSandbox implements Sandbox {
   }
 
   /**
+   * Saves the thread's variables now, on the path the deferred save and a recycle take, and says what it did
+   * (the state is on the host once this resolves); undefined when there was nothing to save: no live container,
+   * no Python run since the last save, or saving off. For `threadlab bench sandbox`, which times it.
+   */
+  async saveState(key: string): Promise<SaveOutcome | undefined> {
+    const session = this.registry.peek(key);
+    return session ? this.registry.serialize(session, () => this.saveNow(session)) : undefined;
+  }
+
+  /**
    * Saves the session's variables if a Python run changed them since the last save. Runs inside the session's
    * serialisation. What went wrong is told in the next result, never thrown: a container going away must go.
    */
-  private async saveNow(session: Session): Promise<void> {
+  private async saveNow(session: Session): Promise<SaveOutcome | undefined> {
     clearTimeout(session.stateTimer);
     session.stateTimer = undefined;
     const live = session.live;
     const { limits, logger } = this.options;
-    if (!session.stateDirty || !live?.isAlive || limits.stateMaxBytes === 0) return;
+    if (!session.stateDirty || !live?.isAlive || limits.stateMaxBytes === 0) return undefined;
     session.stateDirty = false;
     const lost = 'if the sandbox is recycled they are lost (files are kept)';
     try {
@@ -250,9 +262,11 @@ export class DockerSandbox implements Sandbox {
         logger.info({ session: session.hash, reason: outcome.reason }, 'variables could not be saved');
         session.stateNotSaved = `they could not be saved (${outcome.reason}): ${lost}`;
       }
+      return outcome;
     } catch (err) {
       logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
       session.stateNotSaved = `they could not be saved (${(err as Error).message}): ${lost}`;
+      return { kind: 'failed', reason: (err as Error).message };
     }
   }
 
