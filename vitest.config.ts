@@ -13,6 +13,7 @@ const RUNTIME_SENSITIVE = [
   'test/integration/sandbox/resilience.test.ts',
   'test/integration/sandbox/supervisor*.test.ts',
   'test/integration/sandbox/durable-state.test.ts',
+  'test/integration/sandbox/egress-relay.test.ts',
 ];
 const RUNTIME_TEST = 'test/integration/sandbox/runtime.test.ts';
 

@@ -9,6 +9,7 @@ import { startFailure } from './docker-errors.js';
 import type { SandboxRuntime } from './runtime.js';
 import { LiveContainer } from './live-container.js';
 import { RunnerConnection } from './runner-connection.js';
+import { EgressLink } from './egress-link.js';
 
 export interface LaunchOptions {
   docker: Docker;
@@ -22,6 +23,8 @@ export interface LaunchOptions {
   runtime?: SandboxRuntime;
   /** How long the runner may take to import its libraries and say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
+  /** Start the supervisor's egress relay and link it to the bot. */
+  egress?: boolean;
 }
 
 /** A Docker container name for a sandbox of this instance. */
@@ -46,6 +49,7 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
     hostname: hostname(),
     ownerPid: process.pid,
     ...(options.runtime ? { runtime: options.runtime } : {}),
+    ...(options.egress ? { egress: true } : {}),
   });
   let container: Docker.Container | undefined;
   try {
@@ -62,10 +66,11 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
       demux: (s, out, err) => docker.modem.demuxStream(s, out, err),
       logger: logger.child({ container: name }),
     });
+    const egress = options.egress ? new EgressLink(connection, logger.child({ container: name })) : undefined;
     await container.start();
     try {
       const ready = await withTimeout(connection.ready, options.readyTimeoutMs ?? 60_000, name);
-      return new LiveContainer(container, name, connection, ready, logger);
+      return new LiveContainer(container, name, connection, ready, logger, egress);
     } catch (err) {
       const said = connection.diagnostics.trim();
       throw new ThreadlabError(

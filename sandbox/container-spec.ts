@@ -57,6 +57,18 @@ export const CONTAINER_ENV = [
   'PYTHONUNBUFFERED=1',
 ];
 
+/**
+ * The environment of a container when egress is on: the supervisor's relay listens on this loopback address
+ * (sandbox/image/runner/egress_relay.py) and HTTP clients (pip, requests, urllib, curl) use it as their proxy.
+ */
+export const EGRESS_ENV = [
+  'THREADLAB_EGRESS=1',
+  'HTTP_PROXY=http://127.0.0.1:3128',
+  'HTTPS_PROXY=http://127.0.0.1:3128',
+  'http_proxy=http://127.0.0.1:3128',
+  'https_proxy=http://127.0.0.1:3128',
+];
+
 export interface ContainerSpecOptions {
   image: string;
   limits: SandboxLimits;
@@ -68,6 +80,8 @@ export interface ContainerSpecOptions {
   ownerPid: number;
   /** The OCI runtime: runc, or gVisor's runsc (every other flag here applies under both). @defaultValue 'runc' */
   runtime?: SandboxRuntime;
+  /** Relay the code's connections to the bot's egress gateway (THREADLAB_EGRESS_ALLOW is set). */
+  egress?: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -117,6 +131,7 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
       ...CONTAINER_ENV,
       `PYTHON_CPU_COUNT=${Math.max(1, Math.ceil(limits.cpus))}`,
       ...(runtime === 'runsc' ? [`THREADLAB_MEMORY_GUARD_MB=${limits.memoryMb}`] : []),
+      ...(options.egress ? EGRESS_ENV : []),
     ],
     AttachStdin: true,
     AttachStdout: true,

@@ -27,6 +27,7 @@ import type { Session } from './session-registry.js';
 import { restoreState, saveState, type SaveOutcome, type StateLimits } from './session-state.js';
 import { formatMib } from './session-files.js';
 import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
+import type { EgressPort } from '../src/ports/egress.js';
 
 export interface DockerSandboxOptions {
   docker: Docker;
@@ -46,6 +47,8 @@ export interface DockerSandboxOptions {
   readyTimeoutMs?: number;
   /** THREADLAB_SANDBOX_RUNTIME: gVisor's runsc when the engine has it (auto), or runc / runsc. @defaultValue 'auto' */
   runtime?: RuntimeSetting;
+  /** The egress gateway, when THREADLAB_EGRESS_ALLOW allows destinations; without it containers have no network. */
+  egress?: EgressPort;
 }
 
 const MB = 1024 * 1024;
@@ -169,16 +172,23 @@ export class DockerSandbox implements Sandbox {
       const live = await this.containers.ensureLive(session);
       const pendingReset = session.pendingReset;
       session.pendingReset = undefined;
-      const { limits } = this.options;
+      const { limits, egress } = this.options;
+      const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
+      if (egress && live.egress) {
+        // The run's connections share one budget and end with it (a kept-alive socket does not outlive the run).
+        const budget = egress.newBudget(Date.now() + timeoutMs + limits.graceMs);
+        const context = { thread: session.hash, ...(request.user ? { user: request.user } : {}) };
+        live.egress.activate((socket) => void egress.handle(socket, context, budget));
+      }
       const outcome = await executeRun({
         live,
         request,
-        timeoutMs: request.timeoutMs ?? limits.timeoutMs,
+        timeoutMs,
         graceMs: limits.graceMs,
         outputBytes: limits.outputBytes,
         maxFileBytes: limits.maxFileBytes,
         maxRunFilesBytes: limits.maxRunFilesBytes,
-      });
+      }).finally(() => live.egress?.deactivate());
       if (outcome.lost) {
         if (session.live === live) session.live = undefined;
         session.pendingReset = undefined;
@@ -415,6 +425,7 @@ export class DockerSandbox implements Sandbox {
       session,
       logger: this.options.logger,
       readyTimeoutMs: this.options.readyTimeoutMs,
+      egress: Boolean(this.options.egress),
       ...(this.runtimeChoice ? { runtime: this.runtimeChoice.runtime } : {}),
     });
     this.launches.add(launch);

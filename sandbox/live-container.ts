@@ -3,6 +3,7 @@ import type { Logger } from '../src/logger.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { isNotFound } from './docker-errors.js';
+import type { EgressLink } from './egress-link.js';
 
 /** How a container ended, read from the engine after its stream closed. */
 export interface ContainerExit {
@@ -21,6 +22,8 @@ export class LiveContainer {
     readonly connection: RunnerConnection,
     readonly ready: ReadyFrame,
     private readonly logger: Logger,
+    /** The bot's end of the container's egress relay, when egress is on. */
+    readonly egress?: EgressLink,
   ) {}
 
   get id(): string {

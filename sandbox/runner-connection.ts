@@ -5,6 +5,8 @@ import { ThreadlabError } from '../src/domain/errors.js';
 import {
   frameSchema,
   isFinalFrame,
+  type EgressFrame,
+  type EgressMessage,
   type FinalFrame,
   type Frame,
   type ReadyFrame,
@@ -108,6 +110,14 @@ export class RunnerConnection {
     if (!this.isClosedFlag) this.stream.write('{"op":"interrupt"}\n');
   }
 
+  /** Receives the relayed connections' frames, whatever request is in flight (sandbox/egress-link.ts). */
+  onEgress: ((frame: EgressFrame) => void) | undefined;
+
+  /** Sends an egress message now, bypassing the queue (a relayed connection is not a request). */
+  sendEgress(message: EgressMessage): void {
+    if (!this.isClosedFlag) this.stream.write(`${JSON.stringify(message)}\n`);
+  }
+
   /** Closes stdin: the runner finishes its queue and exits. */
   close(): void {
     if (!this.isClosedFlag) this.stream.end();
@@ -146,6 +156,10 @@ export class RunnerConnection {
     }
     if (frame.type === 'ready') {
       this.resolveReady(frame);
+      return;
+    }
+    if (frame.type === 'egress') {
+      this.onEgress?.(frame);
       return;
     }
     const pending = this.pending;

@@ -92,6 +92,27 @@ export const stateFrameSchema = z.object({
   kernelRestart: kernelRestartSchema.optional(),
 });
 
+/**
+ * A connection of the code, relayed by the supervisor to the egress gateway (sandbox/image/runner/egress_relay.py):
+ * opened, bytes (at most 48 KiB a frame), the code's side ended, closed, or bytes the code's side consumed.
+ */
+export const egressFrameSchema = z.object({
+  type: z.literal('egress'),
+  id: z.null(),
+  event: z.enum(['open', 'data', 'end', 'close', 'ack']),
+  conn: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  base64: z
+    .string()
+    .max(4 * Math.ceil((48 * 1024) / 3))
+    .optional(),
+  bytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(1 << 30)
+    .optional(),
+});
+
 const previewSchema = z.object({
   path: z.string(),
   bytes: z.number(),
@@ -115,6 +136,7 @@ export const frameSchema = z.discriminatedUnion('type', [
   readyFrameSchema,
   resultFrameSchema,
   stateFrameSchema,
+  egressFrameSchema,
   z.object({ type: z.literal('stdout'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('stderr'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
@@ -129,9 +151,19 @@ export type Frame = z.infer<typeof frameSchema>;
 export type ReadyFrame = z.infer<typeof readyFrameSchema>;
 export type ResultFrame = z.infer<typeof resultFrameSchema>;
 export type StateFrame = z.infer<typeof stateFrameSchema>;
+export type EgressFrame = z.infer<typeof egressFrameSchema>;
 /** Frames that answer a request (as opposed to streaming frames). */
-export type FinalFrame = Exclude<Frame, { type: 'ready' | 'stdout' | 'stderr' | 'display' }>;
+export type FinalFrame = Exclude<Frame, { type: 'ready' | 'stdout' | 'stderr' | 'display' | 'egress' }>;
 export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display' }>;
+
+/** Out-of-band messages for the egress relay: the bot's side of a relayed connection. */
+export interface EgressMessage {
+  op: 'egress';
+  event: 'data' | 'end' | 'close' | 'ack';
+  conn: number;
+  base64?: string;
+  bytes?: number;
+}
 
 /** Requests the bot sends; `id` is added by the connection. */
 export type RunnerRequest =

@@ -12,6 +12,8 @@ export interface RunRequest {
   code: string;
   /** Wall-clock limit of this run. @defaultValue the sandbox's configured timeout */
   timeoutMs?: number;
+  /** The platform user whose message started the run, for the egress audit line. */
+  user?: string;
   /** Aborting interrupts the run like a timeout would (the session survives if the code yields). */
   signal?: AbortSignal;
   onStdout?: (text: string) => void;

@@ -23,6 +23,7 @@ import signal  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
+import egress_relay  # noqa: E402
 import files  # noqa: E402
 import memory_guard  # noqa: E402
 import preview  # noqa: E402
@@ -100,6 +101,7 @@ class Supervisor:
         self.restarted = None  # why the kernel was replaced since the last run
         self.state_lock = threading.Lock()
         self.requests = queue.Queue()
+        self.relay = None  # the egress relay, when the bot allows network destinations
 
     def start_kernel(self):
         self.kernel = KernelLink()
@@ -124,6 +126,10 @@ class Supervisor:
         for request in CHANNEL.requests():
             if request.get("op") == "interrupt":
                 self.interrupt()
+                continue
+            if request.get("op") == "egress":
+                if self.relay is not None:
+                    self.relay.from_bot(request)
                 continue
             self.requests.put(request)
         self.requests.put(None)  # the bot went away: finish what is queued, then exit
@@ -191,6 +197,8 @@ class Supervisor:
         self.start_kernel()
         ready = describe_image()
         self.ready_kernel()
+        if egress_relay.enabled():
+            self.relay = egress_relay.Relay(CHANNEL)
         threading.Thread(target=self.reader, name="threadlab-stdin", daemon=True).start()
         CHANNEL.send(ready)
         while True:

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import type { RuntimeSetting, SandboxRuntime } from '../../../sandbox/runtime.js';
+import type { EgressPort } from '../../../src/ports/egress.js';
 
 export const docker = new Docker();
 export const logger = pino({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
@@ -51,7 +52,7 @@ export async function makeSandbox(
   name: string,
   limits: Partial<SandboxLimits> = {},
   image?: string,
-  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting } = {},
+  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting; egress?: EgressPort } = {},
 ): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;

@@ -1,0 +1,20 @@
+import type { Duplex } from 'node:stream';
+
+/** Who a relayed connection belongs to, for the audit line. */
+export interface EgressContext {
+  /** The hashed thread key (the key itself never leaves the bot's core). */
+  thread: string;
+  /** The platform user whose message started the run, when known. */
+  user?: string;
+}
+
+/**
+ * The bot's egress gateway as the sandbox sees it: a proxy conversation per connection the code opens, within a
+ * budget per run (connections, bytes, a deadline). Implemented by src/egress/gateway.ts.
+ */
+export interface EgressPort<Budget = unknown> {
+  /** A fresh budget for one run that ends at `deadlineMs` (epoch milliseconds). */
+  newBudget(deadlineMs: number): Budget;
+  /** Serves one connection of the code until it ends; never throws. */
+  handle(client: Duplex, context: EgressContext, budget: Budget): Promise<void>;
+}
