@@ -12,7 +12,8 @@ export interface RemoveOrphansOptions {
   host?: string;
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this host is running (one of another user counts: signal 0 is refused, not failed). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

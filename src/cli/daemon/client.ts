@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ThreadlabError } from '../../domain/errors.js';
+import { processAlive } from '../../../sandbox/orphans.js';
 import { ensurePrivateDir } from './private-dir.js';
 import { withStartLock } from './start-lock.js';
 import { CONFIG_HEADER, type DaemonFrame, type DaemonHealth } from './protocol.js';
@@ -191,11 +192,22 @@ async function* frames(res: IncomingMessage): AsyncGenerator<DaemonFrame> {
   }
 }
 
-/** Asks the daemon to stop (removing its containers); true when one was running. */
+/** How long `daemon stop` waits for the daemon's process to end: its sessions' variables are saved first. */
+const STOP_WAIT_MS = 60_000;
+
+/**
+ * Asks the daemon to stop (saving its sessions' variables, removing its containers); true when one was running.
+ * Returns once its process has ended, not when its socket is gone: a daemon started right after would otherwise
+ * restore a session before the old one finished saving it.
+ */
 export async function stopDaemon(dataDir: string): Promise<boolean> {
   const { socket } = daemonPaths(dataDir);
-  if (!(await health(socket))) return false;
+  const running = await health(socket);
+  if (!running) return false;
   await post(socket, '/shutdown');
-  for (let i = 0; i < 100 && (await health(socket)); i++) await new Promise((r) => setTimeout(r, 100));
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (((await health(socket)) || processAlive(running.pid)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return true;
 }
