@@ -1,4 +1,5 @@
 import type { Artifact, ExecutionResult } from '../src/domain/execution.js';
+import { isInstalledPackageFile } from '../src/domain/file-names.js';
 import type { Logger } from '../src/logger.js';
 import type { FileMirror } from './file-mirror.js';
 import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
@@ -7,6 +8,8 @@ import type { RunnerConnection } from './runner-connection.js';
 
 /** Files brought back per run at most, whatever the runner lists (it shares a process with user code). */
 export const MAX_RUN_ARTIFACTS = 200;
+/** Files of installed packages (`.local/`) brought back per run at most: a cap of their own (runner/files.py). */
+export const MAX_RUN_PACKAGE_FILES = 20_000;
 /** Deletions applied to the host copy per run (the runner walks at most 20,000 files). */
 export const MAX_RUN_DELETIONS = 20_000;
 /** Entries of a result's not-brought-back list; the rest are counted in one last entry. */
@@ -79,9 +82,15 @@ export async function syncRunFiles(options: SyncRunFilesOptions): Promise<void> 
     // An older copy would pass for the current file (reads prefer the host copy): drop it.
     if (artifact.change === 'modified') await mirror.remove(artifact.path).catch(() => undefined);
   };
+  let keptPackageFiles = 0;
   for (const artifact of result.artifacts) {
-    if (kept.length >= MAX_RUN_ARTIFACTS) {
+    const isPackageFile = isInstalledPackageFile(artifact.path);
+    if (!isPackageFile && kept.length - keptPackageFiles >= MAX_RUN_ARTIFACTS) {
       await skip(artifact, `more than ${MAX_RUN_ARTIFACTS} files changed in one run`);
+      continue;
+    }
+    if (isPackageFile && keptPackageFiles >= MAX_RUN_PACKAGE_FILES) {
+      await skip(artifact, `more than ${MAX_RUN_PACKAGE_FILES} files of installed packages changed in one run`);
       continue;
     }
     const allowed = Math.max(0, Math.min(options.maxFileBytes, remaining, mirrorRoom));
@@ -95,6 +104,7 @@ export async function syncRunFiles(options: SyncRunFilesOptions): Promise<void> 
       );
       remaining -= received;
       mirrorRoom -= received;
+      if (isPackageFile) keptPackageFiles += 1;
       kept.push({ ...artifact, bytes: received });
     } catch (err) {
       if (err instanceof FileTooLargeError) {

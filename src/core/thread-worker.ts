@@ -25,6 +25,7 @@ import { intentOf } from './intent.js';
 import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
+import { isInternalFile } from '../domain/file-names.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -197,7 +198,7 @@ export class ThreadWorker {
   }
 
   private async listFiles(threadKey: string): Promise<Reply> {
-    const files = (await this.deps.sandbox.listFiles(threadKey)).filter((f) => !f.path.startsWith('.threadlab/'));
+    const files = (await this.deps.sandbox.listFiles(threadKey)).filter((f) => !isInternalFile(f.path));
     if (files.length === 0)
       return textReply('No files in this thread yet. Upload one, or have your code write to `/mnt/data`.');
     const lines = files.map((f) => `• \`${f.path}\` — ${formatBytes(f.bytes)}, ${f.mime}`);

@@ -22,3 +22,20 @@ export function safeFileName(name: string, fallback = 'file'): string {
   }
   return cleaned.length > 0 ? cleaned : fallback;
 }
+
+/**
+ * Directories of /mnt/data that hold the sandbox's own files rather than the user's: the runner's (full output of
+ * a long run) and packages installed with pip (`--user`, under `.local`). They are kept and restored with the
+ * thread's files but never attached to a reply, and the model hears of installed packages as a count.
+ */
+export const INTERNAL_DIRS = ['.threadlab/', '.local/'] as const;
+
+/** Whether a path relative to /mnt/data is in one of {@link INTERNAL_DIRS}. */
+export function isInternalFile(path: string): boolean {
+  return INTERNAL_DIRS.some((dir) => path.startsWith(dir));
+}
+
+/** Whether a path relative to /mnt/data is a file of a package installed with pip. */
+export function isInstalledPackageFile(path: string): boolean {
+  return path.startsWith('.local/');
+}

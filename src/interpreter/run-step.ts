@@ -2,6 +2,7 @@ import type { Language } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { TurnRun } from './turn.js';
+import { isInstalledPackageFile } from '../domain/file-names.js';
 
 /** One run of code in a thread's sandbox, with its live progress. */
 export interface RunStepOptions {
@@ -46,7 +47,7 @@ export async function runStep(options: RunStepOptions): Promise<TurnRun> {
   if (!streamed.stdout && result.stdout) emit({ type: 'output', stream: 'stdout', text: result.stdout });
   if (!streamed.stderr && result.stderr) emit({ type: 'output', stream: 'stderr', text: result.stderr });
   if (!streamed.display) for (const display of result.displays) emit({ type: 'display', display });
-  for (const artifact of result.artifacts) emit({ type: 'file', artifact });
+  for (const artifact of result.artifacts) if (!isInstalledPackageFile(artifact.path)) emit({ type: 'file', artifact });
   emit({ type: 'run_finished', status: result.status, durationMs: result.durationMs });
   return { language, code, result };
 }

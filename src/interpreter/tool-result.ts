@@ -2,6 +2,7 @@ import type { Display, ExecutionResult } from '../domain/execution.js';
 import { formatBytes } from '../replies/format.js';
 import { cutHeadTail } from './text-cut.js';
 import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
+import { isInstalledPackageFile, isInternalFile } from '../domain/file-names.js';
 
 /** Limits of what one tool result shows the model. */
 export interface ToolResultLimits {
@@ -108,11 +109,17 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
     const limit = limits.displayChars ?? 2000;
     parts.push(`displayed values:\n${result.displays.map((d, i) => describeDisplay(d, i + 1, limit)).join('\n')}`);
   }
-  if (result.artifacts.length > 0) {
-    const lines = result.artifacts.map(
-      (a) => `- /mnt/data/${a.path} (${a.change}, ${formatBytes(a.bytes)}, ${a.mime})`,
-    );
+  const packageFiles = result.artifacts.filter((a) => isInstalledPackageFile(a.path));
+  const files = result.artifacts.filter((a) => !isInstalledPackageFile(a.path));
+  if (files.length > 0) {
+    const lines = files.map((a) => `- /mnt/data/${a.path} (${a.change}, ${formatBytes(a.bytes)}, ${a.mime})`);
     parts.push(`files created or changed:\n${lines.join('\n')}`);
+  }
+  if (packageFiles.length > 0) {
+    const bytes = packageFiles.reduce((n, a) => n + a.bytes, 0);
+    parts.push(
+      `installed packages: ${packageFiles.length} files (${formatBytes(bytes)}) under /mnt/data/.local, kept with the thread's files`,
+    );
   }
   if (result.skippedArtifacts?.length) {
     parts.push(
@@ -126,7 +133,7 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
 export function summarizeRun(result: ExecutionResult, maxChars = 300): string {
   if (result.error) return cutHeadTail(`${result.error.name}: ${result.error.value}`, { maxChars }).text;
   const out = (result.stdout || result.stderr).trim();
-  const files = result.artifacts.map((a) => a.path);
+  const files = result.artifacts.filter((a) => !isInternalFile(a.path)).map((a) => a.path);
   const charts = pngDisplays(result).length;
   const bits = [
     out ? `output: ${cutHeadTail(out, { maxChars, headShare: 0.3 }).text}` : '',

@@ -7,12 +7,12 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { isThreadlabError, type ThreadlabError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { basename, formatBytes } from './format.js';
+import { isInternalFile } from '../domain/file-names.js';
 
 /** Display formats shown as images, best first (a figure often comes as PNG and SVG both). */
 const DISPLAY_IMAGE_MIMES = ['image/png', 'image/jpeg', 'image/svg+xml'] as const;
 const IMAGE_FILE_RE = /\.(png|jpe?g|gif|webp|svg)$/i;
 /** Internal files of the runner (full outputs) are not the user's files. */
-const INTERNAL_PREFIX = '.threadlab/';
 /** More images than this are attached as files only; a contact sheet of hundreds would help nobody. */
 export const MAX_RENDERED_IMAGES = 60;
 
@@ -68,7 +68,7 @@ export function displayImage(display: Display, figureNumber: number): ImageInput
 export function latestArtifacts(runs: TurnRun[]): Artifact[] {
   const byPath = new Map<string, Artifact>();
   for (const run of runs)
-    for (const a of run.result.artifacts) if (!a.path.startsWith(INTERNAL_PREFIX)) byPath.set(a.path, a);
+    for (const a of run.result.artifacts) if (!isInternalFile(a.path)) byPath.set(a.path, a);
   return [...byPath.values()];
 }
 

@@ -8,6 +8,10 @@ import stat
 
 ROOT = "/mnt/data"
 MAX_ARTIFACTS = 200
+#: Packages installed with pip (PYTHONUSERBASE=/mnt/data/.local) come back with the thread's files under a cap of
+#: their own: a package has hundreds of files, and one cut short would be broken after a restore.
+PACKAGE_DIR = ".local/"
+MAX_PACKAGE_FILES = 20000
 MAX_WALK = 20000
 MAX_SKIPPED_LISTED = 50  # the rest are only counted
 #: Where the saved variables are written (state.py): never an artifact, never listed.
@@ -82,6 +86,7 @@ def diff(before, after, max_bytes, total_bytes):
     but full-size once copied out. The whole run may bring back at most `total_bytes`, and a file with
     several names (hard links) is brought back once."""
     artifacts, skipped = [], []
+    counts = {False: 0, True: 0}  # files brought back: the user's, and installed packages'
     budget = total_bytes
     seen_inodes = {}
     for rel in sorted(after):
@@ -100,14 +105,17 @@ def diff(before, after, max_bytes, total_bytes):
             reason = f"a hard link to {seen_inodes[ino]}, which is brought back once"
         elif reason is None and cost > max_bytes:
             reason = f"{_describe(size, allocated)}; larger than the {_format_bytes(max_bytes)} file limit"
-        elif reason is None and len(artifacts) >= MAX_ARTIFACTS:
+        elif reason is None and not rel.startswith(PACKAGE_DIR) and counts[False] >= MAX_ARTIFACTS:
             reason = f"more than {MAX_ARTIFACTS} files changed in one run"
+        elif reason is None and rel.startswith(PACKAGE_DIR) and counts[True] >= MAX_PACKAGE_FILES:
+            reason = f"more than {MAX_PACKAGE_FILES} files of installed packages changed in one run"
         elif reason is None and cost > budget:
             reason = f"{_describe(size, allocated)}; total per run of {_format_bytes(total_bytes)} reached"
         if reason:
             skipped.append({"path": rel, "reason": reason, "bytes": size})
             continue
         seen_inodes[ino] = rel
+        counts[rel.startswith(PACKAGE_DIR)] += 1
         budget -= cost
         artifacts.append({"path": rel, "bytes": size, "mime": mime_of(rel), "change": change})
     deleted = sorted(rel for rel in before if rel not in after)

@@ -47,6 +47,24 @@ class KernelChannel:
                 yield command
 
 
+def _user_site_on_path():
+    """Packages installed with pip go to PYTHONUSERBASE (/mnt/data/.local). The directory is made now, and put on
+    sys.path ahead of the system's packages as site.py would have, so a package installed during a run is importable
+    in the next one (and in the same one) without restarting the kernel."""
+    import site
+
+    if not os.environ.get("PYTHONUSERBASE"):
+        return
+    user_site = site.getusersitepackages()
+    try:
+        os.makedirs(user_site, exist_ok=True)
+    except OSError:
+        return
+    if user_site not in sys.path:
+        system = [i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))]
+        sys.path.insert(system[0] if system else len(sys.path), user_site)
+
+
 def warm_up():
     """Imports the data stack before the kernel says ready, so no run pays for it."""
     config = os.environ.get("MPLCONFIGDIR", "/opt/threadlab/mpl")
@@ -58,6 +76,7 @@ def warm_up():
         except OSError:
             os.makedirs(cache, exist_ok=True)
         os.environ["MPLCONFIGDIR"] = cache
+    _user_site_on_path()
     import matplotlib
 
     matplotlib.use("Agg")

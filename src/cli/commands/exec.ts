@@ -10,6 +10,7 @@ import { DAEMON_LIMITS } from '../daemon/protocol.js';
 import { describeRefused } from './out-report.js';
 import { prepareImage } from './prepare-image.js';
 import { stateNotSavedText, stateRestoredText } from '../../domain/state-notice.js';
+import { isInstalledPackageFile } from '../../domain/file-names.js';
 
 /** Reads the code, refusing more than the daemon takes in one call. */
 async function readSource(file: string): Promise<string | undefined> {
@@ -33,7 +34,12 @@ export function summariseResult(result: ExecutionResult): string {
     if (display.data['text/plain'] && !display.data['image/png']) lines.push(display.data['text/plain']);
     else if (display.data['image/png']) lines.push(`[image${display.meta?.title ? `: ${display.meta.title}` : ''}]`);
   }
-  for (const artifact of result.artifacts) lines.push(`[${artifact.change} ${artifact.path}, ${artifact.bytes} bytes]`);
+  const packageFiles = result.artifacts.filter((a) => isInstalledPackageFile(a.path)).length;
+  for (const artifact of result.artifacts) {
+    if (!isInstalledPackageFile(artifact.path))
+      lines.push(`[${artifact.change} ${artifact.path}, ${artifact.bytes} bytes]`);
+  }
+  if (packageFiles > 0) lines.push(`[installed packages: ${packageFiles} files under .local]`);
   if (result.truncated)
     lines.push(
       `[output truncated: ${result.truncated.stdoutBytes + result.truncated.stderrBytes} bytes elided${result.truncated.fullOutputPath ? `; full output in ${result.truncated.fullOutputPath}` : ''}]`,

@@ -57,4 +57,18 @@ describe('formatToolResult', () => {
       'note: the variables after the previous run were not saved: they take more than 256 MiB saved',
     );
   });
+
+  it('tells the model about installed packages as a count, not file by file', () => {
+    const file = (path: string, bytes: number) => ({ path, bytes, mime: 'text/x-python', change: 'created' as const });
+    const text = formatToolResult({
+      ...base,
+      artifacts: [
+        ...Array.from({ length: 300 }, (_, i) => file(`.local/lib/python3.13/site-packages/tiny/m${i}.py`, 100)),
+        file('report.csv', 2048),
+      ],
+    });
+    expect(text).toContain('installed packages: 300 files (29.3 KB) under /mnt/data/.local');
+    expect(text).toContain('- /mnt/data/report.csv (created');
+    expect(text).not.toContain('m17.py');
+  });
 });

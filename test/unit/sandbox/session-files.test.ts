@@ -9,6 +9,7 @@ import { FileMirror } from '../../../sandbox/file-mirror.js';
 import type { RunOutcome } from '../../../sandbox/run-execution.js';
 import {
   MAX_RUN_ARTIFACTS,
+  MAX_RUN_PACKAGE_FILES,
   MAX_RUN_DELETIONS,
   MAX_SKIPPED_LISTED,
   syncRunFiles,
@@ -186,5 +187,31 @@ describe('syncRunFiles', () => {
     expect(skipped[0]!.path.length).toBeLessThanOrEqual(300);
     expect(skipped[0]!.reason.length).toBeLessThanOrEqual(300);
     expect(skipped.at(-1)!.path).toBe(`${1 + 60 - MAX_SKIPPED_LISTED + 1000} more files`);
+  });
+
+  it('brings back an installed package whole: its files count against a cap of their own, not the 200 of a run', async () => {
+    const packageFiles = Array.from(
+      { length: MAX_RUN_ARTIFACTS + 100 },
+      (_, i) => `.local/lib/python3.13/site-packages/pkg/m${i}.py`,
+    );
+    const userFiles = Array.from({ length: MAX_RUN_ARTIFACTS + 5 }, (_, i) => `out${i}.csv`);
+    const all = [...packageFiles, ...userFiles];
+    const { connection } = lyingRunner(Object.fromEntries(all.map((p) => [p, Buffer.from('x')])));
+    const run = outcome(all.map((p) => artifact(p, 1)));
+    const m = mirror();
+    await syncRunFiles({
+      connection,
+      mirror: m,
+      outcome: run,
+      maxFileBytes: 10,
+      maxRunFilesBytes: 1e6,
+      maxMirrorBytes: 1e9,
+      logger,
+    });
+    const kept = run.result.artifacts.map((a) => a.path);
+    expect(kept.filter((p) => p.startsWith('.local/'))).toHaveLength(packageFiles.length);
+    expect(kept.filter((p) => !p.startsWith('.local/'))).toHaveLength(MAX_RUN_ARTIFACTS);
+    expect(run.result.skippedArtifacts?.map((s) => s.path)).toEqual(userFiles.slice(MAX_RUN_ARTIFACTS));
+    expect(MAX_RUN_PACKAGE_FILES).toBeGreaterThan(MAX_RUN_ARTIFACTS);
   });
 });
