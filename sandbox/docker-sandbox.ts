@@ -176,7 +176,7 @@ export class DockerSandbox implements Sandbox {
       const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
       if (egress && live.egress) {
         // The run's connections share one budget and end with it (a kept-alive socket does not outlive the run).
-        const budget = egress.newBudget(Date.now() + timeoutMs + limits.graceMs);
+        const budget = egress.newBudget(timeoutMs + limits.graceMs);
         const context = { thread: session.hash, ...(request.user ? { user: request.user } : {}) };
         live.egress.activate((socket) => void egress.handle(socket, context, budget));
       }

@@ -13,8 +13,8 @@ export interface EgressContext {
  * budget per run (connections, bytes, a deadline). Implemented by src/egress/gateway.ts.
  */
 export interface EgressPort<Budget = unknown> {
-  /** A fresh budget for one run that ends at `deadlineMs` (epoch milliseconds). */
-  newBudget(deadlineMs: number): Budget;
+  /** A fresh budget for one run, ending `timeoutMs` from now. */
+  newBudget(timeoutMs: number): Budget;
   /** Serves one connection of the code until it ends; never throws. */
   handle(client: Duplex, context: EgressContext, budget: Budget): Promise<void>;
 }

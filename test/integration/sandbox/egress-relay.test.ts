@@ -9,11 +9,11 @@ import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 // volume and with flow control, only while a run is active, and not at all when egress is off.
 
 /** Pipes each relayed connection to a loopback TCP server; records who asked. */
-class PipeToServer implements EgressPort<{ deadlineMs: number }> {
+class PipeToServer implements EgressPort<{ timeoutMs: number }> {
   readonly contexts: EgressContext[] = [];
   constructor(private readonly port: () => number) {}
-  newBudget(deadlineMs: number): { deadlineMs: number } {
-    return { deadlineMs };
+  newBudget(timeoutMs: number): { timeoutMs: number } {
+    return { timeoutMs };
   }
   handle(client: Duplex, context: EgressContext): Promise<void> {
     this.contexts.push(context);
