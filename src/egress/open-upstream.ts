@@ -1,0 +1,60 @@
+import type { Socket } from 'node:net';
+import { connectUpstream, isUpstreamFailure } from './connect.js';
+import type { Conversation } from './conversation.js';
+import type { EgressCredential } from './credentials.js';
+import { checkDestination, type EgressLookup } from './destination.js';
+import type { Host } from './host.js';
+import type { EgressPolicy } from './policy.js';
+
+/** What a conversation needs from the gateway to reach a destination. */
+export interface UpstreamDeps {
+  policy: EgressPolicy;
+  credentials: readonly EgressCredential[];
+  lookup: EgressLookup;
+  /** Lookup, connect and TLS handshake together. */
+  connectTimeoutMs: number;
+  /** Trusted CAs for credentialed (TLS) upstreams instead of the system's: tests only. */
+  ca?: string | Buffer | Array<string | Buffer>;
+}
+
+/**
+ * Checks the destination, resolves it once and connects to a checked address (with TLS when `tls`),
+ * within the connect timeout. On refusal or failure the client has been answered and the result is
+ * `undefined`; on success the socket belongs to the conversation.
+ */
+export async function openUpstream(
+  conversation: Conversation,
+  target: { host: Host; port: number; label: string; tlsIdentity?: string },
+  deps: UpstreamDeps,
+): Promise<Socket | undefined> {
+  const signal = AbortSignal.any([conversation.controller.signal, AbortSignal.timeout(deps.connectTimeoutMs)]);
+  const verdict = await checkDestination({
+    ...target,
+    policy: deps.policy,
+    lookup: deps.lookup,
+    signal,
+    timeoutMs: deps.connectTimeoutMs,
+  });
+  if (conversation.controller.signal.aborted) return undefined;
+  if (!verdict.ok) {
+    conversation.refuse(verdict.status, verdict.reason, verdict.status === 403 ? 'denied' : 'failed');
+    return undefined;
+  }
+  const tls = target.tlsIdentity === undefined ? undefined : { identity: target.tlsIdentity, ca: deps.ca };
+  const upstream = await connectUpstream(
+    { addresses: verdict.addresses, port: target.port, label: target.label, ...(tls ? { tls } : {}) },
+    signal,
+    deps.connectTimeoutMs,
+  );
+  if (isUpstreamFailure(upstream)) {
+    if (!conversation.controller.signal.aborted) conversation.refuse(upstream.status, upstream.reason, 'failed');
+    return undefined;
+  }
+  if (conversation.controller.signal.aborted) {
+    upstream.destroy();
+    return undefined;
+  }
+  conversation.attach(upstream);
+  conversation.verdict = 'allowed';
+  return upstream;
+}
