@@ -47,19 +47,25 @@ class KernelChannel:
                 yield command
 
 
+USER_SITE = None
+
+
 def _user_site_on_path():
-    """Packages installed with pip go to PYTHONUSERBASE (/mnt/data/.local). The directory is made now, and put on
-    sys.path ahead of the system's packages as site.py would have, so a package installed during a run is importable
-    in the next one (and in the same one) without restarting the kernel."""
+    """Packages installed with pip go to PYTHONUSERBASE (/mnt/data/.local). The directory goes on sys.path ahead of
+    the system's packages as site.py would have put it, and is made now when egress is on, so a package installed
+    during a run is importable in the same run and the next without restarting the kernel."""
     import site
 
     if not os.environ.get("PYTHONUSERBASE"):
         return
     user_site = site.getusersitepackages()
-    try:
-        os.makedirs(user_site, exist_ok=True)
-    except OSError:
-        return
+    if os.environ.get("THREADLAB_EGRESS") == "1":
+        try:
+            os.makedirs(user_site, exist_ok=True)
+        except OSError:
+            pass
+    global USER_SITE
+    USER_SITE = user_site
     if user_site not in sys.path:
         system = [i for i, p in enumerate(sys.path) if p.endswith(("site-packages", "dist-packages"))]
         sys.path.insert(system[0] if system else len(sys.path), user_site)
@@ -91,6 +97,13 @@ CHANNEL = KernelChannel()
 warm_up()
 
 import execute  # noqa: E402
+
+
+def _notice_user_site():
+    """Packages restored with the thread's files after this kernel started: a directory that did not exist when the
+    import system first looked is cached as nothing there; forget that once it exists."""
+    if USER_SITE and sys.path_importer_cache.get(USER_SITE, False) is None and os.path.isdir(USER_SITE):
+        del sys.path_importer_cache[USER_SITE]
 
 
 def _reap():
@@ -134,6 +147,7 @@ class Kernel:
             if command is None:
                 os._exit(0)
             _reap()
+            _notice_user_site()
             with self.lock:
                 self.run_id = command.get("id")
                 self.interpreter.begin()

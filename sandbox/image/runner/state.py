@@ -74,8 +74,8 @@ def save(namespace, limit, previous_digest=None):
     try:
         try:
             sink = _write(temp, modules, values, not_saved, limit)
-        except TooLarge:
-            raise
+        except (TooLarge, OSError):
+            raise  # over the limit, or /mnt/data is full: trying value by value would not help
         except Exception:
             # One or more values refuse pickling: find them, one at a time, into a sink that keeps nothing,
             # and save the rest (in one pickle, so objects shared between variables stay shared).
@@ -93,6 +93,9 @@ def save(namespace, limit, previous_digest=None):
         _remove(temp)
         return {"tooLarge": True, "bytes": exc.written, "limit": limit,
                 "seconds": round(time.monotonic() - started, 3)}
+    except OSError as exc:
+        _remove(temp)
+        return {"failed": f"it could not be written in /mnt/data ({_why(exc)})"}
     digest = sink.digest.hexdigest()
     report = {
         "variables": len(modules) + len(values) - len(not_saved),

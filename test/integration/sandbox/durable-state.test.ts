@@ -163,6 +163,19 @@ describe('durable threads', () => {
     expect(after.stateRestored).toBeUndefined();
   });
 
+  it('a state that does not fit in /mnt/data is not saved, and the user is told why', async () => {
+    const dataDir = newDataDir();
+    const sandbox = await sandboxOn(dataDir, { dataMb: 16 });
+    await sandbox.run('full', {
+      language: 'python',
+      code: 'open("fill.bin", "wb").write(bytes(9 * 2**20))\nblob = bytes(9 * 2**20)',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the save after the run
+    const next = await sandbox.run('full', { language: 'python', code: 'print(len(blob))' });
+    expect(next.stdout).toBe(`${9 * 2 ** 20}\n`);
+    expect(next.stateNotSaved?.reason).toMatch(/could not be written in \/mnt\/data .*No space left/);
+  });
+
   it('/reset deletes the saved state with the files', async () => {
     const dataDir = newDataDir();
     const sandbox = await sandboxOn(dataDir);
