@@ -75,6 +75,20 @@ export class RolesCluster {
     };
   }
 
+  /**
+   * Starts the fakes, a gateway and one worker per name (with `workerEnv` added), and waits until the gateway
+   * holds the Slack connection. Returns the workers in the order named.
+   */
+  async startGatewayAndWorkers(names: string[], workerEnv: Record<string, string> = {}): Promise<ThreadlabProcess[]> {
+    await this.start();
+    const [, ...workers] = await Promise.all([
+      this.spawn('gateway', 'gateway'),
+      ...names.map((name) => this.spawn(name, 'worker', workerEnv)),
+    ]);
+    await this.slack.socket.waitForConnection(30_000);
+    return workers;
+  }
+
   /** Starts a process and waits until it is ready; `env` adds or overrides variables. */
   async spawn(name: string, role: 'gateway' | 'worker', env: Record<string, string> = {}): Promise<ThreadlabProcess> {
     const p = spawnThreadlab({

@@ -22,14 +22,7 @@ let workers: ThreadlabProcess[];
 
 beforeAll(async () => {
   expect(cluster.sharedWorkerStorage).toBe(true);
-  await cluster.start();
-  const all = await Promise.all([
-    cluster.spawn('gateway', 'gateway'),
-    cluster.spawn('worker-1', 'worker', WORKER_ENV),
-    cluster.spawn('worker-2', 'worker', WORKER_ENV),
-  ]);
-  workers = all.slice(1);
-  await cluster.slack.socket.waitForConnection(30_000);
+  workers = await cluster.startGatewayAndWorkers(['worker-1', 'worker-2'], WORKER_ENV);
 }, 120_000);
 
 afterAll(async () => {
