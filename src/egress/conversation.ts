@@ -52,7 +52,7 @@ export class Conversation {
   /** Aborted when the conversation is over for any reason; connects and lookups listen to it. */
   readonly controller = new AbortController();
   private upstream: Socket | undefined;
-  private readonly untrack: () => void;
+  private readonly untrack: (() => void) | undefined;
   private readonly closed: Promise<void>;
 
   constructor(
@@ -164,7 +164,8 @@ export class Conversation {
 
   private abort(): void {
     if (!this.controller.signal.aborted) this.controller.abort();
-    this.untrack();
+    // Unset only when the run had ended already and `track` destroyed the client inside the constructor.
+    this.untrack?.();
     this.upstream?.destroy();
     this.client.destroy();
   }

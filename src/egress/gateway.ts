@@ -86,7 +86,8 @@ export class EgressGateway {
       if (!isHead(head)) {
         if (head.status !== 0) conversation.refuse(head.status, head.reason);
         else {
-          conversation.reason = head.reason;
+          // Unless the run's end already closed it, in which case that is the reason.
+          conversation.reason ??= head.reason;
           conversation.endClient();
         }
       } else if (refused) {

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ErrorCode } from '../domain/errors.js';
+import type { EgressMetrics } from '../egress/audit.js';
 import type { QueueObserver } from '../queue/queue-events.js';
 
 /** What the sandbox warm pool reports (sandbox/ calls this; it never imports prom-client). */
@@ -25,6 +26,8 @@ export interface ThreadlabMetrics {
   queue: QueueObserver;
   pool: PoolMetrics;
   llm: LlmMetrics;
+  /** Pass as `metrics` to EgressGateway. */
+  egress: EgressMetrics;
   /** Counts an infrastructure or policy failure by its stable code (logged once, at a boundary). */
   error(code: ErrorCode): void;
 }
@@ -81,6 +84,18 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     labelNames: ['kind'] as const,
     registers,
   });
+  const egressRequests = new Counter({
+    name: 'threadlab_egress_requests_total',
+    help: 'Requests from sandboxes through the egress gateway, by verdict (allowed, denied, failed, cut)',
+    labelNames: ['verdict'] as const,
+    registers,
+  });
+  const egressBytes = new Counter({
+    name: 'threadlab_egress_bytes_total',
+    help: 'Bytes the egress gateway forwarded, up (to destinations) and down (from them)',
+    labelNames: ['direction'] as const,
+    registers,
+  });
   const errors = new Counter({
     name: 'threadlab_errors_total',
     help: 'Failures by stable error code',
@@ -106,6 +121,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
         if (prompt > 0) tokens.inc({ kind: 'prompt' }, prompt);
         if (completion > 0) tokens.inc({ kind: 'completion' }, completion);
       },
+    },
+    egress: {
+      request: (verdict) => egressRequests.inc({ verdict }),
+      bytes: (direction, bytes) => egressBytes.inc({ direction }, bytes),
     },
     error: (code) => errors.inc({ code }),
   };
