@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { parseEndpointUrl } from './domain/endpoint-url.js';
 import { ThreadlabError } from './domain/errors.js';
+import { parseCredentialSpecs } from './egress/credentials.js';
+import { parseAllowlist } from './egress/policy.js';
+import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
 
 /** The version of the sandbox image definition; bump when sandbox/image changes incompatibly. */
@@ -156,7 +159,26 @@ const ops = {
   metricsHost: v('THREADLAB_METRICS_HOST', z.string().min(1).default('127.0.0.1')),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage };
+/** A string read by `parse`, whose thrown message becomes the variable's issue. */
+const parsedBy = <T>(parse: (text: string) => T) =>
+  z.string().transform((text, ctx): T => {
+    try {
+      return parse(text);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/** Network access from sandboxes through the bot's egress gateway; off while THREADLAB_EGRESS_ALLOW is unset. */
+const egress = {
+  allow: v('THREADLAB_EGRESS_ALLOW', parsedBy(parseAllowlist).optional()),
+  credentials: v('THREADLAB_EGRESS_CREDENTIALS', parsedBy(parseCredentialSpecs).optional()),
+  maxConnections: v('THREADLAB_EGRESS_MAX_CONNECTIONS', int(1, 100_000).default(128)),
+  maxBytes: v('THREADLAB_EGRESS_MAX_MB', int(1, 65_536).default(512), mib),
+};
+
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
@@ -177,6 +199,8 @@ export interface Config {
   replies: SectionOf<typeof replies>;
   queue: SectionOf<typeof queue>;
   ops: SectionOf<typeof ops>;
+  /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
+  egress: EgressSettings | undefined;
   /** Where thread files, the web chat's history and uploads are kept (THREADLAB_DATA_DIR). */
   dataDir: string;
   /** Every secret value, for the logger to scrub from any string. */
@@ -197,7 +221,7 @@ function describeIssues(error: z.ZodError, source: Record<string, string | undef
 }
 
 /** Rules across variables, each naming the variable to set. */
-function crossChecks(c: Omit<Config, 'secrets' | 'dataDir'>): string[] {
+function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress'>): string[] {
   const problems: string[] = [];
   if (c.slack.enabled) {
     if (!c.slack.botToken) problems.push('SLACK_BOT_TOKEN: required when Slack is configured (xoxb-…)');
@@ -247,12 +271,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     queue: readSection(queue, env),
     ops: readSection(ops, env),
   };
-  const problems = crossChecks(config);
+  // Credential values come from variables the operator names, so they are read here, by name.
+  const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);
+  const problems = [...crossChecks(config), ...egressSettings.problems];
   if (problems.length > 0) {
     throw new ThreadlabError('config_invalid', `Invalid configuration:\n${problems.join('\n')}`, { isPolicy: true });
   }
   return {
     ...config,
+    egress: egressSettings.settings,
     dataDir: readSection(storage, env).dataDir,
     secrets: [
       l.apiKey,
@@ -263,6 +290,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       w.token,
       ...(l.baseUrl ? parseEndpointUrl(l.baseUrl).secrets : []),
       ...(config.queue.redisUrl ? parseEndpointUrl(config.queue.redisUrl.replace(/^rediss?:/, 'http:')).secrets : []),
+      // The whole header value, and its token without a scheme such as "Bearer ".
+      ...(egressSettings.settings?.credentials.flatMap((c) => [c.value, c.value.replace(/^\S+\s+/, '')]) ?? []),
     ].filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6),
   };
 }

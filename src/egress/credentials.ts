@@ -16,7 +16,6 @@ export interface EgressCredential extends Omit<CredentialSpec, 'variable'> {
   value: string;
 }
 
-const SETTING = 'THREADLAB_EGRESS_CREDENTIALS';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Headers that frame or route the request: the gateway owns them. */
@@ -27,19 +26,18 @@ function parseEntry(entry: string): CredentialSpec {
   const colon = entry.indexOf(':', equals);
   if (equals <= 0 || colon < 0)
     throw new Error(
-      `${SETTING}: "${entry}" should read host=Header-Name:VARIABLE (e.g. api.example.com=Authorization:EXAMPLE_API_TOKEN)`,
+      `"${entry}" should read host=Header-Name:VARIABLE (e.g. api.example.com=Authorization:EXAMPLE_API_TOKEN)`,
     );
   const parts = splitHostPort(entry.slice(0, equals).trim());
   const host = parts && parseHost(parts.host);
   const port = parts?.port === undefined ? undefined : parsePort(parts.port);
   if (!host || (parts?.port !== undefined && port === undefined))
-    throw new Error(`${SETTING}: "${entry}" does not start with a host name or IP address (optionally :port)`);
+    throw new Error(`"${entry}" does not start with a host name or IP address (optionally :port)`);
   const header = entry.slice(equals + 1, colon).trim();
   const variable = entry.slice(colon + 1).trim();
   if (!TOKEN.test(header) || RESERVED.test(header))
-    throw new Error(`${SETTING}: "${header}" in "${entry}" is not a header the gateway can add`);
-  if (!VARIABLE.test(variable))
-    throw new Error(`${SETTING}: "${variable}" in "${entry}" is not an environment variable name`);
+    throw new Error(`"${header}" in "${entry}" is not a header the gateway can add`);
+  if (!VARIABLE.test(variable)) throw new Error(`"${variable}" in "${entry}" is not an environment variable name`);
   return { host: hostText(host), ...(port === undefined ? {} : { port }), header, variable };
 }
 
@@ -53,7 +51,7 @@ export function parseCredentialSpecs(text: string): CredentialSpec[] {
   const seen = new Set<string>();
   for (const spec of specs) {
     const key = `${spec.host}:${spec.port ?? '*'}`;
-    if (seen.has(key)) throw new Error(`${SETTING}: ${spec.host} is listed twice`);
+    if (seen.has(key)) throw new Error(`${spec.host} is listed twice`);
     seen.add(key);
   }
   return specs;

@@ -17,8 +17,6 @@ export type EgressPattern =
 /** The ports of a pattern written without one. */
 export const DEFAULT_PORTS: readonly number[] = [80, 443];
 
-const SETTING = 'THREADLAB_EGRESS_ALLOW';
-
 function patternPorts(item: string, portText: string | undefined): PortSet {
   if (portText === undefined) return DEFAULT_PORTS;
   if (portText === '*') return 'any';
@@ -55,7 +53,7 @@ export function parseAllowlist(text: string): EgressPattern[] {
     .split(',')
     .map((item) => item.trim().toLowerCase())
     .filter((item) => item !== '');
-  if (items.length === 0) throw new Error(`${SETTING} lists no destination`);
+  if (items.length === 0) throw new Error('lists no destination');
   return items.map(parsePattern);
 }
 
