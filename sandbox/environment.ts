@@ -8,6 +8,7 @@ export function toSandboxEnvironment(ready: ReadyFrame, limits: SandboxLimits): 
     imageVersion: ready.imageVersion ?? 'unknown',
     python: ready.python,
     packages: ready.packages,
+    ...(ready.languages ? { runtimes: ready.languages } : {}),
     limits: {
       memoryMb: limits.memoryMb,
       cpus: limits.cpus,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Language } from '../src/domain/execution.js';
 
 /**
  * Frames the in-container supervisor (sandbox/image/runner/supervisor.py) writes, one JSON object per line.
@@ -26,10 +27,18 @@ const kernelRestartSchema = z.object({
   detail: z.string().max(2000),
 });
 
+/** R or Node in the image (language_session.py): a version and the main packages it names. */
+const runtimeSchema = z.object({
+  version: z.string().max(100),
+  packages: z.record(z.string().max(100), z.string().max(100)),
+});
+
 export const readyFrameSchema = z.object({
   type: z.literal('ready'),
   python: z.string(),
   packages: z.record(z.string(), z.string()),
+  /** The languages beyond Python and bash that the image has (absent from images before them). */
+  languages: z.object({ r: runtimeSchema.optional(), javascript: runtimeSchema.optional() }).optional(),
   imageVersion: z.string().optional(),
 });
 
@@ -169,7 +178,7 @@ export interface EgressMessage {
 export type RunnerRequest =
   | {
       op: 'run';
-      language: 'python' | 'bash';
+      language: Language;
       code: string;
       timeoutMs: number;
       /** How long the kernel has to yield after an interrupt before the supervisor kills and replaces it. */

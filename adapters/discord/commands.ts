@@ -1,4 +1,5 @@
 import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import { LANGUAGES } from '../../src/domain/execution.js';
 
 /** The application commands Threadlab registers: /run, /reset, /files, /help. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
@@ -11,7 +12,7 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
         o
           .setName('language')
           .setDescription('Language (default python)')
-          .addChoices({ name: 'python', value: 'python' }, { name: 'bash', value: 'bash' }),
+          .addChoices(...LANGUAGES.map((l) => ({ name: l, value: l }))),
       )
       .toJSON(),
     new SlashCommandBuilder().setName('reset').setDescription("Forget this thread's variables and files").toJSON(),

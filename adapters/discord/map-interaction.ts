@@ -1,3 +1,4 @@
+import { LANGUAGES } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { isThreadType } from './map-message.js';
@@ -22,7 +23,8 @@ export interface CommandView {
 export function commandFromView(view: CommandView): InboundCommand | undefined {
   switch (view.commandName) {
     case 'run': {
-      const language = view.options.language === 'bash' ? 'bash' : 'python';
+      // A choice Discord offered (commands.ts); anything else in a payload is python, the default.
+      const language = LANGUAGES.find((l) => l === view.options.language) ?? 'python';
       return { name: 'run', language, code: view.options.code ?? '' };
     }
     case 'reset':

@@ -1,3 +1,4 @@
+import { fenceLabel, type Language } from '../../src/domain/execution.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import { formatDuration } from '../../src/replies/format.js';
 import { defuseFences } from './reply-text.js';
@@ -5,7 +6,7 @@ import { defuseFences } from './reply-text.js';
 /** What the status message shows; folded from progress events. */
 export interface StatusState {
   headline: string;
-  code?: { language: string; code: string };
+  code?: { language: Language; code: string };
   /** The tail of the current run's output. */
   output: string;
   notes: string[];
@@ -71,7 +72,7 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
 export function renderStatus(state: StatusState): string {
   const parts = [`**${state.headline.slice(0, 300)}**`];
   if (state.code) {
-    const lang = state.code.language === 'python' ? 'py' : 'bash';
+    const lang = fenceLabel(state.code.language);
     parts.push(`\`\`\`${lang}\n${defuseFences(tail(state.code.code.trimEnd(), CODE_MAX_CHARS))}\n\`\`\``);
   }
   if (state.output.trim())

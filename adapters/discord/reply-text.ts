@@ -1,3 +1,4 @@
+import { fenceLabel } from '../../src/domain/execution.js';
 import type { Reply, RunRecord } from '../../src/domain/reply.js';
 import { formatDuration } from '../../src/replies/format.js';
 
@@ -7,9 +8,7 @@ export function defuseFences(text: string): string {
 }
 
 function runText(run: RunRecord): string {
-  const parts = [
-    `\`\`\`${run.language === 'python' ? 'py' : 'bash'}\n${defuseFences(run.code.replace(/\n+$/, ''))}\n\`\`\``,
-  ];
+  const parts = [`\`\`\`${fenceLabel(run.language)}\n${defuseFences(run.code.replace(/\n+$/, ''))}\n\`\`\``];
   if (run.outputExcerpt && run.outputExcerpt.trim())
     parts.push(`\`\`\`\n${defuseFences(run.outputExcerpt.replace(/\n+$/, ''))}\n\`\`\``);
   if (run.status !== 'ok') parts.push(`Status: **${run.status}** after ${formatDuration(run.durationMs)}`);

@@ -1,4 +1,4 @@
-import { languageFromLabel } from '../../src/domain/execution.js';
+import { LANGUAGES, languageFromLabel } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import { decodeSlackText, escapeMrkdwn } from './slack-text.js';
 
@@ -21,7 +21,7 @@ export type ParsedCommandText =
   | { kind: 'invalid'; error: string };
 
 /**
- * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python or ```bash), `reset`,
+ * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python, ```bash, ```r or ```js), `reset`,
  * `files`, `help` (also an empty text) and `stop`; anything else is a question for the model.
  */
 export function parseCommandText(raw: string | undefined): ParsedCommandText {
@@ -46,7 +46,7 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
     code = sameLine[2]!;
   }
   const language = languageFromLabel(lang);
-  if (!language) return { kind: 'invalid', error: `Unknown language \`${lang}\`: use python or bash.` };
+  if (!language) return { kind: 'invalid', error: `Unknown language \`${lang}\`: use ${LANGUAGES.join(', ')}.` };
   if (code.trim() === '') return { kind: 'invalid', error: 'Nothing to run: the code block is empty.' };
   return { kind: 'command', command: { name: 'run', language, code } };
 }

@@ -31,7 +31,7 @@ export interface ReplyBlocksOptions {
 }
 
 const SECTION_CHARS = TEXT_LIMITS.slackSectionChars;
-const EXTENSIONS: Record<RunRecord['language'], string> = { python: 'py', bash: 'sh' };
+const EXTENSIONS: Record<RunRecord['language'], string> = { python: 'py', bash: 'sh', r: 'R', javascript: 'js' };
 
 /**
  * Maps a Reply to Block Kit: the answer in sections of at most 3,000 characters, messages of at most 50

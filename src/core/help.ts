@@ -22,7 +22,7 @@ export function helpText(platform: Platform): string {
     '',
     '• Ask in plain language: I write code, run it, read the output and fix it until the answer is verified.',
     '• Upload CSV, Excel, JSON or any file into the thread: it lands in `/mnt/data`, where your code can read it.',
-    '• Send a fenced code block (```python or ```bash) and it runs as is, no model involved.',
+    '• Send a fenced code block (```python, ```bash, ```r or ```js) and it runs as is, no model involved.',
     '• Variables and files persist between messages in this thread while it is active.',
     '',
     `\`${command.run} <code>\` runs code directly · \`${command.files}\` lists this thread's files · ` +

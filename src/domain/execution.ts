@@ -1,6 +1,11 @@
-/** Languages the sandbox runs. Python keeps its state between runs; bash runs in the same `/mnt/data`. */
-export type Language = 'python' | 'bash';
-export const LANGUAGES: readonly Language[] = ['python', 'bash'];
+/**
+ * Languages the sandbox runs. Python, R and JavaScript each keep their state between runs in a session of their
+ * own; bash runs in the same `/mnt/data`. R and JavaScript exist only where the image has them.
+ */
+export type Language = 'python' | 'bash' | 'r' | 'javascript';
+export const LANGUAGES: readonly Language[] = ['python', 'bash', 'r', 'javascript'];
+/** Languages every image has; the others are listed by the image (SandboxEnvironment.runtimes). */
+export const BASE_LANGUAGES: readonly Language[] = ['python', 'bash'];
 
 const LANGUAGE_LABELS: Readonly<Record<string, Language>> = {
   '': 'python',
@@ -10,11 +15,22 @@ const LANGUAGE_LABELS: Readonly<Record<string, Language>> = {
   bash: 'bash',
   sh: 'bash',
   shell: 'bash',
+  r: 'r',
+  js: 'javascript',
+  javascript: 'javascript',
+  node: 'javascript',
 };
 
-/** The language a code fence's label names (```py, ```sh, none = python), or undefined for others. */
+/** The language a code fence's label names (```py, ```sh, ```r, ```js, none = python), or undefined for others. */
 export function languageFromLabel(label: string): Language | undefined {
   return Object.hasOwn(LANGUAGE_LABELS, label.toLowerCase()) ? LANGUAGE_LABELS[label.toLowerCase()] : undefined;
+}
+
+const FENCE_LABELS: Readonly<Record<Language, string>> = { python: 'py', bash: 'bash', r: 'r', javascript: 'js' };
+
+/** The label a code fence of `language` carries in a reply (```py, ```bash, ```r, ```js). */
+export function fenceLabel(language: Language): string {
+  return FENCE_LABELS[language];
 }
 
 /**
@@ -130,11 +146,19 @@ export interface FilePreview {
   error?: string;
 }
 
+/** A language the image offers besides Python and bash: its version and main packages (name to version). */
+export interface LanguageRuntime {
+  version: string;
+  packages: Record<string, string>;
+}
+
 /** What the sandbox image offers, read from the image itself. */
 export interface SandboxEnvironment {
   imageVersion: string;
   python: string;
   packages: Record<string, string>;
+  /** R and JavaScript, where the image has them. */
+  runtimes?: Partial<Record<'r' | 'javascript', LanguageRuntime>>;
   limits: {
     memoryMb: number;
     cpus: number;
@@ -145,4 +169,9 @@ export interface SandboxEnvironment {
     /** Variables are saved and restored when the thread's container is replaced (THREADLAB_STATE_MAX_MB > 0). */
     durableVariables?: boolean;
   };
+}
+
+/** The languages an image offers: Python and bash, then those it has a runtime for. */
+export function languagesOf(env: Pick<SandboxEnvironment, 'runtimes'>): Language[] {
+  return [...BASE_LANGUAGES, ...LANGUAGES.filter((l) => env.runtimes?.[l as 'r' | 'javascript'] !== undefined)];
 }

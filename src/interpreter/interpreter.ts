@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { ThreadlabError } from '../domain/errors.js';
-import type { FilePreview, Language, SandboxFile } from '../domain/execution.js';
+import { languagesOf, type FilePreview, type Language, type SandboxFile } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
 import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
@@ -103,6 +103,8 @@ export class Interpreter {
 
     const result = await runLoop({
       llm,
+      // The tool offers the languages the image has (R and JavaScript where it has them).
+      languages: languagesOf(await this.options.sandbox.environment()),
       sandbox: this.options.sandbox,
       threadKey: input.threadKey,
       settings: this.options.settings,

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
@@ -7,7 +8,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
-import { RUN_CODE_SPEC } from './tools.js';
+import { runCodeSpec } from './tools.js';
 import type { TurnOutcome, TurnRun } from './turn.js';
 
 /** Everything one model-and-sandbox loop needs. */
@@ -22,6 +23,8 @@ export interface LoopOptions {
   messages: LlmMessage[];
   signal?: AbortSignal;
   onProgress?: ProgressListener;
+  /** The languages the image has (languagesOf): the tool offers these. @defaultValue python and bash */
+  languages?: readonly Language[];
   /** Most chart images given to the model per round. @defaultValue 4 */
   maxImagesPerRound?: number;
 }
@@ -96,7 +99,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       try {
         response = await llm.complete({
           messages,
-          tools: [RUN_CODE_SPEC],
+          tools: [runCodeSpec(options.languages)],
           temperature: settings.temperature,
           signal,
           onTextDelta: (delta) => emit({ type: 'text', delta }),
@@ -144,6 +147,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         round,
         sandbox: options.sandbox,
         threadKey: options.threadKey,
+        ...(options.languages ? { languages: options.languages } : {}),
         runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
         signal,
         isAborted: () => abortReason() !== undefined,

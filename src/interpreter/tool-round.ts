@@ -1,4 +1,5 @@
 import { isThreadlabError } from '../domain/errors.js';
+import type { Language } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
@@ -14,6 +15,8 @@ export interface ToolRoundOptions {
   round: number;
   sandbox: Sandbox;
   threadKey: string;
+  /** The languages the tool offers; a call in another is refused. @defaultValue python and bash */
+  languages?: readonly Language[];
   /** Time limit of each run, in ms, computed just before it starts. */
   runTimeoutMs: () => number;
   signal: AbortSignal;
@@ -41,7 +44,7 @@ const isAbortError = (err: unknown): boolean =>
 export async function runToolRound(options: ToolRoundOptions): Promise<boolean> {
   const images: ContentPart[] = [];
   for (const call of options.calls) {
-    const parsed = parseToolCall(call);
+    const parsed = parseToolCall(call, options.languages);
     if (!parsed.ok) {
       options.logger.info({ tool: call.name }, 'model sent an invalid tool call');
       options.messages.push({ role: 'tool', toolCallId: call.id, content: parsed.error });

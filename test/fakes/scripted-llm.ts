@@ -1,3 +1,4 @@
+import type { Language } from '../../src/domain/execution.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { LlmClient, LlmMessage, LlmRequest, LlmResponse, ToolCall } from '../../src/ports/llm-client.js';
 
@@ -24,7 +25,7 @@ export interface RecordedRequest {
 let callSeq = 0;
 
 /** A tool call of run_code with well-formed arguments. */
-export function runCodeCall(code: string, language: 'python' | 'bash' = 'python', id = `call_${++callSeq}`): ToolCall {
+export function runCodeCall(code: string, language: Language = 'python', id = `call_${++callSeq}`): ToolCall {
   return { id, name: 'run_code', arguments: JSON.stringify({ language, code }) };
 }
 

@@ -40,7 +40,8 @@ def _clean_error(error):
 
 
 class KernelLink:
-    def __init__(self):
+    def __init__(self, argv=None):
+        """Starts `argv` (by default Python's kernel.py) as the sandbox user; language_session.py starts R and Node."""
         self.events = queue.Queue()
         self.lock = threading.Lock()  # data leaves the pipes only under it, so drain() is exact
         self.output = None  # the capture.RunOutput of the run in progress
@@ -60,7 +61,7 @@ class KernelLink:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # the fork of a threaded process
             self.process = subprocess.Popen(
-                [sys.executable, "-u", os.path.join(RUNNER_DIR, "kernel.py")],
+                argv or [sys.executable, "-u", os.path.join(RUNNER_DIR, "kernel.py")],
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
                 stderr=err_w,

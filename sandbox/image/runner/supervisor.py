@@ -30,6 +30,7 @@ import preview  # noqa: E402
 import processes  # noqa: E402
 from capture import OUTPUT_DIR, RunOutput  # noqa: E402
 from kernel_link import KernelLink  # noqa: E402
+import language_session  # noqa: E402
 
 #: How long a kernel may take to import the data stack and say ready.
 KERNEL_READY_S = 60
@@ -54,6 +55,7 @@ def describe_image():
         "type": "ready",
         "python": sys.version.split()[0],
         "packages": packages,
+        "languages": language_session.describe(),
         "imageVersion": os.environ.get("THREADLAB_SANDBOX_VERSION", "unknown"),
         "pid": os.getpid(),
     }
@@ -102,6 +104,7 @@ class Supervisor:
         self.state_lock = threading.Lock()
         self.requests = queue.Queue()
         self.relay = None  # the egress relay, when the bot allows network destinations
+        self.languages = language_session.LanguageSessions()  # R and Node, started on first use
 
     def start_kernel(self):
         self.kernel = KernelLink()
@@ -150,7 +153,7 @@ class Supervisor:
             if kernel is None:
                 return  # the run waits for its kernel to start; it passes the stop on once sent
             self._stop_kernel_run(kernel)
-        processes.stop_all(keep={kernel.pid})  # bash, its children and anything else the run started
+        processes.stop_all(keep=self._kept())  # bash, its children and anything else the run started
 
     def _stop_kernel_run(self, kernel):
         """Asks the kernel to interrupt the run; one that does not yield in the grace period is killed (and
@@ -207,7 +210,7 @@ class Supervisor:
                 os._exit(0)
             try:
                 frame = self.handle(request)
-            except KernelFailed as exc:
+            except (KernelFailed, language_session.SessionFailed) as exc:
                 frame = {"type": "error", "code": "kernel_failed", "message": str(exc)}
             except files.UnsafePath as exc:
                 frame = {"type": "error", "code": "unsafe_path", "message": str(exc)}
@@ -254,7 +257,9 @@ class Supervisor:
             self.over_memory = False
             self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
         try:
-            return self._run(request, rid, self.ready_kernel())
+            language = request.get("language")
+            kernel = self.languages.ready(language) if self.languages.handles(language) else self.ready_kernel()
+            return self._run(request, rid, kernel)
         finally:
             with self.state_lock:
                 self.run_id, self.run_kernel, self.kill_at = None, None, None
@@ -266,11 +271,15 @@ class Supervisor:
         output = RunOutput(CHANNEL, rid, cap, max_file, self._output_name())
         before = files.snapshot()
         ooms_before = oom_kills()
-        self.count += 1
+        if self.languages.owns(kernel):
+            count = self.languages.next_count(kernel)
+        else:
+            self.count += 1
+            count = self.count
         started = time.monotonic()
         kernel.begin(output, rid)
         kernel.send({"op": "run", "id": rid, "language": request.get("language"), "code": request.get("code", ""),
-                     "count": self.count})
+                     "count": count})
         with self.state_lock:
             self.run_kernel = kernel
             if self.interrupted:  # the stop came while the kernel was starting
@@ -284,7 +293,7 @@ class Supervisor:
         died = outcome[0] == "exit"
         # Nothing the run started outlives it: every process of the sandbox user but the kernel is stopped,
         # and only then is the output drained, so all that was written is in and nothing comes after.
-        stopped, left = processes.stop_all(keep=() if died else {kernel.pid})
+        stopped, left = processes.stop_all(keep=self._kept(kernel if died else None))
         kernel.drain()
         result = output.finish()
         if left:
@@ -293,7 +302,7 @@ class Supervisor:
         frame = {
             "type": "result",
             "status": "interrupted" if interrupted else ("error" if not died and outcome[1] else "ok"),
-            "executionCount": self.count,
+            "executionCount": count,
             "durationMs": round(duration_ms, 3),
             "artifacts": artifacts,
             "deleted": deleted,
@@ -303,8 +312,12 @@ class Supervisor:
             frame["stoppedProcesses"] = stopped
         if not died and outcome[1]:
             frame["error"] = outcome[1]
-        if self.restarted:
-            frame["kernelRestart"], self.restarted = self.restarted, None
+        if self.languages.owns(kernel):
+            notice = self.languages.take_restart(kernel)
+        else:
+            notice, self.restarted = self.restarted, None
+        if notice:
+            frame["kernelRestart"] = notice
         if died:
             frame["status"] = "killed"
             frame["kernelRestart"] = self._restart(kernel, outcome[1], unresponsive, ooms_before, over_memory)
@@ -346,7 +359,7 @@ class Supervisor:
                 self.run_kernel = None
                 unresponsive, over_memory = self.unresponsive, self.over_memory
             died = outcome[0] == "exit"
-            processes.stop_all(keep=() if died else {kernel.pid})
+            processes.stop_all(keep=self._kept(kernel if died else None))
             kernel.drain()
             if died:
                 restart = self._restart(kernel, outcome[1], unresponsive, None, over_memory)
@@ -358,8 +371,17 @@ class Supervisor:
             with self.state_lock:
                 self.run_id, self.run_kernel, self.kill_at = None, None, None
 
+    def _kept(self, dead=None):
+        """Pids kept when a run's processes are stopped: the Python kernel and the R and Node sessions, but `dead`."""
+        links = [self.kernel, *self.languages.links.values()]
+        return {link.pid for link in links if link is not None and link is not dead and link.exit_code is None}
+
     def _restart(self, kernel, code, unresponsive, ooms_before, over_memory=False):
         """Why the kernel died, and a new one starting (the next request waits for it to say ready)."""
+        if self.languages.owns(kernel):  # an R or Node session: a new one starts with the language's next run
+            ooms_after = oom_kills()
+            grew = ooms_before is not None and ooms_after is not None and ooms_after > ooms_before
+            return self.languages.restart(kernel, code, unresponsive, over_memory, grew)
         kernel.close()
         ooms_after = oom_kills()
         if unresponsive:

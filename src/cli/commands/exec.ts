@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
-import { LANGUAGES, type ExecutionResult, type Language } from '../../domain/execution.js';
+import { LANGUAGES, languageFromLabel, type ExecutionResult } from '../../domain/execution.js';
 import { callDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';
 import { DAEMON_LIMITS } from '../daemon/protocol.js';
@@ -53,12 +53,13 @@ export function summariseResult(result: ExecutionResult): string {
 
 export const execCommand: Command = {
   name: 'exec',
-  usage: `Usage: threadlab exec [--session KEY] [--lang python|bash] [--timeout MS] [--out DIR [--overwrite]] [--json] FILE|-
+  usage: `Usage: threadlab exec [--session KEY] [--lang python|bash|r|javascript] [--timeout MS] [--out DIR [--overwrite]] [--json] FILE|-
 
 Runs FILE (or stdin with -) in a sandbox. Output streams as it comes.
   --session KEY   a named session: consecutive calls share variables and files while it lives
                   (held by a background daemon; see \`threadlab daemon --help\`)
-  --lang LANG     python (default) or bash
+  --lang LANG     python (default), bash, r or javascript (also js); R and JavaScript keep their
+                  own variables in a --session, like Python
   --timeout MS    wall-clock limit of this run (default THREADLAB_SANDBOX_TIMEOUT_MS)
   --out DIR       write the files the run created or changed, and displayed images, under DIR;
                   names with a dot component or "..", and links already in DIR, are refused
@@ -84,9 +85,9 @@ Exit status: 0 when the run's status is ok and every file was written, 1 otherwi
       io.err('exec needs exactly one FILE (or - for stdin). Run `threadlab exec --help`.\n');
       return 2;
     }
-    const language = (values.lang ?? 'python') as Language;
-    if (!LANGUAGES.includes(language)) {
-      io.err(`--lang: expected python or bash (got "${values.lang}")\n`);
+    const language = values.lang === '' ? undefined : languageFromLabel(values.lang ?? 'python');
+    if (!language) {
+      io.err(`--lang: expected ${LANGUAGES.join(', ')} (got "${values.lang}")\n`);
       return 2;
     }
     const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);

@@ -51,7 +51,7 @@ describe('threadlab exec and chat (through the background daemon, real Docker)',
   it('rejects bad arguments with a clear message', async () => {
     const res = await cli(['exec', '--lang', 'ruby', '-']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain('--lang: expected python or bash');
+    expect(res.stderr).toContain('--lang: expected python, bash, r, javascript');
   });
 
   it('chat continues the same thread: an uploaded CSV, then direct-mode code that charts it', async () => {

@@ -85,9 +85,11 @@ describe('intentOf', () => {
   it('runs only a whole fenced block in a language the sandbox runs', () => {
     expect(intentOf(message('```\n1 + 1\n```'))).toEqual({ kind: 'run', language: 'python', code: '1 + 1' });
     expect(intentOf(message('```sh\necho hi\n```'))).toEqual({ kind: 'run', language: 'bash', code: 'echo hi' });
+    expect(intentOf(message('```r\nx <- 1\n```'))).toEqual({ kind: 'run', language: 'r', code: 'x <- 1' });
+    expect(intentOf(message('```js\n[1]\n```'))).toEqual({ kind: 'run', language: 'javascript', code: '[1]' });
     // A language we do not run goes to the model, which can say so or translate it.
-    const js = '```js\nconsole.log(1)\n```';
-    expect(intentOf(message(js))).toEqual({ kind: 'ask', text: js });
+    const ruby = '```ruby\nputs 1\n```';
+    expect(intentOf(message(ruby))).toEqual({ kind: 'ask', text: ruby });
     // Text around the fence makes it a question about the code.
     const around = 'why does this fail?\n```python\n1/0\n```';
     expect(intentOf(message(around))).toEqual({ kind: 'ask', text: around });

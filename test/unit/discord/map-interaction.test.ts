@@ -127,7 +127,19 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
     expect(parseStopButtonId('other:button')).toBeUndefined();
   });
 
-  it('defines /run (code, language python|bash), /reset, /files, /help', () => {
+  it('/run takes R and JavaScript; a language Discord did not offer runs as python', () => {
+    const client = offlineClient();
+    const language = (value: string) => {
+      const payload = runPayload({ id: BOT_THREAD_ID, type: 11, parent_id: TEXT_ID });
+      payload.data.options[1]!.value = value;
+      return toCommandMessage(viewFromCommand(interaction(client, payload)))?.command;
+    };
+    expect(language('r')).toMatchObject({ name: 'run', language: 'r' });
+    expect(language('javascript')).toMatchObject({ name: 'run', language: 'javascript' });
+    expect(language('cobol')).toMatchObject({ name: 'run', language: 'python' });
+  });
+
+  it('defines /run (code, language python|bash|r|javascript), /reset, /files, /help', () => {
     const defs = commandDefinitions();
     expect(defs.map((d) => d.name)).toEqual(['run', 'reset', 'files', 'help']);
     const run = defs[0]!;
@@ -135,6 +147,8 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
     expect((run.options?.[1] as { choices?: { value: string }[] }).choices?.map((c) => c.value)).toEqual([
       'python',
       'bash',
+      'r',
+      'javascript',
     ]);
   });
 });

@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { intentOf, parseDirectCode } from '../../../src/core/intent.js';
-import type { InboundMessage } from '../../../src/domain/messages.js';
+import { parseDirectCode } from '../../../src/core/intent.js';
 import { answer, ScriptedLlm } from '../../fakes/scripted-llm.js';
-import { input, rig, THREAD } from './helpers.js';
-
-/** The code a message asks to run as is, read by the core as the thread worker reads it. */
-function directCode(text: string): { threadKey: string; language: 'python' | 'bash'; code: string } {
-  const message: InboundMessage = {
-    id: 'm1',
-    thread: { platform: 'cli', workspace: 'local', channel: 'cli', thread: 't1' },
-    user: { id: 'u1' },
-    text,
-    attachments: [],
-    receivedAtMs: 0,
-  };
-  const intent = intentOf(message);
-  if (intent.kind !== 'run') throw new Error(`not code to run: ${intent.kind}`);
-  return { threadKey: THREAD, language: intent.language, code: intent.code };
-}
+import { directCode, input, rig, THREAD } from './helpers.js';
 
 describe('direct mode', () => {
   it('recognises a message that is only a fenced python or bash block', () => {
@@ -30,7 +14,7 @@ describe('direct mode', () => {
     expect(parseDirectCode('```bash\nls -la\n```')).toEqual({ language: 'bash', code: 'ls -la' });
     expect(parseDirectCode('```sh\necho hi\n```')).toEqual({ language: 'bash', code: 'echo hi' });
     expect(parseDirectCode('please run\n```python\nprint(1)\n```')).toBeUndefined();
-    expect(parseDirectCode('```js\nconsole.log(1)\n```')).toBeUndefined();
+    expect(parseDirectCode('```ruby\nputs 1\n```')).toBeUndefined();
     expect(parseDirectCode('```python\na\n```\nand\n```python\nb\n```')).toBeUndefined();
     expect(parseDirectCode('```python\n\n```')).toBeUndefined();
     expect(parseDirectCode('print(1)')).toBeUndefined();

@@ -1,5 +1,8 @@
 import pino from 'pino';
 import type { Config } from '../../../src/config.js';
+import { intentOf } from '../../../src/core/intent.js';
+import type { Language } from '../../../src/domain/execution.js';
+import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { ProgressEvent } from '../../../src/domain/progress.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { LlmClient, LlmMessage } from '../../../src/ports/llm-client.js';
@@ -56,6 +59,21 @@ export function rig(
 }
 
 export const THREAD = 'cli:local:cli:t1';
+
+/** The code a message asks to run as is, read by the core as the thread worker reads it. */
+export function directCode(text: string): { threadKey: string; language: Language; code: string } {
+  const message: InboundMessage = {
+    id: 'm1',
+    thread: { platform: 'cli', workspace: 'local', channel: 'cli', thread: 't1' },
+    user: { id: 'u1' },
+    text,
+    attachments: [],
+    receivedAtMs: 0,
+  };
+  const intent = intentOf(message);
+  if (intent.kind !== 'run') throw new Error(`not code to run: ${intent.kind}`);
+  return { threadKey: THREAD, language: intent.language, code: intent.code };
+}
 
 export function input(text: string, threadKey = THREAD) {
   return { threadKey, text, user: { id: 'u1' }, uploaded: [] };

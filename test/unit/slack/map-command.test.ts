@@ -38,11 +38,22 @@ describe('parseCommandText', () => {
     });
   });
 
+  it('takes R and JavaScript blocks', () => {
+    expect(parseCommandText('run ```r\nsummary(1:3)\n```')).toEqual({
+      kind: 'command',
+      command: { name: 'run', language: 'r', code: 'summary(1:3)' },
+    });
+    expect(parseCommandText('run ```js\n[1, 2].length\n```')).toEqual({
+      kind: 'command',
+      command: { name: 'run', language: 'javascript', code: '[1, 2].length' },
+    });
+  });
+
   it('explains a run without code or with an unknown language', () => {
     expect(parseCommandText('run')).toMatchObject({ kind: 'invalid' });
     expect(parseCommandText('run ```ruby\nputs 1\n```')).toEqual({
       kind: 'invalid',
-      error: 'Unknown language `ruby`: use python or bash.',
+      error: 'Unknown language `ruby`: use python, bash, r, javascript.',
     });
     expect(parseCommandText('run ```python\n```')).toMatchObject({ kind: 'invalid' });
   });
