@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { EgressDescription } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
 import { recordAudit, type EgressMetrics } from './audit.js';
 import { BUDGET_MESSAGES, EgressBudget, type EgressLimits } from './budget.js';
@@ -118,11 +119,12 @@ export class EgressGateway {
   }
 
   /** For the system prompt: which destinations are allowed and which package indexes installs can use. */
-  describe(): { allowed: string[]; packageIndexes: string[] } {
+  describe(): EgressDescription {
     const reachable = (host: string) => this.policy.allows({ kind: 'name', name: host }, 443);
     return {
       allowed: this.policy.describe(),
       packageIndexes: PACKAGE_INDEXES.filter((index) => index.hosts.every(reachable)).map((index) => index.name),
+      credentialed: (this.options.credentials ?? []).map((c) => (c.port ? `${c.host}:${c.port}` : c.host)),
     };
   }
 

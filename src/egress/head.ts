@@ -91,7 +91,9 @@ export function readHead(client: Duplex, options: ReadHeadOptions): Promise<Requ
     client.on('data', onData);
     client.once('end', onGone);
     client.once('close', onGone);
-    client.resume();
+    // A stream closed before we got it emits neither event again.
+    if (client.destroyed || client.readableEnded) onGone();
+    else client.resume();
   });
 }
 
