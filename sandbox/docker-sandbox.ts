@@ -382,7 +382,11 @@ export class DockerSandbox implements Sandbox {
       const probe = await this.launch('probe');
       await probe.remove();
     }
-    return toSandboxEnvironment(this.readyInfo as ReadyFrame, this.options.limits);
+    return toSandboxEnvironment(
+      this.readyInfo as ReadyFrame,
+      this.options.limits,
+      this.options.egress?.describe() ?? false,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,13 @@
-import type { SandboxEnvironment } from '../src/domain/execution.js';
+import type { EgressDescription, SandboxEnvironment } from '../src/domain/execution.js';
 import type { SandboxLimits } from './container-spec.js';
 import type { ReadyFrame } from './runner-protocol.js';
 
 /** What the image offers (from a runner's ready frame) and the limits it runs under. */
-export function toSandboxEnvironment(ready: ReadyFrame, limits: SandboxLimits): SandboxEnvironment {
+export function toSandboxEnvironment(
+  ready: ReadyFrame,
+  limits: SandboxLimits,
+  network: EgressDescription | false = false,
+): SandboxEnvironment {
   return {
     imageVersion: ready.imageVersion ?? 'unknown',
     python: ready.python,
@@ -15,7 +19,7 @@ export function toSandboxEnvironment(ready: ReadyFrame, limits: SandboxLimits): 
       timeoutMs: limits.timeoutMs,
       dataMb: limits.dataMb,
       maxFileMb: Math.round(limits.maxFileBytes / (1024 * 1024)),
-      network: false,
+      network,
       durableVariables: limits.stateMaxBytes > 0,
     },
   };

@@ -28,6 +28,7 @@ import { WebChatAdapter } from '../adapters/web/index.js';
 import { BullMqJobQueue } from '../adapters/redis/bullmq-queue.js';
 import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
 import { createDockerSandbox } from '../sandbox/index.js';
+import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
@@ -68,6 +69,13 @@ export async function createSandbox(
   options: { instanceId?: string; metrics?: ThreadlabMetrics } = {},
 ): Promise<Sandbox> {
   const { instanceId, metrics } = options;
+  const egress = config.egress
+    ? new EgressGateway({
+        ...config.egress,
+        logger: logger.child({ component: 'egress' }),
+        ...(metrics ? { metrics: metrics.egress } : {}),
+      })
+    : undefined;
   const sandbox = await createDockerSandbox({
     docker: createDocker(config.sandbox.dockerHost),
     image: config.sandbox.image ?? sandboxImageTag(),
@@ -77,6 +85,7 @@ export async function createSandbox(
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),
+    ...(egress ? { egress } : {}),
   });
   if (metrics) setInterval(() => metrics.pool.sessions(sandbox.liveSessions()), 5000).unref();
   return sandbox;

@@ -107,6 +107,16 @@ export interface ExecutionResult {
   skippedArtifacts?: { path: string; reason: string; bytes?: number }[];
 }
 
+/** What the code can reach through the egress gateway, for the model. */
+export interface EgressDescription {
+  /** The allowed destinations as configured (patterns). */
+  allowed: string[];
+  /** Package indexes an install can use (every host they need is allowed), e.g. `PyPI (pip install)`. */
+  packageIndexes: string[];
+  /** Destinations the gateway adds credentials for (host or host:port; never the values). */
+  credentialed?: string[];
+}
+
 /** What came back of a thread's saved variables in a new container. */
 export interface StateRestore {
   /** Why the container was new (idle, evicted, the bot restarted…). */
@@ -165,7 +175,8 @@ export interface SandboxEnvironment {
     timeoutMs: number;
     dataMb: number;
     maxFileMb: number;
-    network: false;
+    /** No network at all, or what the egress gateway lets the code reach (THREADLAB_EGRESS_ALLOW). */
+    network: false | EgressDescription;
     /** Variables are saved and restored when the thread's container is replaced (THREADLAB_STATE_MAX_MB > 0). */
     durableVariables?: boolean;
   };

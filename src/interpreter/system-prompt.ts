@@ -2,6 +2,7 @@ import type { FilePreview, SandboxEnvironment, SandboxFile } from '../domain/exe
 import { formatBytes } from '../replies/format.js';
 import { describeRuntimes } from './language-prompt.js';
 import { cutHeadTail } from './text-cut.js';
+import { isInternalFile } from '../domain/file-names.js';
 
 /** What the system prompt describes. */
 export interface SystemPromptInput {
@@ -45,6 +46,19 @@ function describePackages(packages: Record<string, string>): string {
   return listed.join(', ');
 }
 
+/** The network line: none, or what the egress gateway allows and whether pip can install. */
+function describeNetwork(network: SandboxEnvironment['limits']['network']): string {
+  if (!network) return '- No network access: downloads and pip install fail.';
+  const installs =
+    network.packageIndexes.length > 0
+      ? `pip install works against ${network.packageIndexes.join(', ')}; installed packages land in /mnt/data/.local, importable at once and kept with this thread.`
+      : 'pip install cannot reach a package index.';
+  const credentialed = network.credentialed?.length
+    ? ` ${network.credentialed.join(', ')}: use http:// URLs; the gateway connects over TLS and adds the credentials, which are never visible here (do not look for them).`
+    : '';
+  return `- Network: only ${network.allowed.join(', ')} can be reached, through a proxy already set (HTTP_PROXY/HTTPS_PROXY); anything else is refused at once with a message naming THREADLAB_EGRESS_ALLOW. ${installs}${credentialed}`;
+}
+
 function describeEnvironment(env: SandboxEnvironment): string {
   const l = env.limits;
   return [
@@ -56,7 +70,7 @@ function describeEnvironment(env: SandboxEnvironment): string {
         : '; a tool result says when they were lost'
     }. bash runs in the same /mnt/data.`,
     ...describeRuntimes(env),
-    '- No network access: downloads and pip install fail.',
+    describeNetwork(l.network),
     `- Limits: ${Math.round(l.timeoutMs / 1000)} s per run, ${l.memoryMb} MB memory, ${l.cpus} CPU, ${l.dataMb} MB in /mnt/data, ${l.maxFileMb} MB per file.`,
     '- Matplotlib figures and display()ed values are captured and shown to the user; files you write to /mnt/data are sent to the user.',
   ].join('\n');
@@ -101,7 +115,7 @@ function indent(text: string, prefix: string): string {
 }
 
 function describeFiles(input: SystemPromptInput): string {
-  const files = input.files.filter((f) => !f.path.startsWith('.threadlab/'));
+  const files = input.files.filter((f) => !isInternalFile(f.path));
   if (files.length === 0) return 'Files in /mnt/data: none yet.';
   const max = input.maxFilesListed ?? 40;
   const previews = new Map(input.previews.map((p) => [p.path, p]));

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import type { EgressDescription } from '../domain/execution.js';
 
 /** Who a relayed connection belongs to, for the audit line. */
 export interface EgressContext {
@@ -15,6 +16,8 @@ export interface EgressContext {
 export interface EgressPort<Budget = unknown> {
   /** A fresh budget for one run, ending `timeoutMs` from now. */
   newBudget(timeoutMs: number): Budget;
+  /** What the code can reach, for the system prompt. */
+  describe(): EgressDescription;
   /** Serves one connection of the code until it ends; never throws. */
   handle(client: Duplex, context: EgressContext, budget: Budget): Promise<void>;
 }

@@ -12,6 +12,9 @@ import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 class PipeToServer implements EgressPort<{ timeoutMs: number }> {
   readonly contexts: EgressContext[] = [];
   constructor(private readonly port: () => number) {}
+  describe(): { allowed: string[]; packageIndexes: string[] } {
+    return { allowed: ['127.0.0.1'], packageIndexes: [] };
+  }
   newBudget(timeoutMs: number): { timeoutMs: number } {
     return { timeoutMs };
   }
