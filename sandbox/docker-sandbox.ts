@@ -27,7 +27,7 @@ import type { Session } from './session-registry.js';
 import { restoreState, saveState, type SaveOutcome, type StateLimits } from './session-state.js';
 import { formatMib } from './session-files.js';
 import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
-import type { EgressPort } from '../src/ports/egress.js';
+import type { EgressPort, EgressRunBudget } from '../src/ports/egress.js';
 
 export interface DockerSandboxOptions {
   docker: Docker;
@@ -174,11 +174,13 @@ export class DockerSandbox implements Sandbox {
       session.pendingReset = undefined;
       const { limits, egress } = this.options;
       const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
+      let budget: EgressRunBudget | undefined;
       if (egress && live.egress) {
         // The run's connections share one budget and end with it (a kept-alive socket does not outlive the run).
-        const budget = egress.newBudget(timeoutMs + limits.graceMs);
+        const runBudget = egress.newBudget(timeoutMs + limits.graceMs);
         const context = { thread: session.hash, ...(request.user ? { user: request.user } : {}) };
-        live.egress.activate((socket) => void egress.handle(socket, context, budget));
+        live.egress.activate((socket) => void egress.handle(socket, context, runBudget));
+        budget = runBudget;
       }
       const outcome = await executeRun({
         live,
@@ -188,7 +190,10 @@ export class DockerSandbox implements Sandbox {
         outputBytes: limits.outputBytes,
         maxFileBytes: limits.maxFileBytes,
         maxRunFilesBytes: limits.maxRunFilesBytes,
-      }).finally(() => live.egress?.deactivate());
+      }).finally(() => {
+        live.egress?.deactivate();
+        budget?.close();
+      });
       if (outcome.lost) {
         if (session.live === live) session.live = undefined;
         session.pendingReset = undefined;

@@ -141,7 +141,10 @@ export class ThreadWorker {
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
-        const turn = await this.interpreter.runDirect({ threadKey, language, code }, { signal, onProgress });
+        const turn = await this.interpreter.runDirect(
+          { threadKey, language, code, user: message.user.id },
+          { signal, onProgress },
+        );
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
       }
       case 'ask': {

@@ -107,6 +107,7 @@ export class Interpreter {
       languages: languagesOf(await this.options.sandbox.environment()),
       sandbox: this.options.sandbox,
       threadKey: input.threadKey,
+      user: input.user.id,
       settings: this.options.settings,
       sandboxTimeoutMs: this.options.sandboxTimeoutMs,
       logger,
@@ -143,13 +144,14 @@ export class Interpreter {
    * the thread's memory so a later question can refer to it. Outcome `answer` with empty text.
    */
   async runDirect(
-    direct: { threadKey: string; language: Language; code: string },
+    direct: { threadKey: string; language: Language; code: string; user?: string },
     options: TurnOptions = {},
   ): Promise<TurnResult> {
     const startedMs = Date.now();
     const run = await runStep({
       sandbox: this.options.sandbox,
       threadKey: direct.threadKey,
+      ...(direct.user ? { user: direct.user } : {}),
       language: direct.language,
       code: direct.code,
       round: 1,

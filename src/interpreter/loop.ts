@@ -16,6 +16,8 @@ export interface LoopOptions {
   llm: LlmClient;
   sandbox: Sandbox;
   threadKey: string;
+  /** The platform user whose message started the turn. */
+  user?: string;
   settings: Config['llm'];
   sandboxTimeoutMs: number;
   logger: Logger;
@@ -147,6 +149,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         round,
         sandbox: options.sandbox,
         threadKey: options.threadKey,
+        ...(options.user ? { user: options.user } : {}),
         ...(options.languages ? { languages: options.languages } : {}),
         runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
         signal,

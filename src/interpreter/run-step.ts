@@ -8,6 +8,8 @@ import { isInstalledPackageFile } from '../domain/file-names.js';
 export interface RunStepOptions {
   sandbox: Sandbox;
   threadKey: string;
+  /** The platform user whose message started the run (the egress audit names them). */
+  user?: string;
   language: Language;
   code: string;
   round: number;
@@ -30,6 +32,7 @@ export async function runStep(options: RunStepOptions): Promise<TurnRun> {
     language,
     code,
     timeoutMs: options.timeoutMs,
+    ...(options.user ? { user: options.user } : {}),
     signal: options.signal,
     onStdout: (text) => {
       streamed = { ...streamed, stdout: true };

@@ -15,6 +15,8 @@ export interface ToolRoundOptions {
   round: number;
   sandbox: Sandbox;
   threadKey: string;
+  /** The platform user whose message started the turn. */
+  user?: string;
   /** The languages the tool offers; a call in another is refused. @defaultValue python and bash */
   languages?: readonly Language[];
   /** Time limit of each run, in ms, computed just before it starts. */
@@ -56,6 +58,7 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
       run = await runStep({
         sandbox: options.sandbox,
         threadKey: options.threadKey,
+        ...(options.user ? { user: options.user } : {}),
         language: parsed.language,
         code: parsed.code,
         round: options.round,

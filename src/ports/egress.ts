@@ -13,7 +13,12 @@ export interface EgressContext {
  * The bot's egress gateway as the sandbox sees it: a proxy conversation per connection the code opens, within a
  * budget per run (connections, bytes, a deadline). Implemented by src/egress/gateway.ts.
  */
-export interface EgressPort<Budget = unknown> {
+/** A run's budget: closing it ends every connection of the run. */
+export interface EgressRunBudget {
+  close(): void;
+}
+
+export interface EgressPort<Budget extends EgressRunBudget = EgressRunBudget> {
   /** A fresh budget for one run, ending `timeoutMs` from now. */
   newBudget(timeoutMs: number): Budget;
   /** What the code can reach, for the system prompt. */

@@ -9,14 +9,14 @@ import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 // volume and with flow control, only while a run is active, and not at all when egress is off.
 
 /** Pipes each relayed connection to a loopback TCP server; records who asked. */
-class PipeToServer implements EgressPort<{ timeoutMs: number }> {
+class PipeToServer implements EgressPort<{ timeoutMs: number; close: () => void }> {
   readonly contexts: EgressContext[] = [];
   constructor(private readonly port: () => number) {}
   describe(): { allowed: string[]; packageIndexes: string[] } {
     return { allowed: ['127.0.0.1'], packageIndexes: [] };
   }
-  newBudget(timeoutMs: number): { timeoutMs: number } {
-    return { timeoutMs };
+  newBudget(timeoutMs: number): { timeoutMs: number; close: () => void } {
+    return { timeoutMs, close: () => undefined };
   }
   handle(client: Duplex, context: EgressContext): Promise<void> {
     this.contexts.push(context);

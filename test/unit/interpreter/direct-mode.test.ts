@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDirectCode } from '../../../src/core/intent.js';
-import { answer, ScriptedLlm } from '../../fakes/scripted-llm.js';
+import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { directCode, input, rig, THREAD } from './helpers.js';
 
 describe('direct mode', () => {
@@ -47,6 +47,14 @@ describe('direct mode', () => {
     expect(result).toMatchObject({ outcome: 'answer', direct: true, text: '' });
     expect(sandbox.runs[0]!.request.code).toBe(code);
     expect((await store.get(THREAD))!.history).toMatchObject([{ role: 'code', code, status: 'ok' }]);
+  });
+
+  it("passes the asking user to every run, in direct mode and for the model's code (the egress audit names them)", async () => {
+    const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('done')] });
+    const { interpreter, sandbox } = rig({ llm });
+    await interpreter.runDirect({ threadKey: THREAD, language: 'python', code: 'print(2)', user: 'U42' });
+    await interpreter.handle(input('run something'), {});
+    expect(sandbox.runs.map((r) => r.request.user)).toEqual(['U42', 'u1']);
   });
 
   it('works without any LLM configured', async () => {
