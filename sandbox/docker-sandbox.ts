@@ -266,7 +266,9 @@ export class DockerSandbox implements Sandbox {
     session.stateDirty = false;
     const lost = 'if the sandbox is recycled they are lost (files are kept)';
     try {
-      const outcome = await saveState(live.connection, session.state, this.stateLimits());
+      const outcome = await session.state.whileSaving(() =>
+        saveState(live.connection, session.state, this.stateLimits()),
+      );
       if (outcome.kind === 'saved') {
         logger.debug({ session: session.hash, bytes: outcome.bytes, variables: outcome.variables }, 'variables saved');
         session.stateNotSaved = undefined;

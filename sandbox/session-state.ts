@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { StateRestore } from '../src/domain/execution.js';
 import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
+import { processAlive } from './orphans.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { StateFrame } from './runner-protocol.js';
 
@@ -99,7 +101,59 @@ export class StateStore {
   async clear(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
   }
+
+  /**
+   * Runs a save while a lock file says so, for the processes that share THREADLAB_DATA_DIR: another daemon or
+   * worker about to restore this thread waits for the save to land ({@link waitForSave}) instead of loading the
+   * state from before it.
+   */
+  async whileSaving<T>(save: () => Promise<T>): Promise<T> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const lock: SaveLock = { pid: process.pid, host: hostname(), atMs: Date.now() };
+    await writeFile(this.lockFile, JSON.stringify(lock), { mode: 0o600 });
+    try {
+      return await save();
+    } finally {
+      await unlink(this.lockFile).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Waits while another process is saving this thread's state, at most `maxWaitMs`. A lock of a process that is
+   * gone (same host), or older than {@link STALE_LOCK_MS}, is not waited for.
+   */
+  async waitForSave(maxWaitMs: number): Promise<void> {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      const text = await readFile(this.lockFile, 'utf8').catch(() => undefined);
+      if (text === undefined) return;
+      let lock: SaveLock | undefined;
+      try {
+        lock = saveLockSchema.parse(JSON.parse(text));
+      } catch {
+        lock = undefined;
+      }
+      const stale =
+        !lock || Date.now() - lock.atMs > STALE_LOCK_MS || (lock.host === hostname() && !processAlive(lock.pid));
+      if (stale || Date.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  private get lockFile(): string {
+    return join(this.dir, 'save.lock');
+  }
 }
+
+/** A save in progress, as the saving process wrote it. */
+interface SaveLock {
+  pid: number;
+  host: string;
+  atMs: number;
+}
+const saveLockSchema = z.object({ pid: z.number().int().positive(), host: z.string(), atMs: z.number() });
+/** A lock older than this is a process that died on another host while saving. */
+const STALE_LOCK_MS = 120_000;
 
 export interface StateLimits {
   /** THREADLAB_STATE_MAX_MB in bytes. */
@@ -207,6 +261,7 @@ export async function restoreState(
   store: StateStore,
   limits: StateLimits,
 ): Promise<RestoreOutcome | undefined> {
+  await store.waitForSave(limits.timeoutMs);
   const meta = await store.meta();
   if (!meta) return undefined;
   try {

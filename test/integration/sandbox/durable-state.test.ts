@@ -136,6 +136,18 @@ describe('durable threads', () => {
     expect(after.stateRestored?.savedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
+  it('a process that takes a thread over while its state is still being saved waits for the save to land', async () => {
+    const dataDir = newDataDir();
+    const big = { stateSaveDelayMs: 60_000, memoryMb: 1024, dataMb: 400 };
+    const first = await sandboxOn(dataDir, big);
+    await first.run('handover', { language: 'python', code: 'blob = bytes(100 * 2**20)\nx = 41' });
+    const closing = first.close(); // saves on the way out: about a second for 100 MB
+    const second = await sandboxOn(dataDir, big);
+    const after = await second.run('handover', { language: 'python', code: 'print(x + 1, len(blob))' });
+    await closing;
+    expect(after.stdout).toBe(`42 ${100 * 2 ** 20}\n`);
+  });
+
   it('does not write the same state twice', async () => {
     const dataDir = newDataDir();
     const sandbox = await sandboxOn(dataDir, { maxSessions: 1 });
