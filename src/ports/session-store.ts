@@ -7,6 +7,48 @@ export type HistoryEntry =
   | { role: 'assistant'; text: string; atMs: number }
   | { role: 'code'; language: Language; code: string; status: ExecutionStatus; summary: string; atMs: number };
 
+/** A message the bot answered and where the answer is, so an edit of the message can update it. */
+export interface AnsweredMessage {
+  /** The `id` of the InboundMessage as first received. */
+  questionId: string;
+  /** Who sent it: only their edits re-run it. */
+  userId: string;
+  /** The text last answered (an edit that leaves it unchanged is ignored). */
+  text: string;
+  /** The answer's platform message ids. */
+  answerIds: string[];
+  atMs: number;
+}
+
+/** One output of a run kept for the notebook export, already cut to the export's limits. */
+export type ExportOutput =
+  | { type: 'stream'; name: 'stdout' | 'stderr'; text: string }
+  /** A rich value: MIME type to content (text/plain, text/html, image/png as base64). */
+  | { type: 'display'; data: Record<string, string> };
+
+/**
+ * One entry of a thread's export log (the `export` command's notebook): a user's message, or a run that
+ * succeeded with its outputs. `omitted` says what the log's limits left out of the entry.
+ */
+export type ExportEntry =
+  | { kind: 'message'; text: string; atMs: number; omitted?: string[] }
+  | { kind: 'run'; language: Language; code: string; outputs: ExportOutput[]; atMs: number; omitted?: string[] };
+
+/** How much of a thread's export log is kept; the oldest entries go first past either limit. */
+export interface ExportLogLimits {
+  maxEntries: number;
+  /** Total of the entries' JSON, in bytes. */
+  maxBytes: number;
+  /** The log expires this long after its last append, in ms. */
+  ttlMs: number;
+}
+
+/** A thread's export log and how many older entries its limits dropped. */
+export interface ExportLog {
+  entries: ExportEntry[];
+  dropped: number;
+}
+
 /** What Threadlab remembers about a thread between messages. */
 export interface SessionRecord {
   history: HistoryEntry[];
@@ -19,6 +61,8 @@ export interface SessionRecord {
    * held the thread's files (failover without shared storage) can fetch them again from the platform.
    */
   uploads?: { path: string; attachment: InboundAttachment }[];
+  /** The latest answered messages, oldest first (bounded); the last one is the thread's latest exchange. */
+  answers?: AnsweredMessage[];
 }
 
 /**
@@ -29,6 +73,14 @@ export interface SessionStore {
   get(key: string): Promise<SessionRecord | undefined>;
   /** Stores the record; it expires `ttlMs` after the last write. */
   put(key: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  /** Forgets the record and the thread's export log. */
   delete(key: string): Promise<void>;
+  /**
+   * Appends to the thread's export log, kept apart from the record (its outputs would make every memory write
+   * heavy) and bounded: past `maxEntries` or `maxBytes` the oldest entries are dropped and counted.
+   */
+  appendExport(key: string, entry: ExportEntry, limits: ExportLogLimits): Promise<void>;
+  /** The thread's export log, oldest first (empty when there is none). */
+  readExport(key: string): Promise<ExportLog>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionStore } from '../ports/session-store.js';
+import type { ExportEntry, ExportLog, ExportLogLimits, SessionRecord, SessionStore } from '../ports/session-store.js';
 
 export interface MemorySessionStoreOptions {
   /** Clock in epoch milliseconds, replaceable in tests. @defaultValue Date.now */
@@ -12,12 +12,21 @@ interface Slot {
   expiresAtMs: number;
 }
 
+interface ExportSlot {
+  /** Entries as JSON, so their size is what Redis would hold and nobody shares their objects. */
+  entries: string[];
+  bytes: number;
+  dropped: number;
+  expiresAtMs: number;
+}
+
 /**
  * The embedded SessionStore: records live in this process only and expire `ttlMs` after their last
  * write. Records are copied in and out so callers cannot mutate stored state by accident.
  */
 export class MemorySessionStore implements SessionStore {
   private readonly slots = new Map<string, Slot>();
+  private readonly exports = new Map<string, ExportSlot>();
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout | undefined;
 
@@ -46,11 +55,33 @@ export class MemorySessionStore implements SessionStore {
 
   async delete(key: string): Promise<void> {
     this.slots.delete(key);
+    this.exports.delete(key);
+  }
+
+  async appendExport(key: string, entry: ExportEntry, limits: ExportLogLimits): Promise<void> {
+    const json = JSON.stringify(entry);
+    const live = this.exports.get(key);
+    const slot = live && live.expiresAtMs > this.now() ? live : { entries: [], bytes: 0, dropped: 0, expiresAtMs: 0 };
+    slot.entries.push(json);
+    slot.bytes += Buffer.byteLength(json);
+    while (slot.entries.length > limits.maxEntries || (slot.bytes > limits.maxBytes && slot.entries.length > 0)) {
+      slot.bytes -= Buffer.byteLength(slot.entries.shift()!);
+      slot.dropped += 1;
+    }
+    slot.expiresAtMs = this.now() + limits.ttlMs;
+    this.exports.set(key, slot);
+  }
+
+  async readExport(key: string): Promise<ExportLog> {
+    const slot = this.exports.get(key);
+    if (!slot || slot.expiresAtMs <= this.now()) return { entries: [], dropped: 0 };
+    return { entries: slot.entries.map((e) => JSON.parse(e) as ExportEntry), dropped: slot.dropped };
   }
 
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.slots.clear();
+    this.exports.clear();
   }
 
   /** Number of stored records, expired ones included until swept (for tests and metrics). */
@@ -61,5 +92,6 @@ export class MemorySessionStore implements SessionStore {
   private sweep(): void {
     const now = this.now();
     for (const [key, slot] of this.slots) if (slot.expiresAtMs <= now) this.slots.delete(key);
+    for (const [key, slot] of this.exports) if (slot.expiresAtMs <= now) this.exports.delete(key);
   }
 }

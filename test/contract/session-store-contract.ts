@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SessionRecord, SessionStore } from '../../src/ports/session-store.js';
+import type { ExportEntry, SessionRecord, SessionStore } from '../../src/ports/session-store.js';
 
 export interface StoreUnderTest {
   store: SessionStore;
@@ -19,6 +19,15 @@ const record = (text: string): SessionRecord => ({
   updatedAtMs: 3,
   trimmedEntries: 0,
 });
+
+const run = (code: string, text = 'x'.repeat(100)): ExportEntry => ({
+  kind: 'run',
+  language: 'python',
+  code,
+  outputs: [{ type: 'stream', name: 'stdout', text }],
+  atMs: 1,
+});
+const limits = { maxEntries: 100, maxBytes: 1_000_000, ttlMs: 60_000 };
 
 /** The behaviour every SessionStore must have (memory and Redis alike). Uses real time for TTLs. */
 export function sessionStoreContract(name: string, factory: SessionStoreFactory): void {
@@ -77,6 +86,56 @@ export function sessionStoreContract(name: string, factory: SessionStoreFactory)
       await new Promise((r) => setTimeout(r, 250));
       expect(await store.get('short')).toBeUndefined();
       expect(await store.get('long')).toBeDefined();
+    });
+
+    it('keeps an export log apart from the record, in order, and forgets it on delete', async () => {
+      const store = await make();
+      expect(await store.readExport('k')).toEqual({ entries: [], dropped: 0 });
+      await store.appendExport('k', { kind: 'message', text: 'hello', atMs: 1 }, limits);
+      await store.appendExport('k', run('print(1)'), limits);
+      await store.appendExport('other', run('print(2)'), limits);
+      await store.put('k', record('r'), 60_000);
+      expect(await store.readExport('k')).toEqual({
+        entries: [{ kind: 'message', text: 'hello', atMs: 1 }, run('print(1)')],
+        dropped: 0,
+      });
+      expect((await store.get('k'))?.history).toHaveLength(3);
+      await store.delete('k');
+      expect(await store.readExport('k')).toEqual({ entries: [], dropped: 0 });
+      expect(await store.get('k')).toBeUndefined();
+      expect((await store.readExport('other')).entries).toEqual([run('print(2)')]);
+    });
+
+    it('drops the oldest export entries past maxEntries and counts them', async () => {
+      const store = await make();
+      for (let i = 0; i < 7; i += 1) await store.appendExport('k', run(`print(${i})`), { ...limits, maxEntries: 3 });
+      const log = await store.readExport('k');
+      expect(log.entries.map((e) => (e.kind === 'run' ? e.code : ''))).toEqual(['print(4)', 'print(5)', 'print(6)']);
+      expect(log.dropped).toBe(4);
+    });
+
+    it('drops the oldest export entries past maxBytes, and an entry larger than the limit itself', async () => {
+      const store = await make();
+      const size = Buffer.byteLength(JSON.stringify(run('print(0)', 'é'.repeat(200))));
+      const small = { ...limits, maxBytes: size * 2 + 10 };
+      for (let i = 0; i < 4; i += 1) await store.appendExport('k', run(`print(${i})`, 'é'.repeat(200)), small);
+      let log = await store.readExport('k');
+      expect(log.entries.map((e) => (e.kind === 'run' ? e.code : ''))).toEqual(['print(2)', 'print(3)']);
+      expect(log.dropped).toBe(2);
+      await store.appendExport('k', run('big', 'x'.repeat(size * 3)), small);
+      log = await store.readExport('k');
+      expect(log).toEqual({ entries: [], dropped: 5 });
+      // The byte count went back down with what was dropped: two small entries fit again.
+      await store.appendExport('k', run('print(5)', 'é'.repeat(200)), small);
+      await store.appendExport('k', run('print(6)', 'é'.repeat(200)), small);
+      expect((await store.readExport('k')).entries).toHaveLength(2);
+    });
+
+    it('expires the export log ttlMs after its last append', async () => {
+      const store = await make();
+      await store.appendExport('k', run('print(1)'), { ...limits, ttlMs: 300 });
+      await new Promise((r) => setTimeout(r, 450));
+      expect(await store.readExport('k')).toEqual({ entries: [], dropped: 0 });
     });
   });
 }

@@ -20,6 +20,8 @@ sessionStoreContract('RedisSessionStore', async () => {
     async dispose() {
       await store.close();
       await deleteKeys(redis.url, keyPrefix);
+      await deleteKeys(redis.url, `${keyPrefix}-export`);
+      await deleteKeys(redis.url, `${keyPrefix}-export-meta`);
     },
   };
 });
