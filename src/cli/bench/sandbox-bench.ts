@@ -6,6 +6,12 @@ import type { Logger } from '../../logger.js';
 import { LABELS, type SandboxLimits } from '../../../sandbox/container-spec.js';
 import { DockerSandbox } from '../../../sandbox/docker-sandbox.js';
 import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../../sandbox/runtime.js';
+import { round, stats, time, type BenchStats } from './bench-stats.js';
+import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';
+import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
+import { printDurableRows, printDurableSummary } from './durable-report.js';
+
+export { stats, type BenchStats } from './bench-stats.js';
 
 export interface BenchOptions {
   docker: Docker;
@@ -17,15 +23,10 @@ export interface BenchOptions {
   iterations?: number;
   /** The runtimes to measure side by side. @defaultValue runc, and runsc when the engine has it */
   runtimes?: SandboxRuntime[];
+  /** Size of the DataFrame the durable-thread measurement saves and restores, in MB of float64. @defaultValue 100 */
+  durableFrameMb?: number;
   /** Receives each line of the report. */
   out: (line: string) => void;
-}
-
-/** Latency percentiles of one measurement, in milliseconds. */
-export interface BenchStats {
-  samples: number;
-  p50Ms: number;
-  p95Ms: number;
 }
 
 /** The sandbox's own figures under one runtime. */
@@ -41,6 +42,10 @@ export interface RuntimeBench {
   idleSessionMemoryMb: number;
   /** (f) A container start: create, start, the runner's libraries imported and ready, with no pool. */
   containerStart: BenchStats;
+  /** (g) Durable threads: save and restore of a DataFrame thread and of a thread of 1,000 small variables. */
+  durableState: DurableStateBench;
+  /** (h) Durable threads: what they add to a normal run, on vs off, back to back and with the save between runs. */
+  durableRuns: DurableRunLatency;
   targets: { warmPrintP50Under5Ms: boolean; newSessionP50Under50Ms: boolean };
 }
 
@@ -70,26 +75,6 @@ const baselineLabels = (instanceId: string) => ({
 const PANDAS = 'import pandas as pd; print(pd.__version__)';
 const CHART = 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2, 4]); plt.title("bench")';
 
-/** Nearest-rank p50 and p95 of samples in milliseconds. */
-export function stats(samplesMs: number[]): BenchStats {
-  const sorted = [...samplesMs].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-  return { samples: sorted.length, p50Ms: round(at(0.5)), p95Ms: round(at(0.95)) };
-}
-
-const round = (n: number) => Math.round(n * 100) / 100;
-
-async function time(times: number, fn: (i: number) => Promise<void>, before?: () => Promise<void>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < times; i++) {
-    await before?.();
-    const start = performance.now();
-    await fn(i);
-    samples.push(performance.now() - start);
-  }
-  return samples;
-}
-
 /**
  * Runs the sandbox benchmark under each runtime (runc and, when registered, gVisor's runsc) side by side,
  * with the naive docker run / docker exec baselines (under runc), and prints a report.
@@ -110,7 +95,18 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
   );
   if (runscSkipped) out(`runsc skipped: ${runscSkipped}`);
   const measured: RuntimeBench[] = [];
-  for (const runtime of runtimes) measured.push(await benchRuntime(options, runtime, iterations, slow));
+  for (const runtime of runtimes) {
+    const own = await benchRuntime(options, runtime, iterations, slow);
+    const durable = {
+      ...options,
+      runtime,
+      instanceId: `bench-durable-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      iterations,
+      slow,
+    };
+    const durableState = await benchDurableState(durable, options.durableFrameMb ?? 100);
+    measured.push({ ...own, durableState, durableRuns: await benchDurableRuns(durable) });
+  }
 
   const instanceId = `bench-${process.pid}-${randomBytes(3).toString('hex')}`;
   let execContainer: Docker.Container | undefined;
@@ -148,7 +144,7 @@ async function benchRuntime(
   runtime: SandboxRuntime,
   iterations: number,
   slow: number,
-): Promise<RuntimeBench> {
+): Promise<Omit<RuntimeBench, 'durableState' | 'durableRuns'>> {
   const { docker, image } = options;
   const instanceId = `bench-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const make = (poolSize: number, id: string) =>
@@ -269,6 +265,7 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   row('(d) matplotlib chart end to end (PNG back)', (r) => cell(r.chart));
   row('(e) resident memory per idle session (MiB)', (r) => String(r.idleSessionMemoryMb));
   row('(f) container start to ready, first print(1) (no pool)', (r) => cell(r.containerStart));
+  printDurableRows(report.runtimes, row, cell);
   if (report.runscSkipped) out(`runsc: skipped, ${report.runscSkipped}`);
   const naive = (label: string, s: BenchStats) =>
     out(`${label.padEnd(60)}${`p50 ${s.p50Ms.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms (runc)`.padStart(24)}`);
@@ -277,12 +274,14 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   out(
     `speedup of (b) under runc: ${report.speedup.vsDockerRun}x vs docker run, ${report.speedup.vsDockerExec}x vs docker exec`,
   );
+  printDurableSummary(report.runtimes, out);
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
   out(
     `targets: ${report.runtimes
       .map(
         (r) =>
-          `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}`,
+          `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
+          `(h) back to back p50 unchanged (within 10 % or 0.5 ms) ${mark(r.durableRuns.print.unchangedAtP50 && r.durableRuns.pandasCell.unchangedAtP50)}`,
       )
       .join('; ')}; (b) >= 15x faster than docker run ${mark(report.targets.newSession15xFasterThanDockerRun)}`,
   );

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchSandbox } from '../../../src/cli/bench/sandbox-bench.js';
+import { limitsForFrame } from '../../../src/cli/bench/durable-state-bench.js';
 import { registeredRuntimes } from '../../../sandbox/runtime.js';
 import { docker, logger, sandboxImage, testLimits } from './helpers.js';
 
 describe('benchSandbox', () => {
-  it('measures the sandbox under runc and runsc side by side, against the naive baselines, and cleans up', async () => {
+  it('measures the sandbox and durable threads under runc and runsc side by side, against the naive baselines, and cleans up', async () => {
     const hasRunsc = (await registeredRuntimes(docker)).includes('runsc');
     const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
     const lines: string[] = [];
@@ -15,10 +16,11 @@ describe('benchSandbox', () => {
       const report = await benchSandbox({
         docker,
         image: await sandboxImage(),
-        limits: testLimits({ poolSize: 1 }),
+        limits: testLimits({ poolSize: 1, stateSaveDelayMs: 300 }),
         dataDir,
         logger,
         iterations: 3,
+        durableFrameMb: 8,
         out: (l) => lines.push(l),
       });
       expect(report.runtimes.map((r) => r.runtime)).toEqual(hasRunsc ? ['runc', 'runsc'] : ['runc']);
@@ -30,17 +32,64 @@ describe('benchSandbox', () => {
         // A pool hit skips the container start that (f) pays each time.
         expect(r.newSessionPandas.p50Ms).toBeLessThan(r.containerStart.p50Ms);
         expect(r.idleSessionMemoryMb).toBeGreaterThan(10);
+        expectDurableFigures(r);
       }
       const runc = report.runtimes[0]!;
       expect(runc.newSessionPandas.p50Ms).toBeLessThan(report.naiveDockerRun.p50Ms);
       expect(runc.newSessionPandas.p50Ms).toBeLessThan(report.naiveDockerExec.p50Ms);
       expect(lines.join('\n')).toMatch(/runc p50 \/ p95 ms/);
       expect(lines.join('\n')).toMatch(/\(a\) warm session/);
+      expect(lines.join('\n')).toMatch(/\(g\) durable, 8 MB DataFrame: save/);
+      expect(lines.join('\n')).toMatch(/\(h\) pandas cell, pause 0\.8 s \(save lands\): off/);
+      expect(lines.join('\n')).toMatch(/durable threads under runc: p50 on\/off, print\(1\) \d+\.\d+x back to back/);
       expect(lines.at(-1)).toMatch(/^targets:/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
     const leftovers = await docker.listContainers({ all: true, filters: { label: ['dev.threadlab.session=bench'] } });
     expect(leftovers.filter((c) => c.Labels['dev.threadlab.pid'] === String(process.pid))).toEqual([]);
+  }, 900_000);
+
+  it('raises the limits the DataFrame thread needs, and says which', () => {
+    const { limits, raised } = limitsForFrame(testLimits({ memoryMb: 512, dataMb: 64 }), 100);
+    expect(limits.memoryMb).toBe(320 + 4 * 96);
+    expect(limits.dataMb).toBe(2 * 96 + 16);
+    expect(raised).toEqual(['THREADLAB_SANDBOX_MEMORY_MB 512 -> 704', 'THREADLAB_SANDBOX_DATA_MB 64 -> 208']);
+    expect(limitsForFrame(testLimits({ memoryMb: 2048, dataMb: 512 }), 100).raised).toEqual([]);
   });
 });
+
+/** Save and restore figures exist and are sane, and every restore brought the values back (not only took time). */
+function expectDurableFigures(r: Awaited<ReturnType<typeof benchSandbox>>['runtimes'][number]): void {
+  const { dataFrame, smallVariables, freshFirstRun, pandasImport, limits } = r.durableState;
+  expect(limits.raised).toEqual([]);
+  expect(dataFrame).toMatchObject({ megabytes: 8, rows: 1_000_000, variables: 3, restoredVariables: 3 });
+  expect(dataFrame.savedBytes).toBeGreaterThan(8_000_000);
+  // 1,000,000 rows, the sum's bits, the first value as the last save left it (sample 2), the module aliases.
+  expect(dataFrame.check.saved).toMatch(/^1000000 0x1\.[0-9a-f]+p\+\d+ 2\.0 numpy pandas\n$/);
+  expect(dataFrame.check.restored).toBe(dataFrame.check.saved);
+  expect(smallVariables).toMatchObject({ variables: 1000, restoredVariables: 1000 });
+  expect(smallVariables.check).toEqual({ saved: '1000 2 s1 [2, 3] 999\n', restored: '1000 2 s1 [2, 3] 999\n' });
+  expect(smallVariables.savedBytes).toBeGreaterThan(1000);
+  for (const s of [dataFrame.save, smallVariables.save, freshFirstRun, pandasImport]) {
+    expect(s.p50Ms).toBeGreaterThan(0);
+    expect(s.p95Ms).toBeGreaterThanOrEqual(s.p50Ms);
+  }
+  expect(dataFrame.save.samples).toBe(3);
+  // Pickling is part of each save, sample by sample, so its median cannot be above the save's.
+  expect(dataFrame.pickleInKernel.p50Ms).toBeGreaterThan(0);
+  expect(dataFrame.pickleInKernel.p50Ms).toBeLessThanOrEqual(dataFrame.save.p50Ms);
+  expect(freshFirstRun.samples).toBe(6);
+  // 8 MB go into the container and are unpickled: that takes time over a run without; 1,000 small ones may be lost in noise.
+  expect(dataFrame.restoreExtra.p50Ms).toBeGreaterThan(0);
+  expect(smallVariables.restoreExtra.samples).toBe(3);
+  expect(Number.isFinite(smallVariables.restoreExtra.p50Ms)).toBe(true);
+  const runs = r.durableRuns;
+  expect(runs).toMatchObject({ saveDelayMs: 300, pauseMs: 800, saved: { on: true, off: false } });
+  for (const c of [runs.print, runs.pandasCell]) {
+    for (const s of [c.backToBack.on, c.backToBack.off, c.paused.on, c.paused.off]) {
+      expect(s.samples).toBe(3);
+      expect(s.p50Ms).toBeGreaterThan(0);
+    }
+  }
+}
