@@ -41,6 +41,7 @@ class Interpreter:
         self.count = 0
         self.emit_display = emit_display
         self.bash = None  # the running bash process, for interrupts
+        self.max_file_bytes = 100 << 20  # the run's file limit (maxFileBytes), for a table's CSV
         # SIGINT raises only while the user's code runs: one that lands in the runner's own bookkeeping
         # (just after the code returned) would otherwise turn the run's answer into an error.
         self.armed = False
@@ -61,7 +62,7 @@ class Interpreter:
     def display(self, *objs, **_kwargs):
         """Shows each object as a rich display, like IPython's display()."""
         for obj in objs:
-            self.emit_display({"data": rich.mime_bundle(obj)})
+            self.emit_display({"data": rich.mime_bundle(obj, self.max_file_bytes)})
 
     def _patch_show(self):
         plt = __import__("matplotlib.pyplot").pyplot
@@ -79,6 +80,7 @@ class Interpreter:
             return self._error(exc)
         linecache.cache[cell_name] = (len(code), None, code.splitlines(True), cell_name)
         last = None
+        figures_before = rich.FIGURES_EMITTED
         if tree.body and isinstance(tree.body[-1], ast.Expr):
             last = ast.Expression(tree.body.pop().value)
         try:
@@ -91,7 +93,10 @@ class Interpreter:
                     value = eval(compile(last, cell_name, "eval"), self.namespace)
                     if value is not None:
                         self.namespace["_"] = value
-                        self.display(value)
+                        # `Text(0.5, 1.0, 't')` under a chart is noise: the chart is the answer (as in ChatGPT).
+                        figure = rich.open_figures() > 0 or rich.FIGURES_EMITTED > figures_before
+                        if not (figure and rich.is_plot_noise(value)):
+                            self.display(value)
             finally:
                 self.armed = False
                 if os.getpid() != self.main_pid:

@@ -160,6 +160,7 @@ class Kernel:
             elif command.get("language") == "bash":
                 error = self.interpreter.run_bash(command.get("code", ""))
             else:
+                self.interpreter.max_file_bytes = int(command.get("maxFileBytes", 100 << 20))
                 error = self.interpreter.run_python(command.get("code", ""), f"<cell-{int(command.get('count', 0))}>")
             for stream in (sys.stdout, sys.stderr):
                 try:

@@ -273,13 +273,15 @@ class Supervisor:
         ooms_before = oom_kills()
         if self.languages.owns(kernel):
             count = self.languages.next_count(kernel)
+        elif request.get("internal"):
+            count = self.count  # the bot's own run (an export's package versions) is not one of the user's
         else:
             self.count += 1
             count = self.count
         started = time.monotonic()
         kernel.begin(output, rid)
         kernel.send({"op": "run", "id": rid, "language": request.get("language"), "code": request.get("code", ""),
-                     "count": count})
+                     "count": count, "maxFileBytes": max_file})
         with self.state_lock:
             self.run_kernel = kernel
             if self.interrupted:  # the stop came while the kernel was starting
