@@ -19,6 +19,8 @@ import type { SessionStore } from '../ports/session-store.js';
 import { buildReply } from '../replies/build-reply.js';
 import { replyBoundsFor } from '../replies/reply-bounds.js';
 import { formatBytes } from '../replies/format.js';
+import { AnswerLedger } from './answer-ledger.js';
+import { exportThread, recordTurn, type RecordTurnOptions } from '../export/index.js';
 import { storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
 import { intentOf } from './intent.js';
@@ -47,6 +49,8 @@ export class ThreadWorker {
   private readonly interpreter: Interpreter;
   /** The job running in each thread in this process (the queue runs one per thread at a time). */
   private readonly running = new Map<string, Promise<void>>();
+  /** Which answer belongs to which message, for edits that re-run a message. */
+  private readonly ledger: AnswerLedger;
 
   constructor(private readonly deps: ThreadWorkerDeps) {
     this.interpreter = new Interpreter({
@@ -57,6 +61,7 @@ export class ThreadWorker {
       sandboxTimeoutMs: deps.config.sandbox.timeoutMs,
       logger: deps.logger,
     });
+    this.ledger = new AnswerLedger({ store: deps.store, ttlMs: deps.config.sandbox.filesTtlMs, logger: deps.logger });
   }
 
   /** One job, answered exactly once. */
@@ -82,6 +87,12 @@ export class ThreadWorker {
     const { message } = job;
     const adapter = this.deps.adapters.get(message.thread.platform);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: job.threadKey, job: job.id });
+    // An edit is decided when it runs, after the original's job: its answer is known by then.
+    const plan = await this.ledger.plan(job.threadKey, message);
+    if (plan?.action === 'ignore') {
+      log.info({ reason: plan.reason, original: message.edit?.originalId }, 'edit ignored');
+      return;
+    }
     const progress = adapter.progress(message);
     const started = Date.now();
     try {
@@ -93,7 +104,7 @@ export class ThreadWorker {
         // Files come back only where THREADLAB_DATA_DIR is shared between workers, so only variables are promised lost.
         reply.text = `_This message was picked up again after a worker stopped, so the thread's Python variables were reset._\n\n${reply.text}`;
       }
-      await adapter.reply(message, reply);
+      await this.ledger.deliver({ adapter, threadKey: job.threadKey, message, reply, plan });
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');
     } catch (err) {
       if (isShutdown(context.signal)) {
@@ -104,8 +115,10 @@ export class ThreadWorker {
       log.error({ err: error, code: error.code }, 'job failed');
       this.deps.metrics?.error(error.code);
       progress.update({ type: 'error', code: error.code, message: error.message });
-      await adapter
-        .reply(message, textReply(userFacing(error), error.code === 'cancelled' ? 'notice' : 'error'))
+      const failed = textReply(userFacing(error), error.code === 'cancelled' ? 'notice' : 'error');
+      // A failed re-run never replaces the answer that stood: it is said below it.
+      await this.ledger
+        .deliver({ adapter, threadKey: job.threadKey, message, reply: failed, plan, inPlace: false })
         .catch((replyErr) => log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'));
     } finally {
       await progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
@@ -133,6 +146,8 @@ export class ThreadWorker {
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
         return textReply(helpText(message.thread.platform));
+      case 'export':
+        return exportThread({ store: this.deps.store, sandbox, threadKey, signal });
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);
         return prefix(notes, await this.listFiles(threadKey));
@@ -145,6 +160,7 @@ export class ThreadWorker {
           { threadKey, language, code, user: message.user.id },
           { signal, onProgress },
         );
+        notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
       }
       case 'ask': {
@@ -165,6 +181,8 @@ export class ThreadWorker {
           { threadKey, text: intent.text, user: message.user, uploaded: files },
           { signal, onProgress },
         );
+        const asked = { text: intent.text, files: files.map((f) => f.path) };
+        notes.push(...(await this.recordExport({ threadKey, message: asked, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
       }
     }
@@ -184,6 +202,17 @@ export class ThreadWorker {
       notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
     notes.push(...again.problems.map((p) => `⚠️ ${p}`));
     return notes;
+  }
+
+  /** Adds the turn to the thread's export log; a failure is a note on the reply, not a lost answer. */
+  private async recordExport(turn: Omit<RecordTurnOptions, 'store' | 'atMs'>): Promise<string[]> {
+    try {
+      await recordTurn({ ...turn, store: this.deps.store, atMs: Date.now() });
+      return [];
+    } catch (err) {
+      this.deps.logger.warn({ err: toThreadlabError(err), thread: turn.threadKey }, 'could not record for export');
+      return ['⚠️ This exchange could not be added to the thread\'s notebook export (`export`).'];
+    }
   }
 
   /** Puts the message's attachments into the sandbox and remembers them; problems are notes for the reply. */

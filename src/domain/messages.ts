@@ -24,7 +24,19 @@ export type InboundCommand =
   | { name: 'reset' }
   | { name: 'files' }
   | { name: 'help' }
+  | { name: 'export' }
   | { name: 'stop' };
+
+/**
+ * Says that a message is an edit of an earlier one: the core runs it again and updates (or re-posts)
+ * the answer to `originalId`, if the bot answered that message for the same user.
+ */
+export interface InboundEdit {
+  /** The `id` the edited message had when it first arrived (the answered question). */
+  originalId: string;
+  /** The text before this edit, when the platform said it (a claim: the core compares with what it answered). */
+  previousText?: string;
+}
 
 /** One message for the core, the same for every platform. Plain data: it crosses a queue. */
 export interface InboundMessage {
@@ -43,4 +55,6 @@ export interface InboundMessage {
    * the message to reply under). Opaque to the core; plain JSON.
    */
   replyContext?: Record<string, string | number | boolean | null>;
+  /** Set when this is an edit of an earlier message; `id` is then the edit's own (unique per edit). */
+  edit?: InboundEdit;
 }

@@ -47,6 +47,12 @@ export interface AttachmentDownload {
   bytes?: number;
 }
 
+/** Where an answer landed on its platform: the ids of its messages, in order, to update it in place later. */
+export interface PostedReply {
+  /** Platform message ids (Slack ts, Discord message id, web message id); files posted apart are not listed. */
+  messageIds: string[];
+}
+
 /**
  * A chat platform. `start` receives events (the gateway role); `download`, `progress` and `reply`
  * only use the platform's Web/REST API, so a worker on another machine can answer too.
@@ -66,5 +72,12 @@ export interface PlatformAdapter {
     options: { maxBytes: number; signal?: AbortSignal },
   ): Promise<AttachmentDownload>;
   progress(message: InboundMessage): ProgressSink;
-  reply(message: InboundMessage, reply: Reply): Promise<void>;
+  /** Posts the answer to `message`; adapters that can update answers later say where it landed. */
+  reply(message: InboundMessage, reply: Reply): Promise<PostedReply | void>;
+  /**
+   * Replaces an earlier answer (`previous`) with `reply`, in place: its messages are edited, surplus ones
+   * removed, extra ones added after them; what each platform does with files is in its README. Optional:
+   * without it, the answer to an edit is posted anew.
+   */
+  updateReply?(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply>;
 }

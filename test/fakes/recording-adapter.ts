@@ -8,6 +8,7 @@ import type {
   AttachmentDownload,
   InboundHandler,
   PlatformAdapter,
+  PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
 
@@ -50,7 +51,7 @@ export class RecordingAdapter implements PlatformAdapter {
     };
   }
 
-  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+  async reply(message: InboundMessage, reply: Reply): Promise<PostedReply | void> {
     const entry = { message, reply };
     this.replies.push(entry);
     this.waiters.shift()?.(entry);
