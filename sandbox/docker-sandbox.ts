@@ -23,9 +23,8 @@ import type { ReadyFrame } from './runner-protocol.js';
 import { hashKey, SessionRegistry } from './session-registry.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
-import type { Session } from './session-registry.js';
-import { restoreState, saveState, type SaveOutcome, type StateLimits } from './session-state.js';
-import { formatMib } from './session-files.js';
+import type { SaveOutcome } from './session-state.js';
+import { StateKeeper } from './state-keeper.js';
 import { resolveRuntime, type RuntimeChoice, type RuntimeSetting } from './runtime.js';
 import type { EgressPort, EgressRunBudget } from '../src/ports/egress.js';
 
@@ -52,8 +51,6 @@ export interface DockerSandboxOptions {
 }
 
 const MB = 1024 * 1024;
-/** How long close() waits for the variables of live sessions to be saved (SIGTERM, daemon stop). */
-const STATE_SAVE_ON_CLOSE_MS = 30_000;
 
 /** The Sandbox port on Docker: one container per live session, a warm pool, files mirrored on the host. */
 export class DockerSandbox implements Sandbox {
@@ -61,6 +58,7 @@ export class DockerSandbox implements Sandbox {
   readonly pool: WarmPool;
   private readonly registry: SessionRegistry;
   private readonly containers: SessionContainers;
+  private readonly state: StateKeeper;
   private readonly launches = new Set<Promise<LiveContainer>>();
   private started: Promise<void> | undefined;
   private readyInfo: ReadyFrame | undefined;
@@ -86,6 +84,7 @@ export class DockerSandbox implements Sandbox {
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
     });
+    this.state = new StateKeeper({ registry: this.registry, limits, logger: options.logger });
     this.containers = new SessionContainers({
       registry: this.registry,
       pool: this.pool,
@@ -95,12 +94,9 @@ export class DockerSandbox implements Sandbox {
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
       saveState: async (session) => {
-        await this.saveNow(session);
+        await this.state.saveNow(session);
       },
-      restoreState: (session, live) =>
-        limits.stateMaxBytes > 0
-          ? restoreState(live.connection, session.state, this.stateLimits())
-          : Promise.resolve(undefined),
+      restoreState: (session, live) => this.state.restore(session, live),
     });
   }
 
@@ -170,8 +166,9 @@ export class DockerSandbox implements Sandbox {
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
       const live = await this.containers.ensureLive(session);
-      const pendingReset = session.pendingReset;
-      session.pendingReset = undefined;
+      // The bot's own runs leave the notices for the user's next run.
+      const pendingReset = request.internal ? undefined : session.pendingReset;
+      if (!request.internal) session.pendingReset = undefined;
       const { limits, egress } = this.options;
       const timeoutMs = request.timeoutMs ?? limits.timeoutMs;
       let budget: EgressRunBudget | undefined;
@@ -210,81 +207,27 @@ export class DockerSandbox implements Sandbox {
         });
       }
       if (pendingReset && !outcome.result.stateReset) outcome.result.stateReset = { reason: pendingReset };
-      if (session.stateRestored) outcome.result.stateRestored = session.stateRestored;
-      if (session.stateNotSaved) outcome.result.stateNotSaved = { reason: session.stateNotSaved };
-      session.stateRestored = undefined;
-      session.stateNotSaved = undefined;
+      if (!request.internal) {
+        if (session.stateRestored) outcome.result.stateRestored = session.stateRestored;
+        if (session.stateNotSaved) outcome.result.stateNotSaved = { reason: session.stateNotSaved };
+        session.stateRestored = undefined;
+        session.stateNotSaved = undefined;
+      }
       if (!outcome.lost && request.language === 'python') {
-        session.stateDirty = true;
-        this.scheduleSave(session);
+        this.state.changed(session);
       }
       return outcome.result;
     });
   }
 
-  private stateLimits(): StateLimits {
-    const { limits } = this.options;
-    return { maxBytes: limits.stateMaxBytes, timeoutMs: limits.timeoutMs, graceMs: limits.graceMs };
-  }
-
-  /** Saves the variables once the session has been quiet for THREADLAB_STATE_SAVE_DELAY_MS: off the reply's path. */
-  private scheduleSave(session: Session): void {
-    if (this.options.limits.stateMaxBytes === 0 || this.closed) return;
-    clearTimeout(session.stateTimer);
-    session.stateTimer = setTimeout(() => {
-      session.stateTimer = undefined;
-      if (session.busy > 0) return this.scheduleSave(session); // the request in flight goes first
-      this.registry
-        .serialize(session, () => this.saveNow(session))
-        .catch((err: unknown) => {
-          this.options.logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
-        });
-    }, this.options.limits.stateSaveDelayMs);
-    session.stateTimer.unref();
-  }
-
   /**
    * Saves the thread's variables now, on the path the deferred save and a recycle take, and says what it did
-   * (the state is on the host once this resolves); undefined when there was nothing to save: no live container,
-   * no Python run since the last save, or saving off. For `threadlab bench sandbox`, which times it.
+   * (the state is on the host once this resolves); undefined when there was nothing to save. For
+   * `threadlab bench sandbox`, which times it.
    */
   async saveState(key: string): Promise<SaveOutcome | undefined> {
     const session = this.registry.peek(key);
-    return session ? this.registry.serialize(session, () => this.saveNow(session)) : undefined;
-  }
-
-  /**
-   * Saves the session's variables if a Python run changed them since the last save. Runs inside the session's
-   * serialisation. What went wrong is told in the next result, never thrown: a container going away must go.
-   */
-  private async saveNow(session: Session): Promise<SaveOutcome | undefined> {
-    clearTimeout(session.stateTimer);
-    session.stateTimer = undefined;
-    const live = session.live;
-    const { limits, logger } = this.options;
-    if (!session.stateDirty || !live?.isAlive || limits.stateMaxBytes === 0) return undefined;
-    session.stateDirty = false;
-    const lost = 'if the sandbox is recycled they are lost (files are kept)';
-    try {
-      const outcome = await session.state.whileSaving(() =>
-        saveState(live.connection, session.state, this.stateLimits()),
-      );
-      if (outcome.kind === 'saved') {
-        logger.debug({ session: session.hash, bytes: outcome.bytes, variables: outcome.variables }, 'variables saved');
-        session.stateNotSaved = undefined;
-      } else if (outcome.kind === 'tooLarge') {
-        logger.info({ session: session.hash, bytes: outcome.bytes }, 'variables too large to save');
-        session.stateNotSaved = `they take more than ${formatMib(limits.stateMaxBytes)} saved (THREADLAB_STATE_MAX_MB), so they were not saved: ${lost}`;
-      } else if (outcome.kind === 'failed') {
-        logger.info({ session: session.hash, reason: outcome.reason }, 'variables could not be saved');
-        session.stateNotSaved = `they could not be saved (${outcome.reason}): ${lost}`;
-      }
-      return outcome;
-    } catch (err) {
-      logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
-      session.stateNotSaved = `they could not be saved (${(err as Error).message}): ${lost}`;
-      return { kind: 'failed', reason: (err as Error).message };
-    }
+    return session ? this.registry.serialize(session, () => this.state.saveNow(session)) : undefined;
   }
 
   async putFile(key: string, name: string, data: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
@@ -401,10 +344,7 @@ export class DockerSandbox implements Sandbox {
     this.registry.stopReaper();
     clearInterval(this.pruneTimer);
     clearInterval(this.orphanTimer);
-    // Each live session's variables are saved before its container goes, within a bound: a shutdown must end.
-    const saves = this.registry.all().map((session) => this.registry.serialize(session, () => this.saveNow(session)));
-    const bound = new Promise<void>((resolve) => setTimeout(resolve, STATE_SAVE_ON_CLOSE_MS).unref());
-    await Promise.race([Promise.allSettled(saves), bound]);
+    await this.state.saveAll();
     await this.pool.close();
     await Promise.allSettled([...this.launches]);
     await Promise.all(
