@@ -12,6 +12,11 @@ export interface RunRequest {
   code: string;
   /** Wall-clock limit of this run. @defaultValue the sandbox's configured timeout */
   timeoutMs?: number;
+  /**
+   * A run the bot makes for itself (the export's package versions), not the user's: it does not advance the
+   * thread's execution count, and notices for the user's next run (variables reset or restored) wait for that run.
+   */
+  internal?: boolean;
   /** The platform user whose message started the run, for the egress audit line. */
   user?: string;
   /** Aborting interrupts the run like a timeout would (the session survives if the code yields). */
