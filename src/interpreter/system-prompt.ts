@@ -56,7 +56,7 @@ function describeNetwork(network: SandboxEnvironment['limits']['network']): stri
   const credentialed = network.credentialed?.length
     ? ` ${network.credentialed.join(', ')}: use http:// URLs; the gateway connects over TLS and adds the credentials, which are never visible here (do not look for them).`
     : '';
-  return `- Network: only ${network.allowed.join(', ')} can be reached, through a proxy already set (HTTP_PROXY/HTTPS_PROXY); anything else is refused at once with a message naming THREADLAB_EGRESS_ALLOW. ${installs}${credentialed}`;
+  return `- Network: only ${network.allowed.join(', ')} can be reached, over HTTP(S) through a proxy already set (HTTP_PROXY/HTTPS_PROXY; there are no direct sockets and no DNS); anything else is refused at once with a message naming THREADLAB_EGRESS_ALLOW. ${installs}${credentialed}`;
 }
 
 function describeEnvironment(env: SandboxEnvironment): string {
