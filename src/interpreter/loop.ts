@@ -43,7 +43,7 @@ export interface LoopResult {
 const LAST_ROUND_NOTE =
   '[Threadlab] This is the last round allowed for this message: give your final answer now from what you have. Further tool calls will not run.';
 const REFUSAL_NOTE =
-  '[Threadlab] Your last reply was a refusal. This is data analysis in an isolated sandbox without network. If the request is acceptable, continue with run_code; otherwise explain briefly to the user why not.';
+  '[Threadlab] Your last reply was a refusal. This is data analysis in an isolated sandbox. If the request is acceptable, continue with run_code; otherwise explain briefly to the user why not.';
 const EMPTY_NOTE = '[Threadlab] Your last reply was empty. Continue: call run_code, or give your final answer as text.';
 
 /**
