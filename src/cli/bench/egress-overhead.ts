@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer as createHttpServer, request } from 'node:http';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
-import { createLogger } from '../logger.js';
-import { EgressGateway } from './gateway.js';
-import { parseAllowlist } from './policy.js';
+import { createLogger } from '../../logger.js';
+import { EgressGateway } from '../../egress/gateway.js';
+import { parseAllowlist } from '../../egress/policy.js';
 
 /** Medians of one kind of request, direct and through the gateway, in milliseconds. */
 export interface OverheadRow {
@@ -14,27 +14,30 @@ export interface OverheadRow {
   overheadMs: number;
 }
 
-export interface EgressBenchOptions {
+export interface EgressOverheadOptions {
   /** Requests per kind and path (each on a new connection, as the gateway serves one request per connection). @defaultValue 200 */
   requests?: number;
 }
 
-const BODY = 'ok';
+/** What the bench's loopback server answers: a small body, checked on every request. */
+export const BODY = 'ok';
 
-function median(values: number[]): number {
+/** The median of samples (the middle pair's mean for an even count). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-async function listen(server: Server): Promise<number> {
+/** Listens on a free loopback port and returns it. */
+export async function listen(server: Server): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
 }
 
 /** One GET on a new connection; `path` is absolute form when going through the gateway. */
-function timedGet(port: number, path: string): Promise<number> {
+export function timedGet(port: number, path: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, agent: false, headers: { Connection: 'close' } }, (res) => {
@@ -82,9 +85,9 @@ function timedRawGet(port: number, tunnelTo?: string): Promise<number> {
 /**
  * The cost of the egress gateway on loopback: the same small request direct and through a gateway
  * (absolute form, and a CONNECT tunnel), each on a new connection, alternating, median of `requests`.
- * The sandbox relay (stdio between container and bot) comes on top and is not measured here.
+ * The sandbox relay (stdio between container and bot) comes on top: egress-sandbox-path.ts measures that.
  */
-export async function benchEgressOverhead(options: EgressBenchOptions = {}): Promise<OverheadRow[]> {
+export async function benchEgressOverhead(options: EgressOverheadOptions = {}): Promise<OverheadRow[]> {
   const requests = options.requests ?? 200;
   const upstream = createHttpServer((_req, res) => res.end(BODY));
   const upstreamPort = await listen(upstream);

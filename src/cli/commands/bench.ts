@@ -14,10 +14,11 @@ import { benchSandbox } from '../bench/sandbox-bench.js';
 import { generateSandboxCharts } from '../bench/sandbox-charts.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { benchQueue } from '../bench/queue-bench.js';
+import { benchEgress } from '../bench/egress-bench.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|render|queue [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|render|queue|egress [--iterations N] [--threads N] [--messages N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -25,7 +26,10 @@ export const benchCommand: Command = {
   render    bytes saved and milliseconds per image over matplotlib charts generated in the sandbox
   queue     sustained messages/s and p95 queue wait for concurrent threads in direct mode, in-process and
             BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
-  --iterations N   samples per measurement (sandbox; default 30) or charts (render; default 12)
+  egress    the egress gateway's overhead, and small GETs from code in a sandbox (relay and gateway, runc and
+            runsc) against the bot's own GETs of the same loopback server
+  --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12) or
+                   requests per side (egress; default 200)
   --threads N      concurrent threads (queue; default 30)
   --messages N     messages in all (queue; default 300)`,
   async run(argv, io) {
@@ -35,7 +39,7 @@ export const benchCommand: Command = {
       'bench',
     );
     const which = positionals[0];
-    if (values.help || !which || !['sandbox', 'render', 'queue'].includes(which)) {
+    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress'].includes(which)) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
     }
@@ -74,6 +78,11 @@ export const benchCommand: Command = {
     }
     const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
     try {
+      if (which === 'egress') {
+        const requests = number(values.iterations, 200);
+        await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
+        return 0;
+      }
       await benchSandbox({
         docker,
         image,
