@@ -118,6 +118,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
         op: 'run',
         language: request.language,
         code: request.code,
+        ...(request.internal ? { internal: true } : {}),
         timeoutMs: options.timeoutMs,
         graceMs: options.graceMs,
         outputBytes: options.outputBytes,

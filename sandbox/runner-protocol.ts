@@ -180,6 +180,8 @@ export type RunnerRequest =
       op: 'run';
       language: Language;
       code: string;
+      /** The bot's own run: the execution count does not advance. */
+      internal?: boolean;
       timeoutMs: number;
       /** How long the kernel has to yield after an interrupt before the supervisor kills and replaces it. */
       graceMs: number;

@@ -1,7 +1,7 @@
 import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import { LANGUAGES } from '../../src/domain/execution.js';
 
-/** The application commands Threadlab registers: /run, /reset, /files, /help. */
+/** The application commands Threadlab registers: /run, /reset, /files, /help, /export. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   return [
     new SlashCommandBuilder()
@@ -18,5 +18,9 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
     new SlashCommandBuilder().setName('reset').setDescription("Forget this thread's variables and files").toJSON(),
     new SlashCommandBuilder().setName('files').setDescription("List the files in this thread's sandbox").toJSON(),
     new SlashCommandBuilder().setName('help').setDescription('How to use Threadlab').toJSON(),
+    new SlashCommandBuilder()
+      .setName('export')
+      .setDescription('This thread as a Jupyter notebook and a requirements.txt')
+      .toJSON(),
   ];
 }

@@ -33,6 +33,8 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
       return { name: 'files' };
     case 'help':
       return { name: 'help' };
+    case 'export':
+      return { name: 'export' };
     default:
       return undefined;
   }

@@ -5,6 +5,7 @@ import { parseThreadKey, threadKey, type ThreadRef } from '../../src/domain/thre
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import type { KnownThreads } from './known-threads.js';
+import { exportCommand } from './export-command.js';
 import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
 import { mapMessageEvent, NOT_IN_THREAD, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
 import type { ThreadMembership } from './thread-membership.js';
@@ -80,6 +81,13 @@ export function registerListeners(ctx: ListenerContext): void {
     const parsed = parseCommandText(body.text);
     if (parsed.kind === 'invalid') {
       await ack({ response_type: 'ephemeral', text: parsed.error });
+      return;
+    }
+    if (parsed.kind === 'command' && parsed.command.name === 'export') {
+      // The thread comes as its link (export-command.ts); the answer goes into it, not into a new thread.
+      const asked = exportCommand(body, ctx.botUserId, Date.now());
+      await ack(asked.kind === 'invalid' ? { response_type: 'ephemeral', text: asked.error } : undefined);
+      if (asked.kind === 'export') await deliver(asked.message);
       return;
     }
     if (parsed.kind === 'command' && THREAD_COMMANDS.has(parsed.command.name)) {

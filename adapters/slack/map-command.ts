@@ -22,7 +22,7 @@ export type ParsedCommandText =
 
 /**
  * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python, ```bash, ```r or ```js), `reset`,
- * `files`, `help` (also an empty text) and `stop`; anything else is a question for the model.
+ * `files`, `help` (also an empty text), `stop` and `export [link]`; anything else is a question for the model.
  */
 export function parseCommandText(raw: string | undefined): ParsedCommandText {
   const text = decodeSlackText(raw ?? '').trim();
@@ -30,6 +30,8 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   const name = word.toLowerCase();
   if (name === '' || name === 'help') return { kind: 'command', command: { name: 'help' } };
   if (name === 'reset' || name === 'files' || name === 'stop') return { kind: 'command', command: { name } };
+  // The link after `export` names the thread; the listener reads it (export-command.ts).
+  if (name === 'export') return { kind: 'command', command: { name } };
   if (name !== 'run') return { kind: 'question', text };
   if (rest.length === 0)
     return { kind: 'invalid', error: 'Nothing to run. Usage: `run print(1 + 1)` or `run ```python …````' };

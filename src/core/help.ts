@@ -1,16 +1,17 @@
 import type { Platform } from '../domain/thread-key.js';
 
 /** How each platform spells the commands the help text names. */
-const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string }> = {
+const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; help: string; export: string }> = {
   // reset and files are sent as messages in the thread: a Slack slash command cannot name its thread.
-  slack: { run: '/interpreter run', reset: 'reset', files: 'files', help: '/interpreter help' },
-  discord: { run: '/run', reset: '/reset', files: '/files', help: '/help' },
-  web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help' },
+  slack: { run: '/interpreter run', reset: 'reset', files: 'files', help: '/interpreter help', export: 'export' },
+  discord: { run: '/run', reset: '/reset', files: '/files', help: '/help', export: '/export' },
+  web: { run: '```python …```', reset: 'Reset', files: 'Files', help: 'Help', export: '/export' },
   cli: {
     run: 'threadlab exec',
     reset: 'threadlab chat --reset',
     files: 'threadlab chat --files',
     help: 'threadlab --help',
+    export: 'threadlab chat --thread KEY --out DIR /export',
   },
 };
 
@@ -27,6 +28,7 @@ export function helpText(platform: Platform): string {
     '',
     `\`${command.run} <code>\` runs code directly · \`${command.files}\` lists this thread's files · ` +
       `\`${command.reset}\` clears variables and files · \`${command.help}\` shows this.`,
+    `\`${command.export}\` sends this thread as a Jupyter notebook (the code that ran successfully, with its outputs) and a \`requirements.txt\`.`,
     'The container has no network access; charts and files your code writes come back here.',
   ].join('\n');
 }

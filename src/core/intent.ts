@@ -11,13 +11,15 @@ export type Intent =
   | { kind: 'reset' }
   | { kind: 'files' }
   | { kind: 'help' }
+  /** The thread as a Jupyter notebook and a requirements.txt. */
+  | { kind: 'export' }
   /** Code to run as is, without the model: a platform's run command, or a message that is one fenced block. */
   | { kind: 'run'; language: Language; code: string }
   /** Anything else is for the model; `text` is empty when the message only brings files. */
   | { kind: 'ask'; text: string };
 
 /** The commands about a thread's state, which a user can also type as a message on some platforms. */
-const THREAD_COMMANDS = ['reset', 'files', 'help', 'stop'] as const;
+const THREAD_COMMANDS = ['reset', 'files', 'help', 'stop', 'export'] as const;
 
 /**
  * What goes before a typed command's word, per platform; none where commands are never typed.
@@ -30,6 +32,12 @@ const TYPED_COMMAND_PREFIX: Record<Platform, string | undefined> = {
   discord: undefined,
   cli: undefined,
 };
+
+/**
+ * How `export` is typed on each platform. Discord and the CLI take it typed too: Discord's /export slash command
+ * cannot be used in every client, and the CLI has no option for it (`threadlab chat --thread K /export`).
+ */
+const TYPED_EXPORT: Record<Platform, string> = { slack: 'export', web: '/export', discord: 'export', cli: '/export' };
 
 const WHOLE_BLOCK = /^\s*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/;
 
@@ -72,6 +80,7 @@ function fromCommand(command: InboundCommand): Intent {
 function typedCommand(text: string, platform: Platform): (typeof THREAD_COMMANDS)[number] | undefined {
   const prefix = TYPED_COMMAND_PREFIX[platform];
   const typed = text.trim().toLowerCase();
+  if (typed === TYPED_EXPORT[platform]) return 'export';
   if (prefix === undefined || !typed.startsWith(prefix)) return undefined;
   const word = typed.slice(prefix.length);
   return THREAD_COMMANDS.find((name) => name === word);

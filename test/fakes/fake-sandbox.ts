@@ -172,7 +172,7 @@ export class FakeSandbox implements Sandbox {
       result.stateReset = reset;
       session.executionCount = 0;
     }
-    session.executionCount += 1;
+    if (!request.internal) session.executionCount += 1; // the bot's own runs are not counted
     result.executionCount = session.executionCount;
     if (result.status === 'killed') this.kill(session, result);
     return result;

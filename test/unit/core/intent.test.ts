@@ -63,13 +63,28 @@ describe('intentOf', () => {
     expect(intentOf(message('/stop', { platform: 'cli' }))).toEqual({ kind: 'ask', text: '/stop' });
   });
 
+  it('reads export as each platform types it: /export on the web and the CLI, export in Slack and Discord threads', () => {
+    expect(intentOf(message(' /Export '))).toEqual({ kind: 'export' });
+    expect(intentOf(message('/export', { platform: 'cli' }))).toEqual({ kind: 'export' });
+    expect(intentOf(message('export', { platform: 'slack' }))).toEqual({ kind: 'export' });
+    expect(intentOf(message('export', { platform: 'discord' }))).toEqual({ kind: 'export' });
+    expect(intentOf(message('', { platform: 'discord', command: { name: 'export' } }))).toEqual({ kind: 'export' });
+    expect(intentOf(message('export', { platform: 'web' }))).toEqual({ kind: 'ask', text: 'export' });
+    expect(intentOf(message('/export', { platform: 'discord' }))).toEqual({ kind: 'ask', text: '/export' });
+    expect(intentOf(message('export the data', { platform: 'slack' }))).toEqual({
+      kind: 'ask',
+      text: 'export the data',
+    });
+    expect(intentOf(message('export', { platform: 'cli' }))).toEqual({ kind: 'ask', text: 'export' });
+  });
+
   it('takes /reset with spaces or other case around it, and nothing more', () => {
     expect(intentOf(message('/reset   '))).toEqual({ kind: 'reset' });
     expect(intentOf(message('\t/RESET \n'))).toEqual({ kind: 'reset' });
     expect(intentOf(message(' stop ', { platform: 'slack' }))).toEqual({ kind: 'stop' });
     expect(intentOf(message('/ reset'))).toEqual({ kind: 'ask', text: '/ reset' });
     expect(intentOf(message('/resets'))).toEqual({ kind: 'ask', text: '/resets' });
-    expect(intentOf(message('/export'))).toEqual({ kind: 'ask', text: '/export' });
+    expect(intentOf(message('/exports'))).toEqual({ kind: 'ask', text: '/exports' });
     expect(intentOf(message('/run print(1)'))).toEqual({ kind: 'ask', text: '/run print(1)' });
   });
 

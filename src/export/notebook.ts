@@ -1,0 +1,156 @@
+import { fenceLabel, type Language } from '../domain/execution.js';
+import type { ExportEntry, ExportLog, ExportOutput } from '../ports/session-store.js';
+
+/** A Jupyter notebook as nbformat 4.5 writes it (the subset Threadlab produces). */
+export interface Notebook {
+  nbformat: 4;
+  nbformat_minor: 5;
+  metadata: Record<string, unknown>;
+  cells: NotebookCell[];
+}
+
+type Source = string[];
+export type NotebookCell =
+  | { cell_type: 'markdown'; id: string; metadata: Record<string, unknown>; source: Source; attachments?: Attachments }
+  | {
+      cell_type: 'code';
+      id: string;
+      metadata: Record<string, unknown>;
+      source: Source;
+      execution_count: number;
+      outputs: NotebookOutput[];
+    };
+type Attachments = Record<string, Record<string, string>>;
+type NotebookOutput =
+  | { output_type: 'stream'; name: 'stdout' | 'stderr'; text: Source }
+  | { output_type: 'display_data'; data: Record<string, Source | string>; metadata: Record<string, unknown> };
+
+/** Options of {@link buildNotebook}. */
+export interface BuildNotebookOptions {
+  log: ExportLog;
+  /** The sandbox's Python version, when known. */
+  python?: string;
+  /** When the export was made. */
+  exportedAt: Date;
+}
+
+const LANGUAGE_NAMES: Record<Language, string> = { python: 'Python', bash: 'bash', r: 'R', javascript: 'JavaScript' };
+
+/** Splits text into the line list nbformat stores (each line keeps its newline). */
+function lines(text: string): Source {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+/** Text outputs as line lists; images stay one base64 string, as Jupyter writes them. */
+function outputOf(output: ExportOutput): NotebookOutput {
+  if (output.type === 'stream') return { output_type: 'stream', name: output.name, text: lines(output.text) };
+  const data: Record<string, Source | string> = {};
+  for (const [mime, value] of Object.entries(output.data))
+    data[mime] = mime.startsWith('image/') && mime !== 'image/svg+xml' ? value.replace(/\s+/g, '') : lines(value);
+  return { output_type: 'display_data', data, metadata: {} };
+}
+
+function omittedNote(omitted: string[] | undefined): string {
+  return omitted?.length ? `\n\n_Left out of this export (Threadlab's limits): ${omitted.join('; ')}._` : '';
+}
+
+/** The longest run of backticks in a text plus one, so a fence around it cannot be closed from inside. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  return '`'.repeat(longest + 1);
+}
+
+/**
+ * An R or JavaScript run as a Markdown cell: a notebook has one kernel (Python), and a cell of another language
+ * would fail when the notebook is run top to bottom. The code, its text output and its charts (as attachments)
+ * are kept for reading.
+ */
+function foreignRunCell(entry: Extract<ExportEntry, { kind: 'run' }>, id: string): NotebookCell {
+  const name = LANGUAGE_NAMES[entry.language];
+  const parts = [
+    `_This ${name} code ran in the thread's ${name} session. A notebook runs one kernel (Python), so it is shown here and not run._`,
+    '',
+    `${fenceFor(entry.code)}${fenceLabel(entry.language)}\n${entry.code}\n${fenceFor(entry.code)}`,
+  ];
+  const attachments: Attachments = {};
+  entry.outputs.forEach((output, n) => {
+    const text = output.type === 'stream' ? output.text : output.data['text/plain'];
+    const png = output.type === 'display' ? output.data['image/png'] : undefined;
+    if (png) {
+      attachments[`chart-${n + 1}.png`] = { 'image/png': png.replace(/\s+/g, '') };
+      parts.push('', `![chart ${n + 1}](attachment:chart-${n + 1}.png)`);
+    } else if (text) {
+      parts.push('', 'Output:', '', `${fenceFor(text)}text\n${text.replace(/\n$/, '')}\n${fenceFor(text)}`);
+    }
+  });
+  return {
+    cell_type: 'markdown',
+    id,
+    metadata: { threadlab: { role: 'run', language: entry.language } },
+    source: lines(parts.join('\n') + omittedNote(entry.omitted)),
+    ...(Object.keys(attachments).length ? { attachments } : {}),
+  };
+}
+
+function headerCell(options: BuildNotebookOptions): NotebookCell {
+  const { log } = options;
+  const dropped = log.dropped
+    ? `\n\n**${log.dropped} earlier entries of this thread are not in this export**: a thread keeps its newest entries only.`
+    : '';
+  const text =
+    `# Threadlab thread\n\nExported ${options.exportedAt.toISOString()}. The thread's messages and every run that ` +
+    `succeeded, in order, with their outputs; failed attempts are left out. The code ran with \`/mnt/data\` ` +
+    `holding the thread's files as its working directory: put the files there (or change the paths) and install ` +
+    `\`requirements.txt\` to run it top to bottom.${dropped}`;
+  return {
+    cell_type: 'markdown',
+    id: 'threadlab-header',
+    metadata: { threadlab: { role: 'header' } },
+    source: lines(text),
+  };
+}
+
+/**
+ * The thread's export log as a notebook: messages become Markdown cells, Python runs code cells with their
+ * outputs (bash as `%%bash` cells), R and JavaScript runs Markdown cells (see {@link foreignRunCell}). Execution
+ * counts are those of a fresh kernel running the notebook top to bottom. Pure.
+ */
+export function buildNotebook(options: BuildNotebookOptions): Notebook {
+  const cells: NotebookCell[] = [headerCell(options)];
+  let count = 0;
+  options.log.entries.forEach((entry, n) => {
+    const id = `cell-${n + 1}`;
+    if (entry.kind === 'message') {
+      const source = lines(entry.text + omittedNote(entry.omitted));
+      cells.push({ cell_type: 'markdown', id, metadata: { threadlab: { role: 'message' } }, source });
+      return;
+    }
+    if (entry.language === 'r' || entry.language === 'javascript') {
+      cells.push(foreignRunCell(entry, id));
+      return;
+    }
+    count += 1;
+    const source = entry.language === 'bash' ? `%%bash\n${entry.code}` : entry.code;
+    const outputs = entry.outputs.map(outputOf);
+    const note = omittedNote(entry.omitted).trim();
+    if (note) outputs.push({ output_type: 'display_data', data: { 'text/markdown': lines(note) }, metadata: {} });
+    cells.push({
+      cell_type: 'code',
+      id,
+      metadata: { threadlab: { role: 'run', language: entry.language } },
+      source: lines(source),
+      execution_count: count,
+      outputs,
+    });
+  });
+  return {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {
+      kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
+      language_info: { name: 'python', ...(options.python ? { version: options.python } : {}) },
+      threadlab: { exportedAt: options.exportedAt.toISOString(), droppedEntries: options.log.dropped },
+    },
+    cells,
+  };
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { ExecutionResult, Language } from '../../../src/domain/execution.js';
+import { buildNotebook, EXPORT_LIMITS, messageEntry, recordTurn, runEntry } from '../../../src/export/index.js';
+import type { TurnRun } from '../../../src/interpreter/turn.js';
+import type { ExportEntry } from '../../../src/ports/session-store.js';
+import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { validateNotebook } from '../../support/nbformat.js';
+
+const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
+
+function run(code: string, result: Partial<ExecutionResult> = {}, language: Language = 'python'): TurnRun {
+  return {
+    language,
+    code,
+    result: {
+      status: 'ok',
+      stdout: '',
+      stderr: '',
+      displays: [],
+      artifacts: [],
+      durationMs: 1,
+      executionCount: 1,
+      ...result,
+    },
+  };
+}
+
+const at = new Date('2026-01-02T03:04:05Z');
+
+describe('notebook export', () => {
+  it('holds the messages and exactly the successful runs with their outputs, and nbformat validates it', async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    await recordTurn({
+      store,
+      threadKey: 't',
+      message: { text: 'Plot the **sales**', files: ['sales.csv'] },
+      runs: [
+        run('import pandas as pd\ndf = pd.read_csv("sales.csv")\nprint(len(df))', { stdout: '12\n' }),
+        run('df.plot(', { status: 'error', error: { name: 'SyntaxError', value: 'x', traceback: '' } }),
+        run('df.head()', {
+          displays: [{ data: { 'text/plain': '   a\n0  1', 'text/html': '<table><tr><td>1</td></tr></table>' } }],
+        }),
+        run('import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()', {
+          stderr: 'a warning\n',
+          displays: [{ data: { 'image/png': PNG, 'text/plain': '<Figure>' } }],
+        }),
+        run('while True: pass', { status: 'timeout' }),
+      ],
+      atMs: 1,
+    });
+    await recordTurn({ store, threadKey: 't', runs: [run('ls -l', { stdout: 'total 0\n' }, 'bash')], atMs: 2 });
+    const log = await store.readExport('t');
+    const notebook = buildNotebook({ log, python: '3.12.7', exportedAt: at });
+    await validateNotebook(JSON.stringify(notebook));
+
+    const code = notebook.cells.filter((c) => c.cell_type === 'code');
+    expect(code.map((c) => c.source.join(''))).toEqual([
+      'import pandas as pd\ndf = pd.read_csv("sales.csv")\nprint(len(df))',
+      'df.head()',
+      'import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()',
+      '%%bash\nls -l',
+    ]);
+    expect(code.map((c) => c.cell_type === 'code' && c.execution_count)).toEqual([1, 2, 3, 4]);
+    const outputs = code.map((c) => (c.cell_type === 'code' ? c.outputs : []));
+    expect(outputs[0]).toEqual([{ output_type: 'stream', name: 'stdout', text: ['12\n'] }]);
+    expect(outputs[1]).toEqual([
+      {
+        output_type: 'display_data',
+        data: { 'text/plain': ['   a\n', '0  1'], 'text/html': ['<table><tr><td>1</td></tr></table>'] },
+        metadata: {},
+      },
+    ]);
+    expect(outputs[2]).toEqual([
+      { output_type: 'stream', name: 'stderr', text: ['a warning\n'] },
+      { output_type: 'display_data', data: { 'text/plain': ['<Figure>'], 'image/png': PNG }, metadata: {} },
+    ]);
+    const markdown = notebook.cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source.join(''));
+    expect(markdown[0]).toContain('# Threadlab thread');
+    expect(markdown[1]).toBe('Plot the **sales**\n\n_(Uploaded: `sales.csv`)_');
+    expect(notebook.metadata).toMatchObject({ kernelspec: { name: 'python3' }, language_info: { version: '3.12.7' } });
+  });
+
+  it('shows R and JavaScript runs as Markdown with their code, text and charts (a notebook has one kernel)', async () => {
+    const entries = [
+      runEntry(run('summary(c(1, 2))', { stdout: '   Min. \n   1 \n' }, 'r'), 1)!,
+      runEntry(run('plot(1:3)', { displays: [{ data: { 'image/png': PNG } }] }, 'r'), 1)!,
+      runEntry(run('console.log("```")', { stdout: '```\n' }, 'javascript'), 1)!,
+    ];
+    const notebook = buildNotebook({ log: { entries, dropped: 0 }, exportedAt: at });
+    await validateNotebook(JSON.stringify(notebook));
+    expect(notebook.cells.filter((c) => c.cell_type === 'code')).toEqual([]);
+    const [, r1, r2, js] = notebook.cells;
+    expect(r1!.source.join('')).toContain('```r\nsummary(c(1, 2))\n```');
+    expect(r1!.source.join('')).toContain('   Min. \n   1 ');
+    expect(r2).toMatchObject({ attachments: { 'chart-1.png': { 'image/png': PNG } } });
+    expect(r2!.source.join('')).toContain('![chart 1](attachment:chart-1.png)');
+    // A fence inside the code or output cannot close the block around it.
+    expect(js!.source.join('')).toContain('````js\nconsole.log("```")\n````');
+  });
+
+  it('keeps each run within its limits and says in the notebook what was left out', async () => {
+    const long = 'x'.repeat(EXPORT_LIMITS.maxTextChars + 5000);
+    const charts = Array.from({ length: EXPORT_LIMITS.maxImages + 2 }, () => ({ data: { 'image/png': PNG } }));
+    const huge = { data: { 'image/png': 'A'.repeat(EXPORT_LIMITS.maxImageChars + 4) } };
+    const entry = runEntry(
+      run('print("x" * 10**6)', {
+        stdout: long,
+        displays: [huge, ...charts, { data: { 'application/x-custom': '{}' } }],
+        truncated: { stdoutBytes: 100, stderrBytes: 0, fullOutputPath: '.threadlab/output-1.txt' },
+      }),
+      1,
+    ) as Extract<ExportEntry, { kind: 'run' }>;
+    const stdout = entry.outputs[0]!;
+    expect(stdout.type === 'stream' && stdout.text.length).toBeLessThan(EXPORT_LIMITS.maxTextChars + 100);
+    expect(entry.outputs.filter((o) => o.type === 'display')).toHaveLength(EXPORT_LIMITS.maxImages);
+    expect(entry.omitted).toEqual([
+      '5000 characters from the middle of stdout',
+      "the middle of the run's output, which the sandbox did not keep either (the full output is in .threadlab/output-1.txt)",
+      `a chart of ${EXPORT_LIMITS.maxImageChars + 4} base64 characters (over ${EXPORT_LIMITS.maxImageChars})`,
+      `a chart past the ${EXPORT_LIMITS.maxImages} kept per run`,
+      `a chart past the ${EXPORT_LIMITS.maxImages} kept per run`,
+      'a result in application/x-custom, which a notebook cannot show',
+    ]);
+    const tooLong = runEntry(run('#'.repeat(EXPORT_LIMITS.maxCodeChars + 1)), 1);
+    expect(tooLong).toMatchObject({ kind: 'message', omitted: ['the code of a run'] });
+    expect(Buffer.byteLength(JSON.stringify(entry))).toBeLessThan(EXPORT_LIMITS.maxEntryBytes);
+
+    const notebook = buildNotebook({ log: { entries: [entry, tooLong!], dropped: 7 }, exportedAt: at });
+    await validateNotebook(JSON.stringify(notebook));
+    expect(notebook.cells[0]!.source.join('')).toContain('**7 earlier entries of this thread are not in this export**');
+    const code = notebook.cells[1]!;
+    expect(code.cell_type === 'code' && code.outputs.at(-1)).toMatchObject({
+      output_type: 'display_data',
+      data: { 'text/markdown': [expect.stringContaining("Left out of this export (Threadlab's limits)")] },
+    });
+    expect(notebook.cells[2]!.source.join('')).toContain('was left out of the export');
+  });
+
+  it("keeps a run's outputs within the entry budget and a long message cut", () => {
+    const texts = Array.from({ length: EXPORT_LIMITS.maxDisplays }, (_, i) => ({
+      data: { 'text/plain': `${i}`.padEnd(EXPORT_LIMITS.maxTextChars, '.') },
+    }));
+    const many = runEntry(run('show()', { displays: [...texts, ...texts] }), 1)!;
+    expect(Buffer.byteLength(JSON.stringify(many))).toBeLessThanOrEqual(EXPORT_LIMITS.maxEntryBytes);
+    expect(many.omitted).toContain(
+      `${EXPORT_LIMITS.maxDisplays} results past the ${EXPORT_LIMITS.maxDisplays} kept per run`,
+    );
+    const message = messageEntry('q'.repeat(EXPORT_LIMITS.maxMessageChars * 2), [], 1)!;
+    expect(message.kind === 'message' && message.text.length).toBeLessThan(EXPORT_LIMITS.maxMessageChars + 100);
+    expect(message.omitted).toEqual([`${EXPORT_LIMITS.maxMessageChars} characters from the middle of a message`]);
+    expect(messageEntry('  ', [], 1)).toBeUndefined();
+  });
+});
