@@ -3,6 +3,8 @@ import type { ProgressEvent } from '../../src/domain/progress.js';
 import type { Logger } from '../../src/logger.js';
 import type { ProgressSink } from '../../src/ports/platform-adapter.js';
 import { applyProgress, initialProgress, renderProgress, type ProgressState } from './progress-view.js';
+import { RunTasks, type StreamChunk } from './run-tasks.js';
+import { TaskStream } from './task-stream.js';
 
 export interface SlackProgressOptions {
   /** Removes or finalises the status at the end; waits out rate limits, since that write must land. */
@@ -19,10 +21,16 @@ export interface SlackProgressOptions {
   logger: Logger;
   /** Least time between two writes to Slack (chat.update allows about one a second). @defaultValue 1000 */
   minIntervalMs?: number;
-  /** Try `assistant.threads.setStatus` first (assistant threads in DMs); falls back to a message. @defaultValue false */
+  /**
+   * Use the assistant surfaces (assistant threads in DMs): `assistant.threads.setStatus` for the phase,
+   * and a native stream (`chat.startStream` / `appendStream` / `stopStream`) with one task card per code
+   * run. Either refused: the updated status message instead. @defaultValue false
+   */
   assistant?: boolean;
-  /** Called with Slack's error when it refuses the assistant status; the caller may stop trying it. */
-  onAssistantUnsupported?: (err: unknown) => void;
+  /** The asking user and team, sent as the stream's recipient. */
+  recipient?: { userId: string; teamId: string };
+  /** Called with Slack's error and the method when it refuses an assistant surface; the caller may stop trying it. */
+  onAssistantUnsupported?: (err: unknown, method: string) => void;
   /** Called once when the sink closes. */
   onClose?: () => void;
 }
@@ -42,6 +50,10 @@ function retryAfterSec(err: unknown): number | undefined {
  */
 export class SlackProgressSink implements ProgressSink {
   private readonly state: ProgressState = initialProgress();
+  private readonly tasks = new RunTasks();
+  private readonly stream: TaskStream;
+  /** The stream failed after it started (the user stopped it in Slack, say): no more stream writes. */
+  private streamBroken = false;
   private readonly minIntervalMs: number;
   private mode: 'assistant' | 'message';
   private messageTs: string | undefined;
@@ -54,14 +66,24 @@ export class SlackProgressSink implements ProgressSink {
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
   private lastError: unknown;
+  private lastMethod = '';
 
   constructor(private readonly options: SlackProgressOptions) {
     this.minIntervalMs = options.minIntervalMs ?? 1000;
     this.mode = options.assistant ? 'assistant' : 'message';
+    this.stream = new TaskStream({
+      channel: options.channel,
+      threadTs: options.threadTs,
+      ...(options.recipient
+        ? { recipientUserId: options.recipient.userId, recipientTeamId: options.recipient.teamId }
+        : {}),
+    });
   }
 
   update(event: ProgressEvent): void {
-    if (this.finished || !applyProgress(this.state, event)) return;
+    if (this.finished) return;
+    const task = this.tasks.apply(event);
+    if (!applyProgress(this.state, event) && !task) return;
     this.dirty = true;
     this.schedule();
   }
@@ -72,6 +94,16 @@ export class SlackProgressSink implements ProgressSink {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.inFlight;
+    if (this.mode === 'assistant' && !this.streamBroken && this.stream.ts) {
+      // The timeline is complete before the answer appears under it; the last write must land.
+      const note = this.tasks.droppedNote();
+      const chunks: StreamChunk[] = [
+        ...this.tasks.finalChunks(),
+        ...(note ? [{ type: 'markdown_text' as const, text: note }] : []),
+      ];
+      this.streamBroken = true;
+      await this.call('chat.stopStream', () => this.stream.stop(this.options.client, chunks));
+    }
   }
 
   async close(): Promise<void> {
@@ -117,9 +149,14 @@ export class SlackProgressSink implements ProgressSink {
       const ok = await this.call('assistant.threads.setStatus', () =>
         client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: this.state.status }),
       );
-      if (ok || retryAfterSec(this.lastError) !== undefined) return; // written, or refused for now (429): retried later
-      this.mode = 'message'; // not an assistant thread, or the app lacks the feature: fall back to a message
-      this.options.onAssistantUnsupported?.(this.lastError);
+      if (ok) {
+        if (await this.writeStream(client)) return;
+      } else if (retryAfterSec(this.lastError) !== undefined) return; // refused for now (429): retried later
+      if (this.mode === 'assistant') {
+        // Not an assistant thread, or the app lacks the feature: fall back to a message.
+        this.mode = 'message';
+        this.options.onAssistantUnsupported?.(this.lastError, this.lastMethod);
+      }
     }
     const { text, blocks } = renderProgress(this.state, { threadKey, stoppable: true });
     if (this.messageTs) {
@@ -135,6 +172,24 @@ export class SlackProgressSink implements ProgressSink {
   }
 
   /**
+   * Sends the task cards that changed to the stream; false when Slack refused to start it (the caller
+   * falls back to a message). A 429 keeps the cards unsent for the next write; a failure after the
+   * stream started (the user pressed Stop in Slack) ends stream writes for this job only.
+   */
+  private async writeStream(client: WebClient): Promise<boolean> {
+    const chunks = this.tasks.pending();
+    if (chunks.length === 0 || this.streamBroken) return true;
+    const started = this.stream.ts !== undefined;
+    const ok = await this.call(started ? 'chat.appendStream' : 'chat.startStream', () =>
+      this.stream.send(client, chunks),
+    );
+    if (ok) this.tasks.markSent(chunks);
+    if (ok || retryAfterSec(this.lastError) !== undefined) return true;
+    if (started) this.streamBroken = true;
+    return started;
+  }
+
+  /**
    * Runs one Web API call; a failure is logged and reported as false. A 429 marks the state unwritten
    * and holds the next write until Slack's Retry-After (the schedule drops it if the job ends first).
    */
@@ -144,6 +199,7 @@ export class SlackProgressSink implements ProgressSink {
       return true;
     } catch (err) {
       this.lastError = err;
+      this.lastMethod = method;
       const waitSec = retryAfterSec(err);
       if (waitSec !== undefined) {
         this.retryAtMs = Date.now() + waitSec * 1000;

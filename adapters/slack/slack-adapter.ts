@@ -19,6 +19,8 @@ import { KnownThreads } from './known-threads.js';
 import { ThreadMembership } from './thread-membership.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
+import { registerAssistantListeners } from './assistant-listeners.js';
+import { slackErrorCode, SurfaceSupport } from './surface-support.js';
 import { postReply } from './post-reply.js';
 
 export interface SlackAdapterOptions {
@@ -69,9 +71,11 @@ export class SlackAdapter implements PlatformAdapter {
   private readonly fileOrigins: string[];
   private app: App | undefined;
   private port: number | undefined;
-  private assistantStatus = true;
+  /** Where Slack refused the assistant surfaces: per workspace or per thread, remembered. */
+  private readonly support: SurfaceSupport;
 
   constructor(private readonly options: SlackAdapterOptions) {
+    this.support = new SurfaceSupport({ logger: options.logger });
     this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
     this.client = new WebClient(options.botToken, this.clientOptions());
     this.statusClient = new WebClient(options.botToken, {
@@ -120,6 +124,7 @@ export class SlackAdapter implements PlatformAdapter {
         logger: options.logger,
       }),
     });
+    registerAssistantListeners({ app, client: this.client, handler, logger: options.logger, support: this.support });
     try {
       if (socketMode) {
         await app.start();
@@ -179,7 +184,8 @@ export class SlackAdapter implements PlatformAdapter {
     this.known.add(key);
     // Assistant threads are DM threads; a plain DM message (no thread) cannot carry the status.
     const ctx = message.replyContext;
-    const assistant = this.assistantStatus && ctx?.channelType === 'im' && ctx.inThread === true;
+    const workspace = message.thread.workspace;
+    const assistant = ctx?.channelType === 'im' && ctx.inThread === true && this.support.usable(workspace, key);
     const sink = new SlackProgressSink({
       client: this.client,
       statusClient: this.statusClient,
@@ -189,11 +195,9 @@ export class SlackAdapter implements PlatformAdapter {
       threadKey: key,
       logger: this.options.logger,
       assistant,
-      onAssistantUnsupported: (err) => {
-        // Only a missing feature or scope means "never in this workspace"; other refusals are per thread.
-        const code = (err as { data?: { error?: string } } | undefined)?.data?.error;
-        if (code && APP_LACKS_ASSISTANT.has(code)) this.assistantStatus = false;
-      },
+      recipient: { userId: message.user.id, teamId: workspace },
+      onAssistantUnsupported: (err, method) =>
+        this.support.refused({ workspace, threadKey: key, method, error: slackErrorCode(err) }),
       ...(this.options.progressIntervalMs !== undefined ? { minIntervalMs: this.options.progressIntervalMs } : {}),
     });
     this.sinks.set(message.id, sink);
@@ -232,8 +236,6 @@ export class SlackAdapter implements PlatformAdapter {
     };
   }
 }
-
-const APP_LACKS_ASSISTANT = new Set(['missing_scope', 'not_allowed_token_type', 'unknown_method', 'method_deprecated']);
 
 function startError(err: unknown, what: string, fix: string): ThreadlabError {
   const cause = toSlackError(err, 'start');

@@ -10,7 +10,7 @@ export interface FakeSlackOptions {
   appToken?: string;
 }
 
-const JSON_ARGS = new Set(['blocks', 'files', 'attachments', 'chunks', 'metadata', 'prompts']);
+const JSON_ARGS = new Set(['blocks', 'files', 'attachments', 'chunks', 'metadata', 'prompts', 'loading_messages']);
 const LOGIN_PAGE = '<!DOCTYPE html><html><head><title>Slack</title></head><body>Sign in to Slack</body></html>';
 
 /**
@@ -79,6 +79,14 @@ export class FakeSlack {
     const queue = this.state.failures.get(method) ?? [];
     for (let i = 0; i < times; i += 1) queue.push(failure);
     this.state.failures.set(method, queue);
+  }
+
+  /**
+   * Makes this workspace lack `method` for good, as one without the feature or scope does:
+   * `unknown_method`, or `missing_scope` (with `needed` and `provided`, as Slack answers).
+   */
+  withoutMethod(method: string, error: 'unknown_method' | 'missing_scope' | 'not_allowed' = 'unknown_method'): void {
+    this.state.unsupported.set(method, { error, ...(error === 'missing_scope' ? { needed: 'assistant:write' } : {}) });
   }
 
   /** Hosts a user's file; returns the Slack file object to put in an event. */

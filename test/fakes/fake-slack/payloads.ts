@@ -170,3 +170,39 @@ export function buttonPress(o: {
     ],
   };
 }
+
+/** `assistant_thread_started`: a user opened a new thread in the app's assistant container (a DM). */
+export function assistantThreadStarted(o: {
+  channel: string;
+  thread_ts?: string;
+  user?: string;
+}): Record<string, unknown> {
+  const threadTs = o.thread_ts ?? nextTs();
+  return {
+    type: 'assistant_thread_started',
+    assistant_thread: {
+      user_id: o.user ?? USER_ID,
+      context: { channel_id: CHANNEL_ID, team_id: TEAM_ID, enterprise_id: null },
+      channel_id: o.channel,
+      thread_ts: threadTs,
+    },
+    event_ts: nextTs(),
+  };
+}
+
+/** `agent_session_stopped`: the user pressed Slack's native Stop while the app was streaming. */
+export function agentSessionStopped(o: {
+  channel: string;
+  thread_ts: string;
+  streaming_message_ts?: string[];
+  user?: string;
+}): Record<string, unknown> {
+  return {
+    type: 'agent_session_stopped',
+    channel: o.channel,
+    user: o.user ?? USER_ID,
+    thread_ts: o.thread_ts,
+    streaming_message_ts: o.streaming_message_ts ?? [],
+    event_ts: nextTs(),
+  };
+}

@@ -42,6 +42,25 @@ export interface FakeSlackFile {
   serveLoginPage?: boolean;
 }
 
+/** A native stream (`chat.startStream` … `chat.stopStream`) with every chunk it received, in order. */
+export interface FakeSlackStream {
+  channel: string;
+  ts: string;
+  threadTs: string;
+  recipientUserId?: string;
+  recipientTeamId?: string;
+  taskDisplayMode: string;
+  chunks: Record<string, unknown>[];
+  /** False once `chat.stopStream` ended it. */
+  streaming: boolean;
+}
+
+/** What a workspace without a method answers every time: `unknown_method`, or `missing_scope` with `needed`. */
+export interface FakeSlackUnsupported {
+  error: string;
+  needed?: string;
+}
+
 /** A scripted failure for the next call(s) of a method. */
 export type ScriptedFailure =
   | { status: 429; retryAfterSec: number }
@@ -58,6 +77,16 @@ export class FakeSlackState {
   /** Every GET of a hosted file's URL, and whether the bytes (not a login page) were served. */
   readonly downloads: { fileId: string; servedBytes: boolean; atMs: number }[] = [];
   readonly failures = new Map<string, ScriptedFailure[]>();
+  readonly streams: FakeSlackStream[] = [];
+  readonly assistantStatuses: { channel: string; threadTs: string; status: string }[] = [];
+  readonly suggestedPrompts: {
+    channel: string;
+    threadTs: string;
+    title: string;
+    prompts: { title: string; message: string }[];
+  }[] = [];
+  /** Methods this workspace does not offer, by name (see {@link FakeSlackUnsupported}). */
+  readonly unsupported = new Map<string, FakeSlackUnsupported>();
   private tsCounter = 0;
   private fileCounter = 0;
 

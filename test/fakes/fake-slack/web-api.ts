@@ -1,3 +1,4 @@
+import { handleAssistantMethod } from './assistant-methods.js';
 import type { FakeSlackState } from './state.js';
 
 export interface FakeIdentity {
@@ -30,6 +31,17 @@ export function handleMethod(
     return { ok: true, url: `${id.baseUrl.replace(/^http/, 'ws')}/socket/link?ticket=fake` };
   }
   if (token !== id.botToken) return { ok: false, error: 'invalid_auth' };
+  const missing = state.unsupported.get(method);
+  if (missing?.error === 'missing_scope')
+    return {
+      ok: false,
+      error: 'missing_scope',
+      needed: missing.needed ?? 'chat:write',
+      provided: 'chat:write,commands',
+    };
+  if (missing) return { ok: false, error: missing.error };
+  const assistant = handleAssistantMethod(state, id, method, args);
+  if (assistant) return assistant;
   switch (method) {
     case 'auth.test':
       return {
@@ -87,14 +99,7 @@ export function handleMethod(
       return { ok: true, message_ts: state.nextTs() };
     case 'reactions.add':
     case 'reactions.remove':
-    case 'assistant.threads.setStatus':
-    case 'assistant.threads.setSuggestedPrompts':
-    case 'assistant.threads.setTitle':
-    case 'chat.appendStream':
       return { ok: true };
-    case 'chat.startStream':
-    case 'chat.stopStream':
-      return { ok: true, channel: str(args.channel), ts: str(args.ts) || state.nextTs() };
     case 'conversations.replies': {
       const root = str(args.ts);
       const messages = state.messages.filter(

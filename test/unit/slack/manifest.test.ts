@@ -22,7 +22,7 @@ describe('Slack app manifest', () => {
     expect(listUnder('bot').sort()).toEqual(
       [
         'app_mentions:read', // app_mention
-        'assistant:write', // assistant.threads.setStatus
+        'assistant:write', // assistant.threads.setStatus / setSuggestedPrompts
         'channels:history', // message.channels: thread follow-ups
         'chat:write', // chat.postMessage / update / delete
         'commands', // the slash command
@@ -35,7 +35,18 @@ describe('Slack app manifest', () => {
   });
 
   it('subscribes to the events the listeners handle, and nothing else', () => {
-    expect(listUnder('bot_events').sort()).toEqual(['app_mention', 'message.channels', 'message.groups', 'message.im']);
+    expect(listUnder('bot_events').sort()).toEqual([
+      'agent_session_stopped', // Slack's native Stop on a streaming answer
+      'app_mention',
+      'assistant_thread_started', // suggested prompts
+      'message.channels',
+      'message.groups',
+      'message.im',
+    ]);
+  });
+
+  it('turns on the assistant container', () => {
+    expect(manifest).toMatch(/assistant_view:\n\s+assistant_description: \S/);
   });
 
   it('declares the default slash command, interactivity for the Stop button and Socket Mode', () => {

@@ -15,7 +15,14 @@ function fakeClient(fail: Set<string> = new Set()) {
     return { ok: true, ts: '111.222' };
   };
   const client = {
-    chat: { postMessage: record('chat.postMessage'), update: record('chat.update'), delete: record('chat.delete') },
+    chat: {
+      postMessage: record('chat.postMessage'),
+      update: record('chat.update'),
+      delete: record('chat.delete'),
+      startStream: record('chat.startStream'),
+      appendStream: record('chat.appendStream'),
+      stopStream: record('chat.stopStream'),
+    },
     assistant: { threads: { setStatus: record('assistant.threads.setStatus') } },
   } as unknown as WebClient;
   return { client, calls };
@@ -65,15 +72,24 @@ describe('SlackProgressSink', () => {
     await sink.close();
   });
 
-  it('uses the assistant-thread status where it is supported, and clears it on close', async () => {
+  it('uses the assistant-thread status and a stream where they are supported, and ends both on close', async () => {
     const { client, calls } = fakeClient();
     const sink = new SlackProgressSink({ ...base, client, assistant: true, minIntervalMs: 10 });
     sink.update({ type: 'code', round: 1, language: 'python', code: 'x' });
     await sleep(50);
     await sink.close();
-    expect(calls.map((c) => c.method)).toEqual(['assistant.threads.setStatus', 'assistant.threads.setStatus']);
+    expect(calls.map((c) => c.method)).toEqual([
+      'assistant.threads.setStatus',
+      'chat.startStream',
+      'chat.stopStream',
+      'assistant.threads.setStatus',
+    ]);
     expect(calls[0]!.args).toMatchObject({ channel_id: 'C1', thread_ts: '100.1', status: 'is running python…' });
-    expect(calls[1]!.args).toMatchObject({ status: '' });
+    expect(calls[1]!.args).toMatchObject({ channel: 'C1', thread_ts: '100.1', task_display_mode: 'timeline' });
+    expect(calls[2]!.args).toMatchObject({ channel: 'C1', ts: '111.222' });
+    // The run never finished: its card ends as stopped rather than spinning.
+    expect(calls[2]!.args.chunks).toEqual([expect.objectContaining({ id: 'run-1', status: 'error' })]);
+    expect(calls[3]!.args).toMatchObject({ status: '' });
   });
 
   it('falls back to a status message when the assistant status is refused', async () => {
