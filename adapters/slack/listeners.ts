@@ -8,6 +8,7 @@ import type { KnownThreads } from './known-threads.js';
 import { exportCommand } from './export-command.js';
 import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
 import { mapMessageEvent, NOT_IN_THREAD, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
+import { isMessageChanged, mapEditEvent } from './map-edit.js';
 import type { ThreadMembership } from './thread-membership.js';
 import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
@@ -52,17 +53,20 @@ export function registerListeners(ctx: ListenerContext): void {
         followThreads: ctx.followThreads,
         isKnownThread: (ref: ThreadRef) => ctx.known.has(threadKey(ref)),
       };
-      let result = mapMessageEvent(input);
+      // An edit (message_changed) re-runs the message it changed; the core decides whether it answered it.
+      const e = input.event;
+      const map = isMessageChanged(e) ? mapEditEvent : mapMessageEvent;
+      let result = map(input);
       if (result.kind === 'ignore' && result.reason === NOT_IN_THREAD) {
         // Not seen since start: Slack's history says whether the bot answered in this thread before.
-        const { event: e, body: b } = input;
+        const threadTs = isMessageChanged(e) ? e.message?.thread_ts : e.thread_ts;
         const ref: ThreadRef = {
           platform: 'slack',
-          workspace: b.team_id ?? '',
+          workspace: input.body.team_id ?? '',
           channel: e.channel ?? '',
-          thread: e.thread_ts ?? '',
+          thread: threadTs ?? '',
         };
-        if (await ctx.membership.isMember(ref)) result = mapMessageEvent({ ...input, isKnownThread: () => true });
+        if (await ctx.membership.isMember(ref)) result = map({ ...input, isKnownThread: () => true });
       }
       if (result.kind === 'ignore') {
         logger.debug({ reason: result.reason }, 'slack event ignored');

@@ -3,9 +3,11 @@ import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Reply, ReplyFile } from '../../src/domain/reply.js';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import type { PostedReply } from '../../src/ports/platform-adapter.js';
 import { fitFiles } from '../../src/replies/fit-files.js';
 import { fitImages } from '../../src/replies/fit-images.js';
 import { toSlackError } from './errors.js';
+import { MessagePlacer } from './place-messages.js';
 import { context, planReply } from './reply-blocks.js';
 
 /** Slack shows at most 10 files in one message. */
@@ -27,30 +29,27 @@ type UploadFile = ReplyFile & { alt?: string; snippetType?: string };
  * Posts a Reply into its thread: the Block Kit messages, then images and files with `filesUploadV2`
  * (channel_id + thread_ts), 10 per message. A failed upload is said in the thread rather than lost; a
  * failed message throws a ThreadlabError. A reply to `/interpreter help` goes privately to its response_url.
+ * With `previous` (an earlier answer's message ts) the text replaces that answer in place; files and
+ * images are always posted as new messages (Slack cannot swap a message's files). Returns the text
+ * messages' ts.
  */
-export async function postReply(deps: PostReplyDeps, message: InboundMessage, reply: Reply): Promise<void> {
+export async function postReply(
+  deps: PostReplyDeps,
+  message: InboundMessage,
+  reply: Reply,
+  previous?: string[],
+): Promise<PostedReply> {
   const plan = planReply(reply);
   const responseUrl = message.replyContext?.responseUrl;
   if (message.replyContext?.ephemeral && typeof responseUrl === 'string') {
     await respond(responseUrl, plan.messages[0] ?? { text: reply.text, blocks: [] });
-    return;
+    return { messageIds: [] };
   }
   const { client } = deps;
   const channel = message.thread.channel;
   const threadTs = message.thread.thread;
-  const post = async (text: string, blocks: unknown[]): Promise<void> => {
-    try {
-      await client.chat.postMessage({
-        channel,
-        thread_ts: threadTs,
-        text,
-        blocks: blocks as never,
-        unfurl_links: false,
-      });
-    } catch (err) {
-      throw toSlackError(err, 'chat.postMessage');
-    }
-  };
+  const placer = new MessagePlacer({ client, channel, threadTs, ...(previous ? { previous } : {}) });
+  const post = (text: string, blocks: unknown[]): Promise<void> => placer.place(text, blocks);
   for (const m of plan.messages) await post(m.text, m.blocks);
 
   const images = await fitReplyImages(deps, reply);
@@ -78,6 +77,8 @@ export async function postReply(deps: PostReplyDeps, message: InboundMessage, re
   }
   problems.push(...fitted.omitted.map((o) => `:paperclip: \`${o.name}\` was not attached: ${o.reason}`));
   if (problems.length > 0) await post(problems.join('\n'), problems.map(context));
+  await placer.finish();
+  return { messageIds: placer.placed };
 }
 
 /** Images become files in the thread; beyond 10, and with a renderer, the rest go into one contact sheet. */

@@ -10,6 +10,7 @@ import type {
   AttachmentDownload,
   InboundHandler,
   PlatformAdapter,
+  PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
 import { boltLogger } from './bolt-logger.js';
@@ -204,11 +205,20 @@ export class SlackAdapter implements PlatformAdapter {
     return sink;
   }
 
-  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+  async reply(message: InboundMessage, reply: Reply): Promise<PostedReply> {
+    return this.place(message, reply);
+  }
+
+  /** Replaces an earlier answer: its text messages are updated (`chat.update`); files are posted anew. */
+  async updateReply(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply> {
+    return this.place(message, reply, previous.messageIds);
+  }
+
+  private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {
     // No status write may land after (or be retried behind) the answer.
     await this.sinks.get(message.id)?.finish();
     this.known.add(threadKey(message.thread));
-    await postReply(
+    return postReply(
       {
         client: this.client,
         logger: this.options.logger,
@@ -218,6 +228,7 @@ export class SlackAdapter implements PlatformAdapter {
       },
       message,
       reply,
+      previous,
     );
   }
 
