@@ -5,6 +5,7 @@ import { fitImages } from '../../src/replies/fit-images.js';
 import { formatBytes } from '../../src/replies/format.js';
 import { splitMessage, TEXT_LIMITS } from '../../src/replies/split-message.js';
 import { replyMarkdown } from './reply-text.js';
+import { tableMessage } from './table-message.js';
 import type { OutgoingFile, OutgoingMessage } from './target.js';
 
 /** Attachments Discord shows on one message. */
@@ -86,6 +87,8 @@ export async function planReply(reply: Reply, options: PlanOptions): Promise<Out
   ];
   const { chunks, fullText } = textChunks(replyMarkdown(reply, omitted), options.maxTextMessages ?? 4);
   const messages: OutgoingMessage[] = chunks.map((content) => ({ content, files: [] }));
+  // Each table in a message of its own after the answer (Discord draws no tables: aligned monospace).
+  messages.push(...(reply.tables ?? []).map(tableMessage));
   const files: OutgoingFile[] = [
     ...images.filter((i) => i.data.length <= limit),
     ...(fullText ? [fullText] : []),

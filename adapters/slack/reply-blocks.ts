@@ -2,6 +2,7 @@ import type { Reply, ReplyFile, RunRecord } from '../../src/domain/reply.js';
 import { formatBytes, formatCount, formatDuration } from '../../src/replies/format.js';
 import { splitMessage, TEXT_LIMITS } from '../../src/replies/split-message.js';
 import { escapeMrkdwn, markdownToMrkdwn } from './slack-text.js';
+import { tableMessage } from './table-block.js';
 
 /** A Block Kit block, as plain JSON. */
 export type SlackBlock = { type: string; block_id?: string } & Record<string, unknown>;
@@ -11,6 +12,8 @@ export interface SlackMessagePlan {
   /** Notification and fallback text. */
   text: string;
   blocks: SlackBlock[];
+  /** Posted instead when Slack refuses `blocks` (a workspace without table blocks), with its own file. */
+  fallback?: { blocks: SlackBlock[]; file?: ReplyFile };
 }
 
 /** Everything one Reply turns into: messages in order, then files uploaded into the thread. */
@@ -76,6 +79,12 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
   for (let i = 0; i < blocks.length; i += maxBlocks) {
     const chunk = blocks.slice(i, i + maxBlocks);
     messages.push({ text: fallbackText(chunk, reply), blocks: chunk });
+  }
+  // One table block per message, after the answer; a table Slack cuts comes with its CSV.
+  for (const table of reply.tables ?? []) {
+    const t = tableMessage(table);
+    messages.push({ text: t.text, blocks: t.blocks, fallback: t.fallback });
+    if (t.file) files.push(t.file);
   }
   return { messages, files };
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import type { Reply } from '../../src/domain/reply.js';
 import type { WebThreadStore } from './thread-store.js';
-import type { WebFile, WebImage, WebMessage } from './types.js';
+import { tableCaption } from '../../src/replies/table-text.js';
+import type { WebFile, WebImage, WebMessage, WebTable } from './types.js';
 
 /** The URL a stored blob is served at. */
 export function blobUrl(id: string): string {
@@ -49,8 +50,27 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
     files,
   };
   if (reply.omitted?.length) message.omitted = reply.omitted;
+  if (reply.tables?.length) message.tables = reply.tables.map((t) => webTable(t, files));
   if (reply.footer) message.footer = reply.footer;
   return message;
+}
+
+/** The page shows every row the sandbox sent (at most 100, scrollable); the caption says what is left out. */
+function webTable(table: NonNullable<Reply['tables']>[number], files: WebFile[]): WebTable {
+  const csv = table.csvName ? files.find((f) => f.name === table.csvName) : undefined;
+  return {
+    columns: table.columns,
+    numeric: table.numeric,
+    rows: table.rows,
+    totalRows: table.totalRows,
+    totalColumns: table.totalColumns,
+    // The page shows the caption as text: file names lose their Markdown backticks.
+    caption: tableCaption(table, { rows: table.rows.length, columns: table.columns.length }).replace(
+      /`([^`]*)`/g,
+      '$1',
+    ),
+    ...(csv ? { csv: { name: csv.name, url: csv.url } } : {}),
+  };
 }
 
 /** A ProgressEvent as JSON for the page: the final Reply (with its buffers) travels as a `reply` event instead. */

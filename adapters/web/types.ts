@@ -53,9 +53,23 @@ export interface WebMessage {
   files?: WebFile[];
   runs?: RunRecord[];
   omitted?: OmittedFile[];
+  /** DataFrames the runs displayed, drawn as tables by the page. */
+  tables?: WebTable[];
   footer?: ReplyFooter;
   /** Set on user messages that carried a command (`reset`, `stop`…). */
   command?: string;
+}
+
+/** A table for the page: the first rows the sandbox sent, the whole table's size and a caption saying the rest. */
+export interface WebTable {
+  columns: string[];
+  numeric: boolean[];
+  rows: string[][];
+  totalRows: number;
+  totalColumns: number;
+  caption: string;
+  /** The attached CSV with every row, when the table is cut. */
+  csv?: { name: string; url: string };
 }
 
 /** Metadata kept beside every stored blob (upload or reply file). */

@@ -36,6 +36,34 @@ export interface OmittedFile {
   reason: string;
 }
 
+/**
+ * A table a run displayed (a pandas DataFrame), for surfaces that draw tables: the first rows as text and the
+ * whole table's size. Each surface shows what fits it and says what it left out.
+ */
+export interface ReplyTable {
+  /** Column labels, index columns first. */
+  columns: string[];
+  /** Columns of numbers (right-aligned). */
+  numeric: boolean[];
+  /** The first rows of the table, each cell as text. */
+  rows: string[][];
+  totalRows: number;
+  /** Columns of the whole table, index columns included. */
+  totalColumns: number;
+  /**
+   * Name of the attached file (in `Reply.files`) with every row, when `rows` is not the whole table; its
+   * `csvRows` says how many rows it holds (fewer than `totalRows` when the file limit stopped it).
+   */
+  csvName?: string;
+  csvRows?: number;
+  /** Why a table that is not whole has no CSV. */
+  csvMissing?: string;
+  /** `rows` is the whole table: a surface that shows fewer attaches them as a CSV itself. */
+  whole: boolean;
+  /** 1-based number of the table in the reply, for captions and file names. */
+  number: number;
+}
+
 export interface ReplyFooter {
   durationMs: number;
   runs: number;
@@ -55,6 +83,8 @@ export interface Reply {
   images: ReplyImage[];
   files: ReplyFile[];
   omitted?: OmittedFile[];
+  /** DataFrames the runs displayed; not in `text` (see replyTextWithTables for surfaces without tables). */
+  tables?: ReplyTable[];
   footer?: ReplyFooter;
 }
 

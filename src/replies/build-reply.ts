@@ -8,6 +8,7 @@ import { basename, formatCount } from './format.js';
 import { collectArtifacts, displayImage, FileNames, renderImages, type MediaDeps } from './reply-media.js';
 import { boundOmitted, moreFilesLine, PLATFORM_REPLY_BOUNDS, type ReplyBounds } from './reply-bounds.js';
 import { isLongOutput, outputExcerpt, previewOutput, runOutputText, splitLines } from './run-output.js';
+import { collectTables } from './reply-tables.js';
 
 export interface ReplyLimits {
   /** Longest image side (THREADLAB_REPLY_MAX_IMAGE_PX). */
@@ -69,6 +70,17 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   const collected = await collectArtifacts(turn.runs, media, names);
   const omitted: OmittedFile[] = [...collected.omitted];
   const outputs = await Promise.all(turn.runs.map((run) => fullOutput(run, deps, omitted)));
+  const tables = await collectTables(turn.runs, {
+    direct: turn.direct === true,
+    names,
+    deps: {
+      sandbox: deps.sandbox,
+      threadKey: deps.threadKey,
+      maxFileBytes: deps.limits.maxFileBytes,
+      logger: deps.logger,
+    },
+  });
+  omitted.push(...tables.omitted);
   const several = turn.runs.length > 1;
 
   const outputFiles: ReplyFile[] = [];
@@ -114,7 +126,7 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   const rendered = await renderImages(figures, media);
   omitted.push(...rendered.omitted);
   const originals = rendered.files.map((f) => ({ ...f, name: names.unique(f.name) }));
-  const text = composeText(turn, [...sections, ...rendered.notes]);
+  const text = composeText(turn, [...sections, ...tables.notes, ...rendered.notes]);
   const allOmitted = boundOmitted(omitted, bounds.maxOmitted);
 
   const tokens = turn.usage.promptTokens + turn.usage.completionTokens;
@@ -123,8 +135,9 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     text,
     runs: turn.runs.map((run, i) => runRecord(run, outputs[i]!)),
     images: rendered.images,
-    files: [...collected.files, ...outputFiles, ...originals],
+    files: [...collected.files, ...tables.files, ...outputFiles, ...originals],
     ...(allOmitted.length > 0 ? { omitted: allOmitted } : {}),
+    ...(tables.tables.length > 0 ? { tables: tables.tables } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,

@@ -4,6 +4,7 @@ import { formatCount } from './format.js';
 import type { FileNames } from './reply-media.js';
 import { codeBlock, errorBlock, isLongOutput, previewOutput, splitLines, statusNotes } from './run-output.js';
 import { readTableDisplay, type TableDisplay } from './tables.js';
+import { readTableData } from './table-data.js';
 
 /** Wider tables are attached rather than wrapped by the chat client into an unreadable block. */
 const TABLE_MAX_WIDTH_CHARS = 120;
@@ -50,6 +51,11 @@ export function directRunSection(run: TurnRun, ctx: RunSectionContext): { markdo
     .filter((n): n is string => n !== undefined);
   let tableNumber = 0;
   for (const display of run.result.displays) {
+    // A DataFrame's table travels in Reply.tables, drawn by each surface; other HTML tables stay text.
+    if (readTableData(display)) {
+      tableNumber += 1;
+      continue;
+    }
     const table = readTableDisplay(display);
     if (!table) continue;
     tableNumber += 1;

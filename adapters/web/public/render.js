@@ -116,6 +116,47 @@ function fileLink(file, className) {
   return a;
 }
 
+/**
+ * A DataFrame as a real table, scrollable both ways. Built with DOM nodes and textContent only: the cells come
+ * from the user's code, and nothing of them is ever parsed as HTML.
+ */
+function renderTable(table) {
+  const figure = el('figure', 'data-table');
+  const wrap = el('div', 'table-scroll');
+  const tableEl = el('table');
+  const head = el('thead');
+  const headRow = el('tr');
+  table.columns.forEach((c, i) => headRow.append(el('th', table.numeric[i] ? 'num' : '', c)));
+  head.append(headRow);
+  const body = el('tbody');
+  for (const row of table.rows) {
+    const tr = el('tr');
+    row.forEach((c, i) => tr.append(el('td', table.numeric[i] ? 'num' : '', c)));
+    body.append(tr);
+  }
+  tableEl.append(head, body);
+  const more = table.totalRows - table.rows.length;
+  if (more > 0) {
+    const foot = el('tfoot');
+    const tr = el('tr');
+    const td = el('td', 'more-rows', `… ${more.toLocaleString('en-US')} more row${more === 1 ? '' : 's'}`);
+    td.colSpan = Math.max(1, table.columns.length);
+    tr.append(td);
+    foot.append(tr);
+    tableEl.append(foot);
+  }
+  wrap.append(tableEl);
+  const caption = el('figcaption', '', table.caption);
+  if (table.csv) {
+    const a = el('a', 'table-csv', `Download ${table.csv.name}`);
+    a.href = `${table.csv.url}?download=1`;
+    a.download = table.csv.name;
+    caption.append(' ', a);
+  }
+  figure.append(wrap, caption);
+  return figure;
+}
+
 /** One stored message (user or bot) as an article element. */
 export function renderMessage(message) {
   const bot = message.role === 'bot';
@@ -140,6 +181,7 @@ export function renderMessage(message) {
     text.innerHTML = markdownToHtml(message.text);
     body.append(text);
   }
+  for (const table of message.tables ?? []) body.append(renderTable(table));
   if (message.attachments?.length) {
     const box = el('div', 'attachments');
     message.attachments.forEach((a) => box.append(fileLink(a, 'file chip')));

@@ -17,6 +17,7 @@ import {
   type ExecRequest,
 } from './protocol.js';
 import { OutWriter } from './write-out.js';
+import { replyTextWithTables } from '../../replies/table-text.js';
 
 export interface DaemonServerOptions {
   socketPath: string;
@@ -257,7 +258,7 @@ export class DaemonServer {
         type: 'chat_reply',
         reply: {
           kind: reply.kind,
-          text: reply.text,
+          text: replyTextWithTables(reply),
           runs: reply.runs.map(({ language, code, status, durationMs }) => ({ language, code, status, durationMs })),
           images,
           files: written,
