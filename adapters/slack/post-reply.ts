@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Reply, ReplyFile } from '../../src/domain/reply.js';
+import type { ThreadlabError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import type { PostedReply } from '../../src/ports/platform-adapter.js';
@@ -50,10 +51,27 @@ export async function postReply(
   const threadTs = message.thread.thread;
   const placer = new MessagePlacer({ client, channel, threadTs, ...(previous ? { previous } : {}) });
   const post = (text: string, blocks: unknown[]): Promise<void> => placer.place(text, blocks);
-  for (const m of plan.messages) await post(m.text, m.blocks);
+  const fallbackFiles: ReplyFile[] = [];
+  for (const m of plan.messages) {
+    if (!m.fallback) {
+      await post(m.text, m.blocks);
+      continue;
+    }
+    try {
+      await post(m.text, m.blocks);
+    } catch (err) {
+      // A workspace or client that does not take table blocks gets the table as monospace text instead.
+      if ((err as ThreadlabError).details?.error !== 'invalid_blocks') throw err;
+      deps.logger.warn({ err }, 'slack refused a table block; posting it as text');
+      await post(m.text, m.fallback.blocks);
+      if (m.fallback.file) fallbackFiles.push(m.fallback.file);
+    }
+  }
 
   const images = await fitReplyImages(deps, reply);
-  const fitted = await fitFiles([...images, ...reply.files, ...plan.files], { maxBytes: deps.maxUploadBytes });
+  const fitted = await fitFiles([...images, ...reply.files, ...plan.files, ...fallbackFiles], {
+    maxBytes: deps.maxUploadBytes,
+  });
   const problems: string[] = [];
   for (let i = 0; i < fitted.files.length; i += FILES_PER_UPLOAD) {
     const batch = fitted.files.slice(i, i + FILES_PER_UPLOAD) as UploadFile[];

@@ -1,8 +1,10 @@
+import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { postReply } from '../../../adapters/slack/post-reply.js';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { appMention, BOT_USER_ID, FakeSlack } from '../../fakes/fake-slack/index.js';
+import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack } from '../../fakes/fake-slack/index.js';
 import { frameReply } from '../../support/table-frames.js';
-import { answer, ScriptedHandler, startAdapter } from './support.js';
+import { answer, ScriptedHandler, startAdapter, testLogger } from './support.js';
 import { SlackTransport } from './transport.js';
 
 // Issue 18, real tables: the Reply buildReply makes of a DataFrame display, posted by bolt's WebClient.
@@ -70,5 +72,29 @@ describe('Slack: a DataFrame as a table block', () => {
     expect(caption.text).toBe('Table 1: 12 rows × 3 columns.');
     await new Promise((r) => setTimeout(r, 300));
     expect(fake.state.uploads.filter((u) => u.threadTs === mention.ts)).toEqual([]);
+  });
+
+  it('a workspace that refuses the table block gets it as monospace text, with a CSV when that cuts it', async () => {
+    const client = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const earlier = await client.chat.postMessage({ channel: CHANNEL_ID, thread_ts: '1700000000.000900', text: 'old' });
+    // Replacing an earlier answer in place: its text goes by chat.update, the table is the next postMessage.
+    fake.failNext('chat.postMessage', { status: 200, error: 'invalid_blocks' });
+    const message = {
+      thread: { platform: 'slack', workspace: 'T0TEAM', channel: CHANNEL_ID, thread: '1700000000.000900' },
+    } as Parameters<typeof postReply>[1];
+    const deps = { client, logger: testLogger, maxUploadBytes: 10 << 20, maxImageDimensionPx: 2048 };
+    await postReply(deps, message, await frameReply(100, { namePad: 30 }), [earlier.ts!]);
+    const posted = fake.state.messages.filter((m) => m.thread_ts === '1700000000.000900' && !m.deleted);
+    expect(posted.some((m) => JSON.stringify(m.blocks).includes('"type":"table"'))).toBe(false);
+    const mono = posted.find((m) => JSON.stringify(m.blocks).includes('Table 1:'))!;
+    const text = JSON.stringify(mono.blocks);
+    expect(text).toMatch(/^\[\{"type":"section","text":\{"type":"mrkdwn","text":"```\\n {0,3}n {2,}sq/);
+    expect(text).toMatch(/Table 1: 100 rows × 3 columns, showing the first \d+ rows; every row is in `table-1.csv`/);
+    const upload = await fake.waitFor(
+      () => fake.state.uploads.find((u) => u.completed && u.threadTs === '1700000000.000900'),
+      { what: 'the CSV of the monospace table' },
+    );
+    expect(upload.filename).toBe('table-1.csv');
+    expect(upload.bytes!.toString('utf8').trimEnd().split('\r\n')).toHaveLength(101);
   });
 });
