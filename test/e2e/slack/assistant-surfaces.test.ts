@@ -6,7 +6,7 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SlackAdapter } from '../../../adapters/slack/index.js';
+import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { SUGGESTED_PROMPTS } from '../../../adapters/slack/assistant-listeners.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { createLogger } from '../../../src/logger.js';
@@ -19,7 +19,7 @@ import {
   TEAM_ID,
   type FakeSlackCall,
 } from '../../fakes/fake-slack/index.js';
-import { answer, ScriptedHandler, SIGNING_SECRET, type Mode, type Script } from './support.js';
+import { answer, ScriptedHandler, startAdapter, type Mode, type Script } from './support.js';
 import { SlackTransport } from './transport.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,20 +64,10 @@ describe.each<Mode>(['socket', 'http'])('Slack assistant surfaces in %s mode', (
       },
     });
     handler = new ScriptedHandler(twoRuns);
-    adapter = new SlackAdapter({
-      botToken: fake.botToken,
-      mode,
-      appToken: fake.appToken,
-      signingSecret: SIGNING_SECRET,
-      port: 0,
-      host: '127.0.0.1',
-      apiUrl: fake.apiUrl,
+    adapter = await startAdapter(fake, mode, handler, {
       logger: createLogger({ level: 'info', destination }),
-      retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
       progressIntervalMs: 100,
     });
-    await adapter.start(handler);
-    if (mode === 'socket') await fake.socket.waitForConnection();
     handler.adapter = adapter;
     send = new SlackTransport(fake, adapter, mode);
   });

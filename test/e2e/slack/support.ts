@@ -5,7 +5,7 @@ import type { Reply } from '../../../src/domain/reply.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { createLogger } from '../../../src/logger.js';
 import type { InboundHandler } from '../../../src/ports/platform-adapter.js';
-import { SlackAdapter } from '../../../adapters/slack/index.js';
+import { SlackAdapter, type SlackAdapterOptions } from '../../../adapters/slack/index.js';
 import type { FakeSlack } from '../../fakes/fake-slack/index.js';
 
 export const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5'.replace(/[yz]/g, 'a');
@@ -15,8 +15,16 @@ export type Mode = 'http' | 'socket';
 /** A silent logger unless THREADLAB_TEST_LOG is set. */
 export const testLogger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 
-/** The real adapter (bolt + web-api) pointed at the fake, with fast retries and a short status interval. */
-export async function startAdapter(fake: FakeSlack, mode: Mode, handler: InboundHandler): Promise<SlackAdapter> {
+/**
+ * The real adapter (bolt + web-api) pointed at the fake, with fast retries and a short status interval;
+ * `overrides` replaces any option (a logger to read, another interval).
+ */
+export async function startAdapter(
+  fake: FakeSlack,
+  mode: Mode,
+  handler: InboundHandler,
+  overrides: Partial<SlackAdapterOptions> = {},
+): Promise<SlackAdapter> {
   const adapter = new SlackAdapter({
     botToken: fake.botToken,
     mode,
@@ -28,6 +36,7 @@ export async function startAdapter(fake: FakeSlack, mode: Mode, handler: Inbound
     logger: testLogger,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
     progressIntervalMs: 150,
+    ...overrides,
   });
   await adapter.start(handler);
   if (mode === 'socket') await fake.socket.waitForConnection();
