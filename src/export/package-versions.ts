@@ -3,8 +3,11 @@ import type { Sandbox } from '../ports/sandbox.js';
 
 /** What the sandbox says about the modules the code imports. */
 export interface PackageVersions {
-  /** Distributions providing the modules, with their installed versions (image and `/mnt/data/.local` alike). */
-  packages: { name: string; version: string; modules: string[] }[];
+  /**
+   * Distributions providing the modules, with their installed versions (image and `/mnt/data/.local` alike):
+   * `version` is the public one, `installed` the full one where a distro build added a local label.
+   */
+  packages: { name: string; version: string; modules: string[]; installed?: string }[];
   /** Modules that are neither standard library nor an installed distribution (a local file, a typo). */
   unknown: string[];
   /** The sandbox's Python version. */
@@ -28,27 +31,37 @@ const VERSION = /^[A-Za-z0-9][A-Za-z0-9.+!_-]{0,63}$/;
 
 /**
  * Reads package metadata only: `packages_distributions()` maps top-level modules to distributions and
- * `version()` reads their METADATA. Nothing of the user's code runs and nothing is imported, in a process of
- * its own: the thread's variables are untouched. Module names come as arguments, checked against MODULE first.
+ * `version()` reads their METADATA. Distro-built packages (Debian's python3-*) often lack the RECORD that mapping
+ * reads, so a module is then looked up as a distribution of its own name, then in a table of well-known names.
+ * Nothing of the user's code runs and nothing is imported, in a process of its own: the thread's variables are
+ * untouched. Module names come as arguments, checked against MODULE first.
  */
 const SCRIPT = [
   'import json, sys',
-  'from importlib import metadata, util',
-  'names = sys.argv[1:]',
+  'from importlib import metadata',
+  'KNOWN = {"sklearn": "scikit-learn", "PIL": "pillow", "cv2": "opencv-python", "bs4": "beautifulsoup4",',
+  '  "yaml": "PyYAML", "dateutil": "python-dateutil", "docx": "python-docx", "pptx": "python-pptx",',
+  '  "skimage": "scikit-image", "Crypto": "pycryptodome", "attr": "attrs"}',
   'dists = metadata.packages_distributions()',
+  'def owners(name):',
+  '    for candidate in [*dists.get(name, []), name, name.replace("_", "-"), KNOWN.get(name)]:',
+  '        if not candidate:',
+  '            continue',
+  '        try:',
+  '            dist = metadata.distribution(candidate)',
+  '        except Exception:',
+  '            continue',
+  '        return [(dist.metadata["Name"] or candidate, dist.version)]',
+  '    return []',
   'found, unknown = {}, []',
-  'for name in names:',
+  'for name in sys.argv[1:]:',
   '    if name in sys.stdlib_module_names or name in sys.builtin_module_names:',
   '        continue',
-  '    owners = dists.get(name) or []',
-  '    if not owners:',
+  '    hits = owners(name)',
+  '    if not hits:',
   '        unknown.append(name)',
-  '        continue',
-  '    for owner in sorted(set(owners)):',
-  '        try:',
-  '            found.setdefault(owner, {"version": metadata.version(owner), "modules": []})["modules"].append(name)',
-  '        except Exception:',
-  '            unknown.append(name)',
+  '    for owner, version in hits:',
+  '        found.setdefault(owner, {"version": version, "modules": []})["modules"].append(name)',
   'print(json.dumps({"python": sys.version.split()[0], "unknown": unknown,',
   '  "packages": [dict(name=k, **v) for k, v in sorted(found.items(), key=lambda kv: kv[0].lower())]}))',
 ].join('\n');
@@ -60,6 +73,14 @@ const Answer = z.object({
     .array(z.object({ name: z.string(), version: z.string(), modules: z.array(z.string().max(100)).max(MAX_MODULES) }))
     .max(MAX_MODULES),
 });
+
+/**
+ * The public part of a version: a distro build's local label (`2.2.3+dfsg`) is not on any package index, and
+ * `pandas==2.2.3+dfsg` could never be installed from one.
+ */
+function publicVersion(version: string): string {
+  return version.split('+')[0]!;
+}
 
 /** Options of {@link packageVersions}. */
 export interface PackageVersionsOptions {
@@ -101,6 +122,11 @@ export async function packageVersions(options: PackageVersionsOptions): Promise<
     unknown: parsed.unknown.filter((m) => asked.has(m)),
     packages: parsed.packages
       .filter((p) => DIST.test(p.name) && VERSION.test(p.version))
-      .map((p) => ({ ...p, modules: p.modules.filter((m) => asked.has(m)) })),
+      .map((p) => ({
+        name: p.name,
+        version: publicVersion(p.version),
+        modules: p.modules.filter((m) => asked.has(m)),
+        ...(publicVersion(p.version) !== p.version ? { installed: p.version } : {}),
+      })),
   };
 }

@@ -24,7 +24,8 @@ export function buildRequirements(options: {
     return `${lines.join('\n')}\n`;
   }
   lines.push(`# Python ${versions.python}`);
-  for (const p of versions.packages) lines.push(`${p.name}==${p.version}`);
+  for (const p of versions.packages)
+    lines.push(`${p.name}==${p.version}${p.installed ? `  # installed: ${p.installed}, a distro build` : ''}`);
   if (versions.unknown.length)
     lines.push(
       `# Imported but not an installed package (a module file of the thread, or not installed): ${versions.unknown.join(', ')}`,

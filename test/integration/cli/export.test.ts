@@ -1,0 +1,109 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
+import { validateNotebook } from '../../support/nbformat.js';
+import { cliEnv, runCli } from './cli-process.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-cli-export-'));
+const llm = new FakeOpenAiServer({ fallback: fakeSay('(no more scripted replies)') });
+let env: Record<string, string | undefined>;
+const cli = (args: string[], stdin = '') => runCli(args, { env, stdin, cwd: dataDir });
+
+const FIRST_TRY = 'import pandas as pd\nprint(numbers_typo)';
+const FIXED = 'import pandas as pd\nimport numpy as np\ns = pd.Series(np.array([1, 2, 3]))\nprint(s.sum())';
+const CHART =
+  'import matplotlib\nmatplotlib.use("Agg")\nimport matplotlib.pyplot as plt\nplt.plot(s)\nplt.title("s")\nplt.show()\nfloat(s.mean())';
+const BASH = 'echo from bash > note.txt && cat note.txt';
+
+beforeAll(async () => {
+  await llm.start();
+  env = cliEnv(dataDir, { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: 'sk-test-export' });
+});
+
+afterAll(async () => {
+  await runCli(['daemon', 'stop'], { env: cliEnv(dataDir) });
+  await llm.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Cell {
+  cell_type: string;
+  source: string[];
+  outputs?: { output_type: string; name?: string; text?: string[]; data?: Record<string, unknown> }[];
+}
+
+describe('threadlab chat --thread K --out DIR /export (shipped process, real Docker)', () => {
+  it('writes a valid notebook of exactly the successful runs with their outputs, and pinned requirements', async () => {
+    llm.push(fakeRunCode(FIRST_TRY), fakeRunCode(FIXED), fakeSay('The sum is 6.'));
+    const asked = await cli(['chat', '--thread', 'nb', '--json', 'Sum 1, 2 and 3 with pandas']);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(JSON.parse(asked.stdout).runs.map((r: { status: string }) => r.status)).toEqual(['error', 'ok']);
+    const chartOut = join(dataDir, 'chart');
+    const chart = await cli(['chat', '--thread', 'nb', '--out', chartOut, '--json', `\`\`\`python\n${CHART}\n\`\`\``]);
+    expect(JSON.parse(chart.stdout).images).toHaveLength(1);
+    const failing = await cli(['chat', '--thread', 'nb', '--json', '```python\n1/0\n```']);
+    expect(JSON.parse(failing.stdout).runs[0].status).toBe('error');
+    await cli(['chat', '--thread', 'nb', '--json', `\`\`\`bash\n${BASH}\n\`\`\``]);
+
+    const out = join(dataDir, 'export');
+    const exported = await cli(['chat', '--thread', 'nb', '--out', out, '--json', '/export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const reply = JSON.parse(exported.stdout);
+    expect(reply.text).toContain('3 code cells');
+    expect(reply.files).toEqual([join(out, 'thread.ipynb'), join(out, 'requirements.txt')]);
+
+    const raw = readFileSync(join(out, 'thread.ipynb'));
+    await validateNotebook(raw);
+    const cells = JSON.parse(raw.toString()).cells as Cell[];
+    const code = cells.filter((c) => c.cell_type === 'code');
+    expect(code.map((c) => c.source.join(''))).toEqual([FIXED, CHART, `%%bash\n${BASH}`]);
+    expect(code[0]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: ['6\n'] }]);
+    const chartOutputs = code[1]!.outputs!;
+    const png = chartOutputs.find((o) => o.data?.['image/png'])?.data?.['image/png'] as string;
+    expect(Buffer.from(png, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(chartOutputs.some((o) => (o.data?.['text/plain'] as string[] | undefined)?.join('') === '2.0')).toBe(true);
+    expect(code[2]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: ['from bash\n'] }]);
+    const markdown = cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source.join(''));
+    expect(markdown).toContain('Sum 1, 2 and 3 with pandas');
+    expect(raw.toString()).not.toContain('numbers_typo');
+    expect(raw.toString()).not.toContain('1/0');
+
+    // The versions are those installed in the thread's sandbox, read without touching its variables or count.
+    const versions = await cli(
+      ['exec', '--session', 'nb', '--json', '-'],
+      'import pandas, numpy, matplotlib\nprint(pandas.__version__, numpy.__version__, matplotlib.__version__, s.sum())',
+    );
+    const result = JSON.parse(versions.stdout);
+    // A distro build's local label (`3.10.1+dfsg1`) is on no package index: the pin is the public version.
+    const [pandas, numpy, matplotlib, sum] = result.stdout
+      .trim()
+      .split(' ')
+      .map((v: string) => v.split('+')[0]);
+    expect(sum).toBe('6');
+    // Runs so far: the failed try, the fix, the chart, 1/0 and bash count; the export's own run does not.
+    expect(result.executionCount).toBe(6);
+    const requirements = readFileSync(join(out, 'requirements.txt'), 'utf8');
+    const pins = requirements.split('\n').filter((l) => l && !l.startsWith('#'));
+    // pip reads ` # …` as a comment: a distro build's full version is said there.
+    expect(pins.map((l) => l.split(' #')[0]!.trim())).toEqual([
+      `matplotlib==${matplotlib}`,
+      `numpy==${numpy}`,
+      `pandas==${pandas}`,
+    ]);
+
+    // The notebook's Python cells run top to bottom in a fresh sandbox.
+    const python = code.filter((c) => !c.source.join('').startsWith('%%bash')).map((c) => c.source.join(''));
+    const fresh = await cli(['exec', '--session', 'nb-rerun', '--json', '-'], python.join('\n\n'));
+    expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'ok', stdout: '6\n' });
+  });
+
+  it('says there is nothing to export in a thread without successful runs, and writes no file', async () => {
+    const out = join(dataDir, 'empty');
+    const res = await cli(['chat', '--thread', 'empty', '--out', out, '--json', '/export']);
+    const reply = JSON.parse(res.stdout);
+    expect(reply.text).toContain('Nothing to export yet');
+    expect(reply.files).toEqual([]);
+  });
+});
