@@ -35,6 +35,14 @@ export function isInternalFile(path: string): boolean {
   return INTERNAL_DIRS.some((dir) => path.startsWith(dir));
 }
 
+/**
+ * Whether a path relative to /mnt/data is a CSV the runner wrote for a table it cut (every row of a displayed
+ * DataFrame, attached to the reply): the model reads the table as text and is not told of these files.
+ */
+export function isTableCsvFile(path: string): boolean {
+  return path.startsWith('.threadlab/tables/');
+}
+
 /** Whether a path relative to /mnt/data is a file of a package installed with pip. */
 export function isInstalledPackageFile(path: string): boolean {
   return path.startsWith('.local/');

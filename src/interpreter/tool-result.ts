@@ -2,7 +2,7 @@ import type { Display, ExecutionResult } from '../domain/execution.js';
 import { formatBytes } from '../replies/format.js';
 import { cutHeadTail } from './text-cut.js';
 import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
-import { isInstalledPackageFile, isInternalFile } from '../domain/file-names.js';
+import { isInstalledPackageFile, isInternalFile, isTableCsvFile } from '../domain/file-names.js';
 
 /** Limits of what one tool result shows the model. */
 export interface ToolResultLimits {
@@ -110,7 +110,7 @@ export function formatToolResult(result: ExecutionResult, limits: ToolResultLimi
     parts.push(`displayed values:\n${result.displays.map((d, i) => describeDisplay(d, i + 1, limit)).join('\n')}`);
   }
   const packageFiles = result.artifacts.filter((a) => isInstalledPackageFile(a.path));
-  const files = result.artifacts.filter((a) => !isInstalledPackageFile(a.path));
+  const files = result.artifacts.filter((a) => !isInstalledPackageFile(a.path) && !isTableCsvFile(a.path));
   if (files.length > 0) {
     const lines = files.map((a) => `- /mnt/data/${a.path} (${a.change}, ${formatBytes(a.bytes)}, ${a.mime})`);
     parts.push(`files created or changed:\n${lines.join('\n')}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplyTable } from '../../../src/domain/reply.js';
+import { formatToolResult } from '../../../src/interpreter/tool-result.js';
 import { buildReply } from '../../../src/replies/build-reply.js';
 import { readTableData, TABLE_MIME } from '../../../src/replies/table-data.js';
 import { monospaceTable, tableCaption, tableCsvFile } from '../../../src/replies/table-text.js';
@@ -127,5 +128,22 @@ describe('table layout per surface', () => {
   it('the CSV of a table quotes commas, quotes and line breaks', () => {
     const t = { ...wide(2, 1), rows: [['a,b', 'say "hi"\nthen']] };
     expect(tableCsvFile(t).data.toString()).toBe('c0,c1\r\n"a,b","say ""hi""\nthen"\r\n');
+  });
+});
+
+describe('what the model receives of a table', () => {
+  it("pandas' text, never the table JSON or the runner's CSV", () => {
+    const { display, csv } = frameDisplay(10_000);
+    const text = formatToolResult({
+      ...run({ displays: [display] }).result,
+      artifacts: [
+        { path: csv!.path, bytes: csv!.data.length, mime: 'text/csv', change: 'created' },
+        { path: 'mine.csv', bytes: 10, mime: 'text/csv', change: 'created' },
+      ],
+    });
+    expect(text).toContain('[10000 rows x 3 columns]');
+    expect(text).toContain('/mnt/data/mine.csv');
+    expect(text).not.toContain('.threadlab/tables');
+    expect(text).not.toContain('totalRows');
   });
 });
