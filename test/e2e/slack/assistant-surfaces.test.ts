@@ -13,6 +13,7 @@ import { createLogger } from '../../../src/logger.js';
 import {
   agentSessionStopped,
   assistantThreadStarted,
+  buttonPress,
   FakeSlack,
   messageEvent,
   nextTs,
@@ -182,24 +183,98 @@ describe.each<Mode>(['socket', 'http'])('Slack assistant surfaces in %s mode', (
     });
   }
 
-  it("Slack's native Stop (agent_session_stopped) stops the thread's job", async () => {
+  it("Slack's native Stop (agent_session_stopped) stops the thread's job; the stream Slack ended is left alone", async () => {
     const channel = channelFor('stop');
     const root = nextTs();
     handler.script = async (_msg, { progress, cancelled }) => {
       progress({ type: 'code', round: 1, language: 'python', code: 'import time; time.sleep(60)' });
       await cancelled;
       progress({ type: 'run_finished', status: 'killed', durationMs: 900 });
+      await sleep(300); // past the status interval: the card's last state is tried
       return answer('stopped by you');
     };
     await send.event(messageEvent({ text: 'sleep', channel, channel_type: 'im', thread_ts: root }));
     const stream = await fake.waitFor(() => fake.state.streams.find((s) => s.channel === channel), {
       what: 'the stream started',
     });
-    await send.event(agentSessionStopped({ channel, thread_ts: root, streaming_message_ts: [stream.ts] }));
+    const stoppedAt = fake.state.calls.length;
+    const ended = fake.stopStreamsIn(channel, root); // what Slack does on its Stop button
+    expect(ended).toEqual([stream.ts]);
+    await send.event(agentSessionStopped({ channel, thread_ts: root, streaming_message_ts: ended }));
     await fake.waitFor(() => handler.cancels.length > 0, { what: 'the cancel' });
     expect(handler.cancels).toEqual([threadKey({ platform: 'slack', workspace: TEAM_ID, channel, thread: root })]);
-    await fake.waitFor(() => !stream.streaming, { what: 'the stream stopped' });
-    const run = stream.chunks.filter((c) => c.type === 'task_update' && c.id === 'run-1').at(-1);
-    expect(run).toMatchObject({ status: 'error' });
+    await fake.waitFor(() => fake.state.messages.some((m) => m.thread_ts === root && m.text === 'stopped by you'), {
+      what: 'the answer',
+    });
+    // One append was refused (message_not_in_streaming_state); nothing more was sent to that stream.
+    const after = fake.state.calls.slice(stoppedAt).filter((c) => STREAM_METHODS.has(c.method));
+    expect(after.map((c) => c.method)).toEqual(['chat.appendStream']);
+    expect(statusMessages(channel, root)).toEqual([]);
+  });
+
+  it('in the fallback, the status message keeps its Stop button, and pressing it stops the job', async () => {
+    fake.withoutMethod('chat.startStream', 'not_allowed');
+    const channel = channelFor('fbstop');
+    const root = nextTs();
+    handler.script = async (_msg, { progress, cancelled }) => {
+      progress({ type: 'code', round: 1, language: 'python', code: 'while True: pass' });
+      await cancelled;
+      return answer('stopped by the button');
+    };
+    await send.event(messageEvent({ text: 'loop', channel, channel_type: 'im', thread_ts: root }));
+    const status = await fake.waitFor(() => statusMessages(channel, root)[0], { what: 'the status message' });
+    const button = (status.blocks as { elements?: { action_id: string; value: string }[] }[]).flatMap(
+      (b) => b.elements ?? [],
+    )[0]!;
+    await send.interaction(
+      buttonPress({
+        actionId: button.action_id,
+        value: button.value,
+        channel,
+        messageTs: status.ts,
+        threadTs: root,
+        responseUrl: fake.responseUrl(),
+      }),
+    );
+    await fake.waitFor(() => handler.cancels.length > 0, { what: 'the cancel' });
+    expect(handler.cancels).toEqual([threadKey({ platform: 'slack', workspace: TEAM_ID, channel, thread: root })]);
+  });
+
+  it('a stream write refused with 429 is sent after Retry-After, and nothing is sent after the stream stopped', async () => {
+    const channel = channelFor('ratelimit');
+    const root = nextTs();
+    fake.failNext('chat.appendStream', { status: 429, retryAfterSec: 1 });
+    handler.script = async (_msg, { progress }) => {
+      progress({ type: 'code', round: 1, language: 'python', code: 'print(1)' });
+      await fake.waitFor(() => fake.state.streams.find((s) => s.channel === channel), { what: 'the stream' });
+      progress({ type: 'run_finished', status: 'ok', durationMs: 5 });
+      await fake.waitFor(
+        () => fake.callsTo('chat.appendStream').some((c) => c.args.channel === channel && c.status === 429),
+        {
+          what: 'the 429',
+        },
+      );
+      progress({ type: 'code', round: 2, language: 'python', code: 'print(2)' });
+      await fake.waitFor(
+        () => fake.callsTo('chat.appendStream').some((c) => c.args.channel === channel && c.status === 200),
+        { what: 'the append after Retry-After', timeoutMs: 5000 },
+      );
+      return answer('streamed answer');
+    };
+    await send.event(messageEvent({ text: 'rate', channel, channel_type: 'im', thread_ts: root }));
+    const posted = await answerPosted(channel, root);
+    const appends = fake.callsTo('chat.appendStream').filter((c) => c.args.channel === channel);
+    expect(appends.map((c) => c.status)).toEqual([429, 200]);
+    expect(appends[1]!.atMs - appends[0]!.atMs).toBeGreaterThanOrEqual(950);
+    // The refused cards went out again with the latest state: run 1 complete, run 2 started.
+    expect((appends[1]!.args.chunks as { id: string; status: string }[]).map((c) => [c.id, c.status])).toEqual([
+      ['run-1', 'complete'],
+      ['run-2', 'in_progress'],
+    ]);
+    await sleep(1500);
+    const late = fake.state.calls.filter(
+      (c) => STREAM_METHODS.has(c.method) && c.args.channel === channel && c.atMs > posted.atMs,
+    );
+    expect(late).toEqual([]);
   });
 });

@@ -89,6 +89,17 @@ export class FakeSlack {
     this.state.unsupported.set(method, { error, ...(error === 'missing_scope' ? { needed: 'assistant:write' } : {}) });
   }
 
+  /**
+   * What Slack does when the user presses the native Stop of an app's stream in a thread: every stream
+   * of the thread still streaming is ended (later appends answer `message_not_in_streaming_state`);
+   * returns their ts, for the `agent_session_stopped` event's `streaming_message_ts`.
+   */
+  stopStreamsIn(channel: string, threadTs: string): string[] {
+    const stopped = this.state.streams.filter((s) => s.channel === channel && s.threadTs === threadTs && s.streaming);
+    for (const s of stopped) s.streaming = false;
+    return stopped.map((s) => s.ts);
+  }
+
   /** Hosts a user's file; returns the Slack file object to put in an event. */
   addFile(file: FakeSlackFile): Record<string, unknown> {
     this.state.files.set(file.id, file);
