@@ -80,6 +80,22 @@ describe('DataFrame displays carry a bounded table', () => {
     expect(csv.trimEnd().split('\n')).toHaveLength((table.csvRows as number) + 1);
   });
 
+  it('a Series is a table too: value_counts keeps its index as the first column', async () => {
+    const result = await t.sandbox.run('s1', {
+      language: 'python',
+      code: 'pd.Series(["a", "b", "a"], name="letter").value_counts()',
+    });
+    expect(tableOf(result.displays[0])).toMatchObject({
+      columns: ['letter', 'count'],
+      dtypes: ['index', 'int64'],
+      rows: [
+        ['a', '2'],
+        ['b', '1'],
+      ],
+      indexColumns: 1,
+    });
+  });
+
   it('long cells and wide frames are cut in the display and whole in the CSV', async () => {
     const result = await t.sandbox.run('s1', {
       language: 'python',
