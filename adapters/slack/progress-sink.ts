@@ -149,14 +149,10 @@ export class SlackProgressSink implements ProgressSink {
       const ok = await this.call('assistant.threads.setStatus', () =>
         client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: this.state.status }),
       );
-      if (ok) {
-        if (await this.writeStream(client)) return;
-      } else if (retryAfterSec(this.lastError) !== undefined) return; // refused for now (429): retried later
-      if (this.mode === 'assistant') {
-        // Not an assistant thread, or the app lacks the feature: fall back to a message.
-        this.mode = 'message';
-        this.options.onAssistantUnsupported?.(this.lastError, this.lastMethod);
-      }
+      if (ok ? await this.writeStream(client) : retryAfterSec(this.lastError) !== undefined) return; // 429: retried later
+      // Not an assistant thread, or the app lacks the feature: fall back to a message.
+      this.mode = 'message';
+      this.options.onAssistantUnsupported?.(this.lastError, this.lastMethod);
     }
     const { text, blocks } = renderProgress(this.state, { threadKey, stoppable: true });
     if (this.messageTs) {
