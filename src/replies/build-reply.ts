@@ -126,7 +126,7 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   const rendered = await renderImages(figures, media);
   omitted.push(...rendered.omitted);
   const originals = rendered.files.map((f) => ({ ...f, name: names.unique(f.name) }));
-  const text = composeText(turn, [...sections, ...tables.notes, ...rendered.notes]);
+  const text = composeText(turn, [...sections, ...tables.notes, ...rendered.notes], tables.tables.length > 0);
   const allOmitted = boundOmitted(omitted, bounds.maxOmitted);
 
   const tokens = turn.usage.promptTokens + turn.usage.completionTokens;
@@ -147,11 +147,12 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   };
 }
 
-function composeText(turn: TurnResult, sections: string[]): string {
+function composeText(turn: TurnResult, sections: string[], hasTables = false): string {
   const lead = turn.text.trim();
   if (turn.direct) {
     const body = sections.filter((s) => s.length > 0);
-    if (body.length === 0) return lead || FALLBACK_TEXT[turn.outcome];
+    // A run whose only output is a table needs no "Done." above it.
+    if (body.length === 0) return lead || (hasTables && turn.outcome === 'answer' ? '' : FALLBACK_TEXT[turn.outcome]);
     return [lead, ...body].filter((s) => s.length > 0).join('\n\n');
   }
   return [lead || FALLBACK_TEXT[turn.outcome], ...sections].join('\n\n');

@@ -3,7 +3,7 @@ import type { ReplyTable } from '../../../src/domain/reply.js';
 import { formatToolResult } from '../../../src/interpreter/tool-result.js';
 import { buildReply } from '../../../src/replies/build-reply.js';
 import { readTableData, TABLE_MIME } from '../../../src/replies/table-data.js';
-import { monospaceTable, tableCaption, tableCsvFile } from '../../../src/replies/table-text.js';
+import { monospaceTable, replyTextWithTables, tableCaption, tableCsvFile } from '../../../src/replies/table-text.js';
 import { tableMessage } from '../../../adapters/slack/table-block.js';
 import { tableMessage as discordTableMessage } from '../../../adapters/discord/table-message.js';
 import { frameDisplay } from '../../support/table-frames.js';
@@ -55,6 +55,19 @@ describe('buildReply: tables', () => {
       [2, 4],
     ]);
     expect(direct.text).not.toContain('r0'); // the table is not repeated as text
+  });
+
+  it('a direct run whose only output is a table has no "Done." above it; the CLI prints the table as text', async () => {
+    const reply = await buildReply(
+      turn({ direct: true, runs: [run({ displays: [frameDisplay(2).display] })] }),
+      deps(),
+    );
+    expect(reply.text).toBe('');
+    expect(replyTextWithTables(reply)).toBe(
+      ['```text', 'n  sq  name', '-  --  ----', '0   0  r0', '1   1  r1', '```', 'Table 1: 2 rows × 3 columns.'].join(
+        '\n',
+      ),
+    );
   });
 
   it('shows at most 5 tables and says how many there were', async () => {
