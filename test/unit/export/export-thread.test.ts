@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { parseThreadLink } from '../../../adapters/slack/export-command.js';
+import type { ExecutionResult } from '../../../src/domain/execution.js';
+import { exportThread, recordTurn } from '../../../src/export/index.js';
+import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
+
+const ok = (code: string) => ({
+  language: 'python' as const,
+  code,
+  result: {
+    status: 'ok',
+    stdout: '',
+    stderr: '',
+    displays: [],
+    artifacts: [],
+    durationMs: 1,
+    executionCount: 1,
+  } as ExecutionResult,
+});
+
+async function exportWith(code: string, answer: FakeRunOutcome) {
+  const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+  await recordTurn({ store, threadKey: 't', runs: [ok(code)], atMs: 1 });
+  const sandbox = new FakeSandbox({ handler: () => answer });
+  const reply = await exportThread({ store, sandbox, threadKey: 't' });
+  const requirements = reply.files.find((f) => f.name === 'requirements.txt')?.data.toString() ?? '';
+  return { reply, requirements, sandbox };
+}
+
+const answer = (packages: unknown, unknown: unknown = [], python = '3.12.7'): FakeRunOutcome => ({
+  stdout: JSON.stringify({ python, unknown, packages }),
+});
+
+describe('exportThread', () => {
+  it('asks the sandbox once, as an internal bash run, about the non-relative imports only', async () => {
+    const { requirements, sandbox } = await exportWith(
+      'import pandas as pd\nfrom . import local\nimport os\nimport mymod',
+      answer([{ name: 'pandas', version: '2.2.3+dfsg', modules: ['pandas'] }], ['mymod']),
+    );
+    expect(sandbox.runs).toHaveLength(1);
+    const request = sandbox.runs[0]!.request;
+    expect(request).toMatchObject({ language: 'bash', internal: true });
+    expect(request.code).toMatch(/^python3 -c '[^']*' mymod os pandas$/);
+    expect(requirements).toContain('# Python 3.12.7\npandas==2.2.3  # installed: 2.2.3+dfsg, a distro build\n');
+    expect(requirements).toContain('not installed): mymod\n');
+  });
+
+  it('writes nothing the sandbox claims that is not a distribution name and version', async () => {
+    const { requirements } = await exportWith(
+      'import evil',
+      answer(
+        [
+          { name: 'evil', version: '1.0\n--index-url http://x', modules: ['evil'] },
+          { name: '-e git+http://x', version: '1', modules: ['evil'] },
+          { name: 'fine', version: '1.0', modules: ['evil', 'not-asked'] },
+        ],
+        ['evil', 'never-asked'],
+        '3.12\nrm',
+      ),
+    );
+    expect(requirements).not.toContain('index-url');
+    expect(requirements).not.toContain('git+');
+    expect(requirements).not.toContain('never-asked');
+    expect(requirements).toContain('# Python unknown\nfine==1.0\n');
+  });
+
+  it('says why versions are missing when the lookup fails or answers nonsense, and still sends the notebook', async () => {
+    for (const [outcome, why] of [
+      [{ status: 'error', stdout: '' }, 'the lookup ended with error'],
+      [{ stdout: 'not json' }, 'the answer was not what was expected'],
+      [{ stdout: 'x'.repeat(300 * 1024) }, 'the answer was too large'],
+      [answer('many'), 'the answer was not what was expected'],
+    ] as [FakeRunOutcome, string][]) {
+      const { reply, requirements } = await exportWith('import numpy', outcome);
+      expect(reply.files.map((f) => f.name)).toEqual(['thread.ipynb', 'requirements.txt']);
+      expect(requirements).toContain(`could not be read (${why})`);
+      expect(requirements).toContain('\n# numpy\n');
+      expect(reply.text).toContain(`Package versions could not be read (${why})`);
+    }
+  });
+
+  it('runs nothing in the sandbox when the code imports nothing, and answers an empty thread with a notice', async () => {
+    const { requirements, sandbox } = await exportWith('print(1)', answer([]));
+    expect(sandbox.runs).toHaveLength(0);
+    expect(requirements).toContain('no packages beyond the standard library');
+    const empty = await exportThread({
+      store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+      sandbox: new FakeSandbox(),
+      threadKey: 'none',
+    });
+    expect(empty).toMatchObject({ kind: 'notice', files: [] });
+    expect(empty.text).toContain('Nothing to export yet');
+  });
+});
+
+describe('parseThreadLink (Slack)', () => {
+  it('reads the thread of a message link, a reply link naming its thread, and nothing else', () => {
+    expect(parseThreadLink('https://acme.slack.com/archives/C0123ABC/p1700000000123456')).toEqual({
+      channel: 'C0123ABC',
+      threadTs: '1700000000.123456',
+    });
+    expect(
+      parseThreadLink(
+        'https://acme.slack.com/archives/C0123ABC/p1700000099000001?thread_ts=1700000000.123456&cid=C0123ABC',
+      ),
+    ).toEqual({ channel: 'C0123ABC', threadTs: '1700000000.123456' });
+    expect(parseThreadLink('https://acme.slack.com/archives/C0123ABC/p1700000099000001?thread_ts=x')).toBeUndefined();
+    expect(parseThreadLink('https://evil.example/archives/C0123ABC/p1700000000123456')).toBeUndefined();
+    expect(parseThreadLink('C0123ABC 1700000000.123456')).toBeUndefined();
+  });
+});
