@@ -62,6 +62,8 @@ export interface ReplyTable {
   whole: boolean;
   /** 1-based number of the table in the reply, for captions and file names. */
   number: number;
+  /** The name a CSV of this table takes, unique among the reply's files. @defaultValue `table-<number>.csv` */
+  csvFileName?: string;
 }
 
 export interface ReplyFooter {

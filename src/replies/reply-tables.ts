@@ -53,8 +53,10 @@ export async function collectTables(
       totalColumns: data.totalColumns + data.indexColumns,
       whole: isWholeTable(data),
       number,
+      // Claimed for every table: a surface that cuts a whole table attaches its rows under this name.
+      csvFileName: options.names.unique(`table-${number}.csv`),
     };
-    if (!table.whole) Object.assign(table, await readCsv(data, number, options, out));
+    if (!table.whole) Object.assign(table, await readCsv(data, { number, name: table.csvFileName! }, options, out));
     out.tables.push(table);
   }
   return out;
@@ -62,7 +64,7 @@ export async function collectTables(
 
 async function readCsv(
   data: TableData,
-  number: number,
+  { number, name }: { number: number; name: string },
   options: { names: FileNames; deps: TableDeps },
   out: CollectedTables,
 ): Promise<Partial<ReplyTable>> {
@@ -71,7 +73,6 @@ async function readCsv(
   try {
     const bytes = await deps.sandbox.readFile(deps.threadKey, data.csv.path);
     if (bytes.length > deps.maxFileBytes) throw new Error(`it is larger than the ${deps.maxFileBytes}-byte file limit`);
-    const name = options.names.unique(`table-${number}.csv`);
     const rows = Math.min(data.csv.rows, data.totalRows);
     out.files.push({
       name,
@@ -86,7 +87,7 @@ async function readCsv(
   } catch (err) {
     deps.logger?.warn({ err, path: data.csv.path }, 'table CSV could not be read');
     const reason = `the CSV of table ${number} could not be read from the sandbox (${(err as Error).message})`;
-    out.omitted.push({ name: `table-${number}.csv`, bytes: data.csv.bytes, reason });
+    out.omitted.push({ name, bytes: data.csv.bytes, reason });
     return { csvMissing: `The full table is not attached: ${reason}.` };
   }
 }

@@ -39,7 +39,7 @@ function csvField(text: string): string {
 
 /** Name of the CSV a surface attaches for a whole table it cut. */
 export function tableCsvName(table: ReplyTable): string {
-  return `table-${table.number}.csv`;
+  return table.csvFileName ?? `table-${table.number}.csv`;
 }
 
 /** The rows of a whole table as a CSV file, for a surface that shows fewer of them. */

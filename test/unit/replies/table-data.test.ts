@@ -70,6 +70,28 @@ describe('buildReply: tables', () => {
     );
   });
 
+  it("a table's CSV never takes the name of a file the code wrote", async () => {
+    const mine = Buffer.from('mine\n');
+    const sandbox = new MapSandbox(new Map([['table-1.csv', mine]]));
+    const r = run({
+      displays: [frameDisplay(150, { namePad: 30 }).display],
+      artifacts: [{ path: 'table-1.csv', bytes: mine.length, mime: 'text/csv', change: 'created' }],
+    });
+    const reply = await buildReply(turn({ direct: true, runs: [r] }), deps(sandbox));
+    expect(reply.files.map((f) => f.name)).toEqual(['table-1.csv']);
+    expect(reply.omitted![0]!.name).toBe('table-1 (2).csv');
+    const whole = await buildReply(
+      turn({
+        direct: true,
+        runs: [{ ...r, result: { ...r.result, displays: [frameDisplay(100, { namePad: 30 }).display] } }],
+      }),
+      deps(sandbox),
+    );
+    const message = discordTableMessage(whole.tables![0]!);
+    expect(message.files.map((f) => f.name)).toEqual(['table-1 (2).csv']);
+    expect(message.content).toContain('every row is in `table-1 (2).csv`');
+  });
+
   it('shows at most 5 tables and says how many there were', async () => {
     const displays = Array.from({ length: 7 }, (_, i) => frameDisplay(i + 1).display);
     const reply = await buildReply(turn({ direct: true, runs: [run({ displays })] }), deps());
