@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchSandbox } from '../../../src/cli/bench/sandbox-bench.js';
@@ -46,8 +46,12 @@ describe('benchSandbox', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-    const leftovers = await docker.listContainers({ all: true, filters: { label: ['dev.threadlab.session=bench'] } });
-    expect(leftovers.filter((c) => c.Labels['dev.threadlab.pid'] === String(process.pid))).toEqual([]);
+    // Every container the bench started (baselines, pools, sessions, the durable-thread sandboxes) is gone.
+    const leftovers = await docker.listContainers({
+      all: true,
+      filters: { label: [`dev.threadlab.pid=${process.pid}`] },
+    });
+    expect(leftovers.filter((c) => c.Labels['dev.threadlab.host'] === hostname())).toEqual([]);
   }, 900_000);
 
   it('raises the limits the DataFrame thread needs, and says which', () => {
