@@ -7,6 +7,8 @@ import {
   REST,
   type Interaction,
   type Message,
+  type OmitPartialGroupDMChannel,
+  type PartialMessage,
 } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
@@ -18,9 +20,11 @@ import type {
   AttachmentDownload,
   InboundHandler,
   PlatformAdapter,
+  PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
 import { downloadAttachment } from './download.js';
+import { editOf } from './map-edit.js';
 import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
 import { planReply } from './plan-reply.js';
 import { DiscordProgressSink } from './progress-sink.js';
@@ -28,6 +32,7 @@ import { createDiscordRestAgent, type DiscordRestAgent } from './rest-agent.js';
 import { sendMessages } from './send-reply.js';
 import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
 import { ThreadFollower } from './thread-follower.js';
+import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
 
 export interface DiscordAdapterOptions {
@@ -94,11 +99,13 @@ export class DiscordAdapter implements PlatformAdapter {
         GatewayIntentBits.MessageContent,
         GatewayIntentBits.DirectMessages,
       ],
-      partials: [Partials.Channel],
+      // Message: an edit of a message sent before this connection arrives as a partial to fetch.
+      partials: [Partials.Channel, Partials.Message],
       rest: this.restOptions(),
     });
     this.client = client;
     client.on(Events.MessageCreate, (message) => void this.onGatewayMessage(message, handler));
+    client.on(Events.MessageUpdate, (old, updated) => void this.onGatewayEdit(old, updated, handler));
     client.on(Events.InteractionCreate, (interaction) => void this.onInteraction(interaction, handler));
     client.on(Events.Error, (err) => this.log.error({ err }, 'Discord client error'));
     const ready = new Promise<void>((resolve, reject) => {
@@ -143,7 +150,16 @@ export class DiscordAdapter implements PlatformAdapter {
     return sink;
   }
 
-  async reply(message: InboundMessage, reply: Reply): Promise<void> {
+  async reply(message: InboundMessage, reply: Reply): Promise<PostedReply> {
+    return this.place(message, reply);
+  }
+
+  /** Replaces an earlier answer in place: its messages are edited, their attachments replaced by the new files. */
+  async updateReply(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply> {
+    return this.place(message, reply, previous.messageIds);
+  }
+
+  private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {
     await this.sinks.get(message.id)?.finish({ replied: true });
     const limitBytes = this.uploadLimitFor(message);
     const planned = await planReply(reply, {
@@ -151,10 +167,12 @@ export class DiscordAdapter implements PlatformAdapter {
       ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
       ...(this.options.maxImagePx ? { maxImagePx: this.options.maxImagePx } : {}),
     });
-    await sendMessages(this.targetFor(message), planned, {
-      limitBytes,
-      logger: this.log.child({ thread: threadKey(message.thread) }),
-    });
+    const target = this.targetFor(message);
+    const options = { limitBytes, logger: this.log.child({ thread: threadKey(message.thread) }) };
+    const messageIds = previous
+      ? await updateMessages(target, planned, previous, options)
+      : await sendMessages(target, planned, options);
+    return { messageIds };
   }
 
   /** The interaction's own limit when Discord gave one, else the configured limit. */
@@ -189,6 +207,29 @@ export class DiscordAdapter implements PlatformAdapter {
         { err: toThreadlabError(err), message: message.id },
         'could not hand a Discord message to the core',
       );
+    }
+  }
+
+  /**
+   * MESSAGE_UPDATE: a person's edit of a message's text re-runs it. A partial update (a message sent
+   * before this connection) is fetched first; a bot's edit, an embed-only update (a link preview) and
+   * the same text are ignored.
+   */
+  private async onGatewayEdit(
+    old: OmitPartialGroupDMChannel<Message | PartialMessage>,
+    updated: OmitPartialGroupDMChannel<Message | PartialMessage>,
+    handler: InboundHandler,
+  ): Promise<void> {
+    try {
+      if (updated.author?.bot || updated.webhookId) return;
+      const message = updated.partial ? await updated.fetch() : updated;
+      if (message.author.bot || !message.editedTimestamp) return;
+      const previousText = old.partial ? undefined : (old.content ?? undefined);
+      if (previousText === message.content) return;
+      const inbound = await this.follower.route(message);
+      if (inbound) await handler.onMessage(editOf(inbound, message.editedTimestamp, previousText));
+    } catch (err) {
+      this.log.error({ err: toThreadlabError(err), message: updated.id }, 'could not hand a Discord edit to the core');
     }
   }
 

@@ -15,22 +15,25 @@ export function tooLargeNotice(file: OutgoingFile, limitBytes: number): string {
  * Sends planned messages in order. Rate limits are waited out by discord.js's REST client. A message
  * refused as too large (413, code 40005) is sent again without its files, each file is retried alone, and
  * every file that is still refused is named in the thread with its size and the limit: never a silent drop.
+ * Returns the ids of the messages posted, in order.
  */
 export async function sendMessages(
   target: ReplyTarget,
   messages: OutgoingMessage[],
   options: { limitBytes: number; logger: Logger },
-): Promise<void> {
-  for (const message of messages) await sendOne(target, message, options);
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const message of messages) await sendOne(target, message, { ...options, ids });
+  return ids;
 }
 
 async function sendOne(
   target: ReplyTarget,
   message: OutgoingMessage,
-  options: { limitBytes: number; logger: Logger },
+  options: { limitBytes: number; logger: Logger; ids: string[] },
 ): Promise<void> {
   try {
-    await target.post(message);
+    options.ids.push(await target.post(message));
     return;
   } catch (err) {
     if (!isTooLarge(err) || message.files.length === 0) throw platformError(err, 'post a message');

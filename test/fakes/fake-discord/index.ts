@@ -151,6 +151,32 @@ export class FakeDiscord implements RestState {
     return msg;
   }
 
+  /**
+   * Edits a user's message as Discord does: MESSAGE_UPDATE with the new content and `edited_timestamp`.
+   * `partial` sends only what a partial update carries (id, channel, guild, content, edited_timestamp),
+   * so the client has to fetch the rest; `author` claims another author.
+   */
+  editMessage(
+    original: Record<string, unknown>,
+    content: string,
+    o: { partial?: boolean; author?: payloads.FakeUser } = {},
+  ): Record<string, unknown> {
+    const stored = this.messages.get(String(original.id)) ?? original;
+    const edited = {
+      ...stored,
+      content,
+      edited_timestamp: new Date().toISOString(),
+      ...(o.author ? { author: o.author } : {}),
+    };
+    this.messages.set(String(original.id), edited);
+    const { id, channel_id, guild_id, edited_timestamp } = edited as Record<string, unknown>;
+    const update = o.partial
+      ? { id, channel_id, ...(guild_id ? { guild_id } : {}), content, edited_timestamp }
+      : edited;
+    this.dispatch('MESSAGE_UPDATE', update);
+    return edited;
+  }
+
   /** Sends an interaction through the gateway, remembering its channel for the webhook routes. */
   interaction(payload: Record<string, unknown>): Record<string, unknown> {
     this.interactionOriginals.set(String(payload.token), { channel_id: payload.channel_id });

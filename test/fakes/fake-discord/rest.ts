@@ -144,6 +144,8 @@ export function route(state: RestState, method: string, path: string, req: Recor
           edited_timestamp: new Date().toISOString(),
         };
         state.messages.set(messageId!, edited);
+        // Discord sends the bot its own edits too.
+        state.dispatch('MESSAGE_UPDATE', edited);
         return json(200, edited);
       }
     }

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
+import { FAKE_TOKEN, silentLogger } from './harness.js';
+
+const docker = new Docker();
+const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
+
+describe('Discord: editing a message re-runs it (discord.js against the fake, the real Runtime and Docker)', () => {
+  let fake: FakeDiscord;
+  let sandbox: DockerSandbox;
+  let runtime: Runtime;
+  let dataDir: string;
+  const logger = silentLogger();
+
+  beforeAll(async () => {
+    fake = new FakeDiscord();
+    await fake.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-edit-'));
+    const config = loadConfig({
+      DISCORD_TOKEN: FAKE_TOKEN,
+      DISCORD_APPLICATION_ID: fake.applicationId,
+      DISCORD_API_URL: fake.apiUrl,
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_WEB_ENABLED: 'false',
+      THREADLAB_SANDBOX_POOL_SIZE: '0',
+    });
+    sandbox = await createDockerSandbox({
+      docker,
+      image: await sandboxImage(),
+      limits: { ...config.sandbox, timeoutMs: 30_000 },
+      dataDir,
+      logger,
+      instanceId: `test-discord-edit-${process.pid}-${Date.now().toString(36)}`,
+    });
+    const adapter = createDiscordAdapter(config, { logger });
+    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+    await runtime.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await fake?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The bot's answers in a channel: not its live statuses (they carry the Stop button). */
+  const botMessages = (channelId: string) =>
+    [...fake.messages.values()].filter(
+      (m) =>
+        m.channel_id === channelId &&
+        (m.author as { id: string }).id === fake.bot.id &&
+        ((m.components as unknown[] | undefined) ?? []).length === 0,
+    );
+  const waitFor = async <T>(find: () => T | undefined, what: string, timeoutMs = 60_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = find();
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const answerWith = (channelId: string, text: string) =>
+    waitFor(() => botMessages(channelId).find((m) => String(m.content).includes(text)), `an answer with ${text}`);
+  const patchesOf = (channelId: string, id: string) =>
+    fake.requests.filter((r) => r.method === 'PATCH' && r.path === `/channels/${channelId}/messages/${id}`);
+
+  it('an edit (a partial MESSAGE_UPDATE) updates the latest answer in place; an older one is answered anew', async () => {
+    const mention = `<@${fake.bot.id}> `;
+    const original = fake.userMessage({
+      channelId: fake.textChannelId,
+      content: mention + code('print(6 * 7)'),
+      mentionBot: true,
+    });
+    const threadId = String(original.id); // a thread started from a message has the message's id
+    const first = await answerWith(threadId, '42');
+
+    fake.editMessage(original, mention + code('print(6 * 8)'), { partial: true });
+    await waitFor(() => String(fake.messages.get(String(first.id))?.content).includes('48') || undefined, 'the edit');
+    const edited = fake.messages.get(String(first.id))!;
+    expect(String(edited.content)).toContain('Re-ran after your edit');
+    expect(patchesOf(threadId, String(first.id)).some((p) => Array.isArray(p.json?.attachments))).toBe(true);
+    expect(botMessages(threadId)).toHaveLength(1);
+
+    const followUp = fake.userMessage({ channelId: threadId, content: code('print(1 + 1)') });
+    await answerWith(threadId, '\n2\n');
+    fake.editMessage(original, mention + code('print(6 * 9)'));
+    const anew = await answerWith(threadId, '54');
+    expect(anew.id).not.toBe(first.id);
+    expect(String(anew.content)).toContain('Re-ran your edited message');
+    expect(String(fake.messages.get(String(first.id))!.content)).toContain('48');
+    expect(botMessages(threadId)).toHaveLength(3);
+
+    // Another author's claim and an unchanged text are ignored (and so are the bot's own status edits).
+    const other = payloads.user(payloads.snowflake(), 'mallory');
+    fake.editMessage(followUp, code('print("mallory")'), { author: other });
+    fake.editMessage(followUp, code('print("ada")'), { author: fake.human });
+    const ada = await answerWith(threadId, 'ada'); // the author's edit of an older message: a new answer
+    fake.editMessage(followUp, code('print("ada")'), { partial: true });
+    fake.editMessage(original, mention + code('print("last")'));
+    await answerWith(threadId, 'last');
+    expect(botMessages(threadId).filter((m) => String(m.content).includes('mallory'))).toHaveLength(0);
+    expect(botMessages(threadId).filter((m) => String(m.content).includes('ada'))).toHaveLength(1);
+    expect(patchesOf(threadId, String(ada.id))).toHaveLength(0);
+  });
+});
