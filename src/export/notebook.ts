@@ -9,7 +9,12 @@ export interface Notebook {
   cells: NotebookCell[];
 }
 
-type Source = string[];
+/**
+ * nbformat's multiline string: one string (the schema takes it as well as the list of lines Jupyter writes). A list
+ * costs a few bytes per line, so a log of many short lines would grow several times over; a string stays the size of
+ * the log (THREADLAB's export limits), within every platform's upload limit.
+ */
+type Source = string;
 export type NotebookCell =
   | { cell_type: 'markdown'; id: string; metadata: Record<string, unknown>; source: Source; attachments?: Attachments }
   | {
@@ -23,7 +28,7 @@ export type NotebookCell =
 type Attachments = Record<string, Record<string, string>>;
 type NotebookOutput =
   | { output_type: 'stream'; name: 'stdout' | 'stderr'; text: Source }
-  | { output_type: 'display_data'; data: Record<string, Source | string>; metadata: Record<string, unknown> };
+  | { output_type: 'display_data'; data: Record<string, Source>; metadata: Record<string, unknown> };
 
 /** Options of {@link buildNotebook}. */
 export interface BuildNotebookOptions {
@@ -36,17 +41,12 @@ export interface BuildNotebookOptions {
 
 const LANGUAGE_NAMES: Record<Language, string> = { python: 'Python', bash: 'bash', r: 'R', javascript: 'JavaScript' };
 
-/** Splits text into the line list nbformat stores (each line keeps its newline). */
-function lines(text: string): Source {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
-/** Text outputs as line lists; images stay one base64 string, as Jupyter writes them. */
+/** An output as nbformat stores it; images as one base64 string without line breaks. */
 function outputOf(output: ExportOutput): NotebookOutput {
-  if (output.type === 'stream') return { output_type: 'stream', name: output.name, text: lines(output.text) };
-  const data: Record<string, Source | string> = {};
+  if (output.type === 'stream') return { output_type: 'stream', name: output.name, text: output.text };
+  const data: Record<string, Source> = {};
   for (const [mime, value] of Object.entries(output.data))
-    data[mime] = mime.startsWith('image/') && mime !== 'image/svg+xml' ? value.replace(/\s+/g, '') : lines(value);
+    data[mime] = mime.startsWith('image/') && mime !== 'image/svg+xml' ? value.replace(/\s+/g, '') : value;
   return { output_type: 'display_data', data, metadata: {} };
 }
 
@@ -87,7 +87,7 @@ function foreignRunCell(entry: Extract<ExportEntry, { kind: 'run' }>, id: string
     cell_type: 'markdown',
     id,
     metadata: { threadlab: { role: 'run', language: entry.language } },
-    source: lines(parts.join('\n') + omittedNote(entry.omitted)),
+    source: parts.join('\n') + omittedNote(entry.omitted),
     ...(Object.keys(attachments).length ? { attachments } : {}),
   };
 }
@@ -106,7 +106,7 @@ function headerCell(options: BuildNotebookOptions): NotebookCell {
     cell_type: 'markdown',
     id: 'threadlab-header',
     metadata: { threadlab: { role: 'header' } },
-    source: lines(text),
+    source: text,
   };
 }
 
@@ -121,7 +121,7 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
   options.log.entries.forEach((entry, n) => {
     const id = `cell-${n + 1}`;
     if (entry.kind === 'message') {
-      const source = lines(entry.text + omittedNote(entry.omitted));
+      const source = entry.text + omittedNote(entry.omitted);
       cells.push({ cell_type: 'markdown', id, metadata: { threadlab: { role: 'message' } }, source });
       return;
     }
@@ -133,12 +133,12 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
     const source = entry.language === 'bash' ? `%%bash\n${entry.code}` : entry.code;
     const outputs = entry.outputs.map(outputOf);
     const note = omittedNote(entry.omitted).trim();
-    if (note) outputs.push({ output_type: 'display_data', data: { 'text/markdown': lines(note) }, metadata: {} });
+    if (note) outputs.push({ output_type: 'display_data', data: { 'text/markdown': note }, metadata: {} });
     cells.push({
       cell_type: 'code',
       id,
       metadata: { threadlab: { role: 'run', language: entry.language } },
-      source: lines(source),
+      source: source,
       execution_count: count,
       outputs,
     });

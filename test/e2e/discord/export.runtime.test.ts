@@ -91,11 +91,11 @@ describe('Discord: /export through the real discord.js REST client, Runtime and 
     await validateNotebook(notebook.data);
     const cells = JSON.parse(notebook.data.toString()).cells as {
       cell_type: string;
-      source: string[];
+      source: string;
       outputs: unknown[];
     }[];
-    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source.join(''), c.outputs])).toEqual([
-      [code, [{ output_type: 'stream', name: 'stdout', text: ['6\n'] }]],
+    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source, c.outputs])).toEqual([
+      [code, [{ output_type: 'stream', name: 'stdout', text: '6\n' }]],
     ]);
   });
 });

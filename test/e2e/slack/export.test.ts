@@ -97,11 +97,11 @@ describe('Slack: /interpreter export and `export` in a thread (real bolt client,
     await validateNotebook(notebook.bytes!);
     const cells = JSON.parse(notebook.bytes!.toString()).cells as {
       cell_type: string;
-      source: string[];
+      source: string;
       outputs?: unknown[];
     }[];
-    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source.join(''), c.outputs])).toEqual([
-      [CODE, [{ output_type: 'stream', name: 'stdout', text: ['6\n'] }]],
+    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source, c.outputs])).toEqual([
+      [CODE, [{ output_type: 'stream', name: 'stdout', text: '6\n' }]],
     ]);
     expect(requirements.bytes!.toString()).toMatch(/^numpy==\d+\.\d+/m);
 

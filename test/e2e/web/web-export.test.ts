@@ -72,13 +72,13 @@ describe('web chat: /export', () => {
     await validateNotebook(notebook);
     const cells = JSON.parse(notebook.toString()).cells as {
       cell_type: string;
-      source: string[];
+      source: string;
       outputs: unknown[];
     }[];
-    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source.join(''), c.outputs])).toEqual([
+    expect(cells.filter((c) => c.cell_type === 'code').map((c) => [c.source, c.outputs])).toEqual([
       [
         'import pandas as pd\nprint(pd.Series([1, 2, 3]).sum())',
-        [{ output_type: 'stream', name: 'stdout', text: ['6\n'] }],
+        [{ output_type: 'stream', name: 'stdout', text: '6\n' }],
       ],
     ]);
     const requirements = await (await fetch(`${adapter.url}${reply.files![1]!.url}`)).text();

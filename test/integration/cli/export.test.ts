@@ -30,7 +30,7 @@ afterAll(async () => {
 
 interface Cell {
   cell_type: string;
-  source: string[];
+  source: string;
   outputs?: { output_type: string; name?: string; text?: string[]; data?: Record<string, unknown> }[];
 }
 
@@ -58,14 +58,14 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     await validateNotebook(raw);
     const cells = JSON.parse(raw.toString()).cells as Cell[];
     const code = cells.filter((c) => c.cell_type === 'code');
-    expect(code.map((c) => c.source.join(''))).toEqual([FIXED, CHART, `%%bash\n${BASH}`]);
-    expect(code[0]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: ['6\n'] }]);
+    expect(code.map((c) => c.source)).toEqual([FIXED, CHART, `%%bash\n${BASH}`]);
+    expect(code[0]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: '6\n' }]);
     const chartOutputs = code[1]!.outputs!;
     const png = chartOutputs.find((o) => o.data?.['image/png'])?.data?.['image/png'] as string;
     expect(Buffer.from(png, 'base64').subarray(1, 4).toString()).toBe('PNG');
-    expect(chartOutputs.some((o) => (o.data?.['text/plain'] as string[] | undefined)?.join('') === '2.0')).toBe(true);
-    expect(code[2]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: ['from bash\n'] }]);
-    const markdown = cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source.join(''));
+    expect(chartOutputs.some((o) => o.data?.['text/plain'] === '2.0')).toBe(true);
+    expect(code[2]!.outputs).toEqual([{ output_type: 'stream', name: 'stdout', text: 'from bash\n' }]);
+    const markdown = cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source);
     expect(markdown).toContain('Sum 1, 2 and 3 with pandas');
     expect(raw.toString()).not.toContain('numbers_typo');
     expect(raw.toString()).not.toContain('1/0');
@@ -94,7 +94,7 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     ]);
 
     // The notebook's Python cells run top to bottom in a fresh sandbox.
-    const python = code.filter((c) => !c.source.join('').startsWith('%%bash')).map((c) => c.source.join(''));
+    const python = code.filter((c) => !c.source.startsWith('%%bash')).map((c) => c.source);
     const fresh = await cli(['exec', '--session', 'nb-rerun', '--json', '-'], python.join('\n\n'));
     expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'ok', stdout: '6\n' });
   });

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult, Language } from '../../../src/domain/execution.js';
-import { buildNotebook, EXPORT_LIMITS, messageEntry, recordTurn, runEntry } from '../../../src/export/index.js';
+import {
+  buildNotebook,
+  EXPORT_LIMITS,
+  exportThread,
+  messageEntry,
+  recordTurn,
+  runEntry,
+} from '../../../src/export/index.js';
 import type { TurnRun } from '../../../src/interpreter/turn.js';
 import type { ExportEntry } from '../../../src/ports/session-store.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { validateNotebook } from '../../support/nbformat.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex').toString('base64');
@@ -54,7 +62,7 @@ describe('notebook export', () => {
     await validateNotebook(JSON.stringify(notebook));
 
     const code = notebook.cells.filter((c) => c.cell_type === 'code');
-    expect(code.map((c) => c.source.join(''))).toEqual([
+    expect(code.map((c) => c.source)).toEqual([
       'import pandas as pd\ndf = pd.read_csv("sales.csv")\nprint(len(df))',
       'df.head()',
       'import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.show()',
@@ -62,19 +70,19 @@ describe('notebook export', () => {
     ]);
     expect(code.map((c) => c.cell_type === 'code' && c.execution_count)).toEqual([1, 2, 3, 4]);
     const outputs = code.map((c) => (c.cell_type === 'code' ? c.outputs : []));
-    expect(outputs[0]).toEqual([{ output_type: 'stream', name: 'stdout', text: ['12\n'] }]);
+    expect(outputs[0]).toEqual([{ output_type: 'stream', name: 'stdout', text: '12\n' }]);
     expect(outputs[1]).toEqual([
       {
         output_type: 'display_data',
-        data: { 'text/plain': ['   a\n', '0  1'], 'text/html': ['<table><tr><td>1</td></tr></table>'] },
+        data: { 'text/plain': '   a\n0  1', 'text/html': '<table><tr><td>1</td></tr></table>' },
         metadata: {},
       },
     ]);
     expect(outputs[2]).toEqual([
-      { output_type: 'stream', name: 'stderr', text: ['a warning\n'] },
-      { output_type: 'display_data', data: { 'text/plain': ['<Figure>'], 'image/png': PNG }, metadata: {} },
+      { output_type: 'stream', name: 'stderr', text: 'a warning\n' },
+      { output_type: 'display_data', data: { 'text/plain': '<Figure>', 'image/png': PNG }, metadata: {} },
     ]);
-    const markdown = notebook.cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source.join(''));
+    const markdown = notebook.cells.filter((c) => c.cell_type === 'markdown').map((c) => c.source);
     expect(markdown[0]).toContain('# Threadlab thread');
     expect(markdown[1]).toBe('Plot the **sales**\n\n_(Uploaded: `sales.csv`)_');
     expect(notebook.metadata).toMatchObject({ kernelspec: { name: 'python3' }, language_info: { version: '3.12.7' } });
@@ -90,12 +98,12 @@ describe('notebook export', () => {
     await validateNotebook(JSON.stringify(notebook));
     expect(notebook.cells.filter((c) => c.cell_type === 'code')).toEqual([]);
     const [, r1, r2, js] = notebook.cells;
-    expect(r1!.source.join('')).toContain('```r\nsummary(c(1, 2))\n```');
-    expect(r1!.source.join('')).toContain('   Min. \n   1 ');
+    expect(r1!.source).toContain('```r\nsummary(c(1, 2))\n```');
+    expect(r1!.source).toContain('   Min. \n   1 ');
     expect(r2).toMatchObject({ attachments: { 'chart-1.png': { 'image/png': PNG } } });
-    expect(r2!.source.join('')).toContain('![chart 1](attachment:chart-1.png)');
+    expect(r2!.source).toContain('![chart 1](attachment:chart-1.png)');
     // A fence inside the code or output cannot close the block around it.
-    expect(js!.source.join('')).toContain('````js\nconsole.log("```")\n````');
+    expect(js!.source).toContain('````js\nconsole.log("```")\n````');
   });
 
   it('keeps each run within its limits and says in the notebook what was left out', async () => {
@@ -127,13 +135,13 @@ describe('notebook export', () => {
 
     const notebook = buildNotebook({ log: { entries: [entry, tooLong!], dropped: 7 }, exportedAt: at });
     await validateNotebook(JSON.stringify(notebook));
-    expect(notebook.cells[0]!.source.join('')).toContain('**7 earlier entries of this thread are not in this export**');
+    expect(notebook.cells[0]!.source).toContain('**7 earlier entries of this thread are not in this export**');
     const code = notebook.cells[1]!;
     expect(code.cell_type === 'code' && code.outputs.at(-1)).toMatchObject({
       output_type: 'display_data',
-      data: { 'text/markdown': [expect.stringContaining("Left out of this export (Threadlab's limits)")] },
+      data: { 'text/markdown': expect.stringContaining("Left out of this export (Threadlab's limits)") },
     });
-    expect(notebook.cells[2]!.source.join('')).toContain('was left out of the export');
+    expect(notebook.cells[2]!.source).toContain('was left out of the export');
   });
 
   it("keeps a run's outputs within the entry budget and a long message cut", () => {
@@ -149,5 +157,21 @@ describe('notebook export', () => {
     expect(message.kind === 'message' && message.text.length).toBeLessThan(EXPORT_LIMITS.maxMessageChars + 100);
     expect(message.omitted).toEqual([`${EXPORT_LIMITS.maxMessageChars} characters from the middle of a message`]);
     expect(messageEntry('  ', [], 1)).toBeUndefined();
+  });
+
+  it('keeps a full log of many short lines within the log limit as a notebook file (Discord takes 10 MiB)', async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const lines = 'a\n'.repeat(EXPORT_LIMITS.maxTextChars / 2);
+    const runs = Array.from({ length: 20 }, () => run(lines.replace(/a/g, 'x = 1'), { stdout: lines, stderr: lines }));
+    for (let i = 0; i < 10; i += 1) await recordTurn({ store, threadKey: 't', runs, atMs: i });
+    const log = await store.readExport('t');
+    expect(log.dropped).toBeGreaterThan(0);
+    const logBytes = log.entries.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e)), 0);
+    expect(logBytes).toBeLessThanOrEqual(EXPORT_LIMITS.maxLogBytes);
+    const reply = await exportThread({ store, sandbox: new FakeSandbox(), threadKey: 't' });
+    const notebook = reply.files.find((f) => f.name === 'thread.ipynb')!.data;
+    expect(notebook.length).toBeLessThan(logBytes * 1.1);
+    expect(notebook.length).toBeLessThan(10 * 1024 * 1024);
+    await validateNotebook(notebook);
   });
 });
