@@ -56,7 +56,8 @@ calls with the same --thread continue the same conversation and sandbox session.
   --json          print { kind, text, runs: [{ language, code, status }], images, files,
                   refused: [{ name, reason }] } as JSON
 Exit status: 0 for an answer with every file written, 1 otherwise.
-A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).`,
+A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
+The MESSAGE /export (with --out DIR) writes the thread as thread.ipynb and requirements.txt under DIR.`,
   async run(argv, io) {
     const { values, positionals } = parse(
       argv,
@@ -82,6 +83,10 @@ A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OP
     const paths = (values.attach ?? []).map((f) => resolve(f));
     if (!text.trim() && paths.length === 0) {
       io.err('chat needs a MESSAGE or at least one --attach FILE.\n');
+      return 2;
+    }
+    if (text.trim().toLowerCase() === '/export' && !values.out) {
+      io.err('/export writes thread.ipynb and requirements.txt: add --out DIR.\n');
       return 2;
     }
     const config = loadConfig(io.env);

@@ -99,6 +99,14 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'ok', stdout: '6\n' });
   });
 
+  it('asks for --out DIR instead of exporting files it would not write', async () => {
+    const res = await cli(['chat', '--thread', 'nb', '/export']);
+    expect(res).toMatchObject({
+      code: 2,
+      stderr: '/export writes thread.ipynb and requirements.txt: add --out DIR.\n',
+    });
+  });
+
   it('says there is nothing to export in a thread without successful runs, and writes no file', async () => {
     const out = join(dataDir, 'empty');
     const res = await cli(['chat', '--thread', 'empty', '--out', out, '--json', '/export']);
