@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
+import { loadConfig } from '../../../src/config.js';
+import { Runtime } from '../../../src/core/runtime.js';
+import type { InboundMessage } from '../../../src/domain/messages.js';
+import { createLogger } from '../../../src/logger.js';
+import type { ExportEntry, ExportLogLimits } from '../../../src/ports/session-store.js';
+import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
+import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
+import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
+import { RecordingAdapter } from '../../fakes/recording-adapter.js';
+import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
+
+const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+/** A store whose export log is unavailable (Redis gone mid-turn, say), for the worker's handling of it. */
+class BrokenExportStore extends MemorySessionStore {
+  override async appendExport(_key: string, _entry: ExportEntry, _limits: ExportLogLimits): Promise<void> {
+    throw new Error('export log unavailable');
+  }
+}
+
+const message = (text: string): InboundMessage => ({
+  id: randomUUID(),
+  thread: { platform: 'web', workspace: 'local', channel: 'web', thread: 't1' },
+  user: { id: 'u1' },
+  text,
+  attachments: [],
+  receivedAtMs: Date.now(),
+});
+
+let runtime: Runtime | undefined;
+afterEach(async () => {
+  await runtime?.stop();
+  runtime = undefined;
+});
+
+async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeSandbox) {
+  const adapter = new RecordingAdapter('web');
+  runtime = new Runtime({
+    config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
+    logger,
+    sandbox,
+    llm,
+    store,
+    queue: new InProcessJobQueue({ logger, limits: DEFAULT_LIMITS }),
+    renderer: new SharpArtifactRenderer(),
+    adapters: [adapter],
+  });
+  await runtime.start();
+  return adapter;
+}
+
+describe('the thread worker and the export log', () => {
+  it('records the question and only the runs that succeeded, in order; reset forgets them', async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const llm = new ScriptedLlm({ steps: [runCode('print(x)'), runCode('x = 1\nprint(x)'), answer('It is 1.')] });
+    const failed = { status: 'error', error: { name: 'ExitCode', value: 'bash exited with status 3', traceback: '' } };
+    const sandbox = new FakeSandbox({
+      results: [{ status: 'error', stderr: 'NameError' }, { stdout: '1\n' }, failed as FakeRunOutcome],
+    });
+    const adapter = await start(store, llm, sandbox);
+    await adapter.handler!.onMessage(message('what is x?'));
+    await adapter.nextReply();
+    await adapter.handler!.onMessage(message('```bash\nexit 3\n```'));
+    await adapter.nextReply();
+    const log = await store.readExport('web:local:web:t1');
+    expect(log.entries).toEqual([
+      { kind: 'message', text: 'what is x?', atMs: expect.any(Number) },
+      {
+        kind: 'run',
+        language: 'python',
+        code: 'x = 1\nprint(x)',
+        outputs: [{ type: 'stream', name: 'stdout', text: '1\n' }],
+        atMs: expect.any(Number),
+      },
+    ]);
+    await adapter.handler!.onMessage(message('/reset'));
+    await adapter.nextReply();
+    expect(await store.readExport('web:local:web:t1')).toEqual({ entries: [], dropped: 0 });
+  });
+
+  it('still answers when the export log cannot be written, and says the exchange is not in the export', async () => {
+    const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('Printed 1.')] });
+    const adapter = await start(new BrokenExportStore({ sweepIntervalMs: 0 }), llm, new FakeSandbox());
+    await adapter.handler!.onMessage(message('print one'));
+    const { reply } = await adapter.nextReply();
+    expect(reply.kind).toBe('answer');
+    expect(reply.text).toContain('Printed 1.');
+    expect(reply.text).toContain("could not be added to the thread's notebook export");
+  });
+});
