@@ -99,6 +99,30 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     expect(JSON.parse(fresh.stdout)).toMatchObject({ status: 'ok', stdout: '6\n' });
   });
 
+  it("pins a package installed in the thread's /mnt/data/.local, mapped from its module to its distribution", async () => {
+    const install = [
+      'site=$(python3 -c "import site; print(site.getusersitepackages())")',
+      'mkdir -p "$site/tinypkg" "$site/tiny_dist-1.2.3.dist-info"',
+      'echo "VALUE = 7" > "$site/tinypkg/__init__.py"',
+      'printf "Metadata-Version: 2.1\\nName: tiny-dist\\nVersion: 1.2.3\\n" > "$site/tiny_dist-1.2.3.dist-info/METADATA"',
+      'echo tinypkg > "$site/tiny_dist-1.2.3.dist-info/top_level.txt"',
+    ].join('\n');
+    const installed = await cli(['exec', '--session', 'local-pkg', '--lang', 'bash', '--json', '-'], install);
+    expect(JSON.parse(installed.stdout).status, installed.stdout).toBe('ok');
+    const used = await cli([
+      'chat',
+      '--thread',
+      'local-pkg',
+      '--json',
+      '```python\nimport tinypkg\nprint(tinypkg.VALUE)\n```',
+    ]);
+    expect(JSON.parse(used.stdout).text).toContain('7');
+    const out = join(dataDir, 'local-pkg');
+    const exported = await cli(['chat', '--thread', 'local-pkg', '--out', out, '--json', '/export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(join(out, 'requirements.txt'), 'utf8')).toMatch(/^tiny-dist==1\.2\.3$/m);
+  });
+
   it('asks for --out DIR instead of exporting files it would not write', async () => {
     const res = await cli(['chat', '--thread', 'nb', '/export']);
     expect(res).toMatchObject({
