@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseThreadLink } from '../../../adapters/slack/export-command.js';
 import type { ExecutionResult } from '../../../src/domain/execution.js';
 import { exportThread, recordTurn } from '../../../src/export/index.js';
+import { MAX_MODULES } from '../../../src/export/package-versions.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
 
@@ -78,6 +79,14 @@ describe('exportThread', () => {
       expect(requirements).toContain('\n# numpy\n');
       expect(reply.text).toContain(`Package versions could not be read (${why})`);
     }
+  });
+
+  it(`asks about at most ${MAX_MODULES} modules, and only names that are identifiers`, async () => {
+    const imports = Array.from({ length: MAX_MODULES + 50 }, (_, i) => `import mod${String(i).padStart(3, '0')}`);
+    const { sandbox } = await exportWith(imports.join('\n'), answer([]));
+    const args = sandbox.runs[0]!.request.code.split("' ")[1]!.split(' ');
+    expect(args).toHaveLength(MAX_MODULES);
+    expect(args.every((a) => /^mod\d{3}$/.test(a))).toBe(true);
   });
 
   it('runs nothing in the sandbox when the code imports nothing, and answers an empty thread with a notice', async () => {

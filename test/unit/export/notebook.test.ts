@@ -146,10 +146,18 @@ describe('notebook export', () => {
 
   it("keeps a run's outputs within the entry budget and a long message cut", () => {
     const texts = Array.from({ length: EXPORT_LIMITS.maxDisplays }, (_, i) => ({
-      data: { 'text/plain': `${i}`.padEnd(EXPORT_LIMITS.maxTextChars, '.') },
+      data: {
+        'text/plain': `${i}`.padEnd(EXPORT_LIMITS.maxTextChars, '.'),
+        'text/html': `<p>${i}</p>`.padEnd(EXPORT_LIMITS.maxTextChars, '.'),
+      },
     }));
     const many = runEntry(run('show()', { displays: [...texts, ...texts] }), 1)!;
+    // 20 results of 128 K characters pass the 2 MB a run may take: the last ones are left out, and said.
     expect(Buffer.byteLength(JSON.stringify(many))).toBeLessThanOrEqual(EXPORT_LIMITS.maxEntryBytes);
+    const kept = many.kind === 'run' ? many.outputs.length : 0;
+    expect(kept).toBeGreaterThan(10);
+    expect(kept).toBeLessThan(EXPORT_LIMITS.maxDisplays);
+    expect(many.omitted).toContain(`a result (the run's outputs passed ${EXPORT_LIMITS.maxEntryBytes} bytes)`);
     expect(many.omitted).toContain(
       `${EXPORT_LIMITS.maxDisplays} results past the ${EXPORT_LIMITS.maxDisplays} kept per run`,
     );
