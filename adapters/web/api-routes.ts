@@ -9,6 +9,7 @@ import { parseJsonBody } from './json-body.js';
 import { normaliseMime, userMessage, webThreadRef, WebRequestError } from './map-request.js';
 import type { MessageBodyLimits } from './message-body.js';
 import type { MessageIntake } from './message-intake.js';
+import { editRoute } from './edit-route.js';
 import { messageRoute } from './message-route.js';
 import type { WebThreadStore } from './thread-store.js';
 
@@ -138,6 +139,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       },
     },
     messageRoute({ store, intake: deps.intake, limits: deps.limits, thread }),
+    editRoute({ store, intake: deps.intake, maxTextBytes: deps.limits.maxTextBytes, thread }),
     {
       method: 'GET',
       pattern: '/api/threads/:id/events',

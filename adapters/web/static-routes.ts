@@ -15,6 +15,7 @@ const PAGE_FILES: Record<string, string> = {
   '/render.js': 'render.js',
   '/progress.js': 'progress.js',
   '/composer.js': 'composer.js',
+  '/edit.js': 'edit.js',
   '/style.css': 'style.css',
 };
 

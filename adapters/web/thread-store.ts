@@ -95,7 +95,10 @@ export class WebThreadStore {
 
   private async removeThread(id: string): Promise<boolean> {
     if (!this.threads.has(id)) return false;
-    const blobIds = (await this.messages(id)).flatMap((m) =>
+    // Every line, revisions' replaced versions too: their blobs go with the thread.
+    const lines: WebMessage[] = [];
+    for await (const line of this.eachMessage(id)) lines.push(line);
+    const blobIds = lines.flatMap((m) =>
       [...(m.attachments ?? []), ...(m.images ?? []), ...(m.files ?? [])].map((b) => b.id),
     );
     this.threads.delete(id);
@@ -107,7 +110,12 @@ export class WebThreadStore {
   /** The whole history, oldest first (tests and small threads; the API reads it a page at a time). */
   async messages(threadId: string): Promise<WebMessage[]> {
     const messages: WebMessage[] = [];
-    for await (const message of this.eachMessage(threadId)) messages.push(message);
+    const at = new Map<string, number>();
+    for await (const message of this.eachMessage(threadId)) {
+      const index = at.get(message.id);
+      if (index !== undefined) messages[index] = message;
+      else if (!message.revisedAtMs) at.set(message.id, messages.push(message) - 1);
+    }
     return messages;
   }
 
@@ -125,6 +133,13 @@ export class WebThreadStore {
         found = true;
         break;
       }
+      // A revision replaces its message where it stands; one of a message before the window is not shown.
+      const index = window.findIndex((m) => m.id === message.id);
+      if (index >= 0) {
+        window[index] = message;
+        continue;
+      }
+      if (message.revisedAtMs) continue;
       window.push(message);
       if (window.length > options.limit) {
         window.shift();
@@ -136,8 +151,9 @@ export class WebThreadStore {
 
   /** The message `id` of a thread, read through without holding the history. */
   async findMessage(threadId: string, id: string): Promise<WebMessage | undefined> {
-    for await (const message of this.eachMessage(threadId)) if (message.id === id) return message;
-    return undefined;
+    let found: WebMessage | undefined;
+    for await (const message of this.eachMessage(threadId)) if (message.id === id) found = message;
+    return found;
   }
 
   /** The thread's messages in order, read a line at a time. */

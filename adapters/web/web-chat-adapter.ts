@@ -10,6 +10,7 @@ import type {
   AttachmentDownload,
   InboundHandler,
   PlatformAdapter,
+  PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
 import { apiRoutes } from './api-routes.js';
@@ -19,6 +20,7 @@ import { MessageIntake } from './message-intake.js';
 import { serializeProgress, storeReply } from './reply-mapping.js';
 import { staticRoutes } from './static-routes.js';
 import { WebThreadStore } from './thread-store.js';
+import type { WebMessage } from './types.js';
 import { WebServer, type WebServerLimits } from './web-server.js';
 
 export interface WebChatAdapterOptions {
@@ -175,19 +177,36 @@ export class WebChatAdapter implements PlatformAdapter {
     };
   }
 
-  async reply(message: InboundMessage, reply: Reply): Promise<void> {
-    if (this.intake.hold(message.id, () => this.post(message, reply))) return;
-    await this.post(message, reply);
+  async reply(message: InboundMessage, reply: Reply): Promise<PostedReply | void> {
+    if (this.intake.hold(message.id, () => this.post(message, reply).then(() => undefined))) return;
+    return this.post(message, reply);
   }
 
-  private async post(message: InboundMessage, reply: Reply): Promise<void> {
+  /**
+   * Replaces an earlier answer in place: a revision of the bot message (same id, new text, images and
+   * files) is stored and sent as a `reply` event, which the page shows where the old answer stood.
+   */
+  async updateReply(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply> {
+    const id = previous.messageIds[0];
+    const old = id === undefined ? undefined : await this.store.findMessage(message.thread.thread, id);
+    if (!old || old.role !== 'bot') throw new ThreadlabError('platform_api', 'The answer to update is gone.');
+    return this.post(message, reply, old);
+  }
+
+  private async post(message: InboundMessage, reply: Reply, replaces?: WebMessage): Promise<PostedReply> {
     const threadId = message.thread.thread;
     if (!this.store.getThread(threadId)) {
       this.logger.warn({ thread: threadId }, 'reply for a deleted web thread dropped');
-      return;
+      return { messageIds: [] };
     }
     const stored = await storeReply(this.store, threadId, reply);
+    if (replaces) {
+      stored.id = replaces.id;
+      stored.createdAtMs = replaces.createdAtMs;
+      stored.revisedAtMs = Date.now();
+    }
     await this.store.appendMessage(stored);
     this.hub.publish(threadId, 'reply', stored);
+    return { messageIds: [stored.id] };
   }
 }

@@ -28,6 +28,8 @@ export const api = {
     for (const file of files) form.append('file', file, file.name);
     return call('POST', `/api/threads/${id}/messages`, form).then((d) => d.message);
   },
+  /** Edits a user message and runs it again: `{ message, unchanged? }`. */
+  editMessage: (id, messageId, text) => call('POST', `/api/threads/${id}/messages/${messageId}/edit`, { text }),
   stop: (id) => call('POST', `/api/threads/${id}/stop`),
   reset: (id) => call('POST', `/api/threads/${id}/reset`),
 };

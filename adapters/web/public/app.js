@@ -1,6 +1,7 @@
 // The web chat page: thread list, one open thread with its live event stream, composer, lightbox.
 import { api, subscribe } from './api-client.js';
 import { setupComposer } from './composer.js';
+import { addEditAction } from './edit.js';
 import { ProgressView } from './progress.js';
 import { el, renderMessage } from './render.js';
 
@@ -26,11 +27,39 @@ function scrollToEnd() {
   messagesBox.scrollTop = messagesBox.scrollHeight;
 }
 
+/** A message as an element; the user's own messages (not commands) get the Edit action. */
+function renderWithActions(message) {
+  const node = renderMessage(message);
+  if (message.role !== 'user' || message.command) return node;
+  return addEditAction(node, message, async (text) => {
+    const threadId = state.current;
+    state.stopping = false;
+    setBusy(true);
+    setStatus('Sending the edit…', 'working');
+    try {
+      const { message: revised, unchanged } = await api.editMessage(threadId, message.id, text);
+      if (unchanged) {
+        setBusy(false);
+        setStatus('Nothing changed.');
+      } else appendMessage(revised);
+    } catch (err) {
+      setBusy(false);
+      setStatus('');
+      throw err;
+    }
+  });
+}
+
 function appendMessage(message) {
-  if (state.rendered.has(message.id)) return;
+  if (state.rendered.has(message.id)) {
+    // A revision (an edited message, a re-run's answer) replaces the message where it stands.
+    const old = [...messagesBox.querySelectorAll('article.msg')].find((n) => n.dataset.id === message.id);
+    if (old && message.revisedAtMs) old.replaceWith(renderWithActions(message));
+    return;
+  }
   state.rendered.add(message.id);
   $('empty').hidden = true;
-  const node = renderMessage(message);
+  const node = renderWithActions(message);
   // keep the live block last while a job runs
   if (progress.node && message.role === 'user') messagesBox.insertBefore(node, progress.node);
   else messagesBox.append(node);

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebChatAdapter } from '../../../adapters/web/index.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { createLogger } from '../../../src/logger.js';
+import { buildRuntime, createSandbox } from '../../../src/main.js';
+import { launchChromium, watchPageErrors } from './browser.js';
+
+// The Edit action in the real browser, on the real Runtime, queue and Docker sandbox (direct code runs).
+const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
+const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
+
+describe('web chat: Edit re-runs a message', () => {
+  let dataDir: string;
+  let adapter: WebChatAdapter;
+  let runtime: Runtime;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'threadlab-web-edit-'));
+    const config = loadConfig({
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
+      THREADLAB_SANDBOX_POOL_SIZE: '0',
+      THREADLAB_WEB_PORT: '0',
+    });
+    adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxTextBytes: 1000 });
+    const sandbox = await createSandbox(config, logger, { instanceId: `web-edit-${randomBytes(4).toString('hex')}` });
+    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+    await runtime.start();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    errors = watchPageErrors(page);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await runtime?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const send = async (text: string) => {
+    await page.fill('#text', text);
+    await page.click('#send');
+  };
+  const bot = (text: string) => page.locator('article.msg.bot:not(.progress)', { hasText: text });
+  const editMessage = async (index: number, text: string) => {
+    const message = page.locator('article.msg.user').nth(index);
+    await message.locator('button.edit-action').click();
+    await message.locator('textarea.edit-text').fill(text);
+    await message.locator('button.edit-save').click();
+  };
+
+  it('an edit of the latest message replaces its answer; of an earlier one, answers anew naming it', async () => {
+    await page.goto(adapter.url);
+    await page.click('#new-thread');
+    await page.waitForURL(/#\/t\/[\w-]+$/);
+    const threadId = page.url().split('/').pop()!;
+    await send(code('print(6 * 7 * 1001)'));
+    await bot('42042').waitFor({ timeout: 90_000 });
+    const firstId = await page.locator('article.msg.bot:not(.progress)').first().getAttribute('data-id');
+
+    await editMessage(0, code('print(6 * 8 * 1001)'));
+    await bot('48048').waitFor({ timeout: 60_000 });
+    expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(1);
+    expect(await page.locator('article.msg.bot:not(.progress)').first().getAttribute('data-id')).toBe(firstId);
+    expect(await page.locator('article.msg.bot:not(.progress)').first().textContent()).toContain(
+      'Re-ran after your edit',
+    );
+    expect(await page.locator('article.msg.user').first().textContent()).toContain('6 * 8');
+
+    await send(code('print(1 + 1)'));
+    await expect.poll(() => page.locator('article.msg.bot:not(.progress)').count(), { timeout: 60_000 }).toBe(2);
+    await editMessage(0, code('print(6 * 9 * 1001)'));
+    await bot('54054').waitFor({ timeout: 60_000 });
+    expect(await bot('54054').textContent()).toContain('Re-ran your edited message');
+    expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(3);
+    expect(await bot('48048').count()).toBe(1); // the earlier answer stands
+
+    // A reload shows the revised history in its order: edited text, replaced answer.
+    await page.reload();
+    await bot('54054').waitFor();
+    const texts = await page.locator('article.msg').allTextContents();
+    expect(texts.findIndex((t) => t.includes('6 * 9'))).toBe(0);
+    expect(texts.findIndex((t) => t.includes('Re-ran after your edit'))).toBe(1);
+
+    // An unchanged text is not run; an over-long one is refused with why.
+    const history = (await (await fetch(`${adapter.url}/api/threads/${threadId}/messages`)).json()) as {
+      messages: { id: string; text: string }[];
+    };
+    const secondId = await userId(1);
+    const followUp = history.messages.find((m) => m.id === secondId)!;
+    const res = await fetch(`${adapter.url}/api/threads/${threadId}/messages/${followUp.id}/edit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: followUp.text }),
+    });
+    expect(await res.json()).toMatchObject({ unchanged: true });
+    const tooLong = await fetch(`${adapter.url}/api/threads/${threadId}/messages/${await userId(1)}/edit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'x'.repeat(1001) }),
+    });
+    expect(tooLong.status).toBe(413);
+    expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(3);
+    expect(errors).toEqual([]);
+  });
+
+  const userId = (index: number) => page.locator('article.msg.user').nth(index).getAttribute('data-id');
+});
