@@ -211,7 +211,7 @@ export class ThreadWorker {
       return [];
     } catch (err) {
       this.deps.logger.warn({ err: toThreadlabError(err), thread: turn.threadKey }, 'could not record for export');
-      return ['⚠️ This exchange could not be added to the thread\'s notebook export (`export`).'];
+      return ["⚠️ This exchange could not be added to the thread's notebook export (`export`)."];
     }
   }
 

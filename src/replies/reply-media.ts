@@ -67,8 +67,7 @@ export function displayImage(display: Display, figureNumber: number): ImageInput
 /** The newest record of each file the runs created or changed, in first-seen order, without runner internals. */
 export function latestArtifacts(runs: TurnRun[]): Artifact[] {
   const byPath = new Map<string, Artifact>();
-  for (const run of runs)
-    for (const a of run.result.artifacts) if (!isInternalFile(a.path)) byPath.set(a.path, a);
+  for (const run of runs) for (const a of run.result.artifacts) if (!isInternalFile(a.path)) byPath.set(a.path, a);
   return [...byPath.values()];
 }
 
