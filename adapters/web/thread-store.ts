@@ -129,14 +129,16 @@ export class WebThreadStore {
     let hasMore = false;
     let found = options.before === undefined;
     for await (const message of this.eachMessage(threadId)) {
-      if (message.id === options.before) {
-        found = true;
-        break;
-      }
-      // A revision replaces its message where it stands; one of a message before the window is not shown.
+      // A revision replaces its message where it stands (it may come after `before`, so the file is read
+      // to its end); a revision of a message outside the window is not shown.
       const index = window.findIndex((m) => m.id === message.id);
       if (index >= 0) {
         window[index] = message;
+        continue;
+      }
+      if (found && options.before !== undefined) continue;
+      if (message.id === options.before) {
+        found = true;
         continue;
       }
       if (message.revisedAtMs) continue;
