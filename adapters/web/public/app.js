@@ -32,20 +32,14 @@ function renderWithActions(message) {
   const node = renderMessage(message);
   if (message.role !== 'user' || message.command) return node;
   return addEditAction(node, message, async (text) => {
-    const threadId = state.current;
+    // Not marked busy here: an edit the core ignores (a message it never answered) starts no job, and
+    // the job's own progress events mark the thread busy when it runs.
     state.stopping = false;
-    setBusy(true);
-    setStatus('Sending the edit…', 'working');
-    try {
-      const { message: revised, unchanged } = await api.editMessage(threadId, message.id, text);
-      if (unchanged) {
-        setBusy(false);
-        setStatus('Nothing changed.');
-      } else appendMessage(revised);
-    } catch (err) {
-      setBusy(false);
-      setStatus('');
-      throw err;
+    const { message: revised, unchanged } = await api.editMessage(state.current, message.id, text);
+    if (unchanged) setStatus('Nothing changed.');
+    else {
+      setStatus('Edit sent.');
+      appendMessage(revised);
     }
   });
 }

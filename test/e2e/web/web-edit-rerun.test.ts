@@ -30,6 +30,8 @@ describe('web chat: Edit re-runs a message', () => {
       THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
       THREADLAB_SANDBOX_POOL_SIZE: '0',
       THREADLAB_WEB_PORT: '0',
+      // The first test submits 4 jobs (2 messages, 2 edits); the second hits the limit with an edit.
+      THREADLAB_USER_MAX_PER_MINUTE: '5',
     });
     adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxTextBytes: 1000 });
     const sandbox = await createSandbox(config, logger, { instanceId: `web-edit-${randomBytes(4).toString('hex')}` });
@@ -111,6 +113,30 @@ describe('web chat: Edit re-runs a message', () => {
     expect(tooLong.status).toBe(413);
     expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(3);
     expect(errors).toEqual([]);
+  });
+
+  it('an edit counts against the same per-user limit as a message: refused with 429, nothing revised', async () => {
+    const base = adapter.url;
+    const created = await fetch(`${base}/api/threads`, { method: 'POST', body: '{}' });
+    const threadId = ((await created.json()) as { thread: { id: string } }).thread.id;
+    const posted = await fetch(`${base}/api/threads/${threadId}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: code('print("fifth")') }),
+    });
+    expect(posted.status).toBe(202);
+    const { message } = (await posted.json()) as { message: { id: string; text: string } };
+    const edit = await fetch(`${base}/api/threads/${threadId}/messages/${message.id}/edit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: code('print("sixth")') }),
+    });
+    expect(edit.status).toBe(429);
+    expect(((await edit.json()) as { error: { message: string } }).error.message).toMatch(/minute|limit|slow/i);
+    const history = (await (await fetch(`${base}/api/threads/${threadId}/messages`)).json()) as {
+      messages: { id: string; text: string }[];
+    };
+    expect(history.messages.find((m) => m.id === message.id)?.text).toBe(message.text);
   });
 
   const userId = (index: number) => page.locator('article.msg.user').nth(index).getAttribute('data-id');
