@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The audit trail's line format, version 1: one JSON object per line (JSON Lines), UTF-8, `\n`-ended.
+ * Every line has the common fields below; `kind` says which of three events it records:
+ *
+ * - `run`: one run of code in a thread's sandbox (the model's, the user's own, or one the bot made);
+ * - `model_call`: one request to the chat model;
+ * - `egress`: one proxy request of code to the network (the egress gateway's line).
+ *
+ * Readers must ignore fields they do not know (later versions add fields, never change one's meaning).
+ * Erasure (`threadlab purge --user`) keeps a line but replaces `user` with a pseudonym and sets
+ * `pseudonym: true`; `threadHash` lets a purge or `threadlab audit --thread` match egress lines, which
+ * carry only the hash.
+ */
+export const AUDIT_FORMAT_VERSION = 1;
+
+/** Most files listed per direction on a run line; the rest are counted in `filesInMore`/`filesOutMore`. */
+export const AUDIT_MAX_FILES = 50;
+/** Longest string field (names, ids, reasons), in characters; longer ones end with `…`. */
+export const AUDIT_MAX_STRING_CHARS = 300;
+
+/** A file named on a run line: its path under `/mnt/data` and its size. */
+export interface AuditFile {
+  name: string;
+  bytes: number;
+}
+
+/** Token counts of model calls. */
+export interface AuditTokens {
+  prompt: number;
+  completion: number;
+}
+
+/** Fields on every line. `null` where the event has no such fact (a CLI run has no platform user). */
+export interface AuditCommon {
+  v: 1;
+  /** When the event ended, ISO 8601 UTC with milliseconds. */
+  ts: string;
+  /** Platform user id of the person whose message led to the event (or a pseudonym after erasure). */
+  user: string | null;
+  /** Set once `user` was replaced by a pseudonym (right to erasure). */
+  pseudonym?: true;
+  platform: 'slack' | 'discord' | 'web' | 'cli' | null;
+  /** Slack team, Discord guild (or `dm`), `local` for the web chat and CLI. */
+  workspace: string | null;
+  channel: string | null;
+  /** The thread key (`platform:workspace:channel:thread`, parts percent-encoded); `null` on egress lines. */
+  thread: string | null;
+  /** {@link threadHash} of the thread key: the same on every line of a thread, egress lines included. */
+  threadHash: string;
+  /** The queue job that answered the message, when the event happened inside one. */
+  job: string | null;
+}
+
+/** One run of code. */
+export interface AuditRunRecord extends AuditCommon {
+  kind: 'run';
+  /** Who wrote the code: the model (a tool call), the user (direct mode), or the bot itself (export). */
+  origin: 'model' | 'user' | 'system';
+  language: string;
+  /** SHA-256 of the code's UTF-8 bytes, hex. */
+  codeSha256: string;
+  codeBytes: number;
+  /** The run's status (`ok`, `error`, `timeout`, …) or `sandbox_failed` when the sandbox threw. */
+  status: string;
+  /** The sandbox's error code when `status` is `sandbox_failed`. */
+  errorCode?: string;
+  durationMs: number;
+  /** Tokens of the model call whose tool call this run carried out; `null` when no model wrote the code. */
+  tokens: AuditTokens | null;
+  /** Files the message put into `/mnt/data` before the run (uploads, earlier uploads fetched again). */
+  filesIn: AuditFile[];
+  filesInMore: number;
+  /** Files the run created or changed. */
+  filesOut: AuditFile[];
+  filesOutMore: number;
+}
+
+/** One request to the chat model. */
+export interface AuditModelCallRecord extends AuditCommon {
+  kind: 'model_call';
+  model: string;
+  /** `ok`, `failed` (after the client's retries), or `cancelled` (the user or the turn's deadline). */
+  status: 'ok' | 'failed' | 'cancelled';
+  errorCode?: string;
+  durationMs: number;
+  /** As the server reported them; 0 when it reported none (the loop then estimates for its budget). */
+  tokens: AuditTokens;
+  /** Tool calls (runs asked for) in the response. */
+  toolCalls: number;
+  finishReason: string | null;
+}
+
+/** One proxy request from a sandbox (see src/egress/audit.ts). */
+export interface AuditEgressRecord extends AuditCommon {
+  kind: 'egress';
+  destination: string;
+  bytesUp: number;
+  bytesDown: number;
+  verdict: string;
+  reason: string | null;
+}
+
+/** One line of the audit trail. */
+export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRecord;
+
+/** The hash of a thread key used on audit lines and by the sandbox for its data directories (24 hex). */
+export function threadHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 24);
+}
+
+/** SHA-256 hex of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** A string cut to {@link AUDIT_MAX_STRING_CHARS}, so no field can make a line unbounded. */
+export function boundString(text: string): string {
+  return text.length <= AUDIT_MAX_STRING_CHARS ? text : `${text.slice(0, AUDIT_MAX_STRING_CHARS - 1)}…`;
+}
+
+/** At most {@link AUDIT_MAX_FILES} files, names bounded, and how many more there were. */
+export function boundFiles(files: readonly AuditFile[]): { files: AuditFile[]; more: number } {
+  const kept = files.slice(0, AUDIT_MAX_FILES).map((f) => ({ name: boundString(f.name), bytes: f.bytes }));
+  return { files: kept, more: files.length - kept.length };
+}
+
+/** The line of a record: one JSON object and a newline. */
+export function formatAuditLine(record: AuditRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+const common = {
+  v: z.literal(1),
+  ts: z.string(),
+  user: z.string().nullable(),
+  kind: z.string(),
+  thread: z.string().nullable(),
+  threadHash: z.string(),
+};
+
+/** What a reader needs of a line; other fields pass through untouched. */
+const lineSchema = z.looseObject(common);
+
+/** A parsed line: the common fields checked, the rest as written. */
+export type AuditLine = z.infer<typeof lineSchema> & Record<string, unknown>;
+
+/** Parses one line of the audit file; `undefined` for a line that is not a v1 audit record. */
+export function parseAuditLine(line: string): AuditLine | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const parsed = lineSchema.safeParse(value);
+  return parsed.success ? (parsed.data as AuditLine) : undefined;
+}
