@@ -10,6 +10,7 @@ import { round, stats, time, type BenchStats } from './bench-stats.js';
 import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';
 import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
 import { printDurableRows, printDurableSummary } from './durable-report.js';
+import { benchLanguages, type LanguageBench } from './language-bench.js';
 
 export { stats, type BenchStats } from './bench-stats.js';
 
@@ -42,6 +43,8 @@ export interface RuntimeBench {
   idleSessionMemoryMb: number;
   /** (f) A container start: create, start, the runner's libraries imported and ready, with no pool. */
   containerStart: BenchStats;
+  /** (i) R and JavaScript in a warm thread, where the image has them: first run (session start) and later runs. */
+  languages: LanguageBench[];
   /** (g) Durable threads: save and restore of a DataFrame thread and of a thread of 1,000 small variables. */
   durableState: DurableStateBench;
   /** (h) Durable threads: what they add to a normal run, on vs off, back to back and with the save between runs. */
@@ -58,6 +61,8 @@ export interface BenchReport {
   naiveDockerRun: BenchStats;
   /** (c) `docker exec` of a fresh python with the same import in a running container, runc. */
   naiveDockerExec: BenchStats;
+  /** The sandbox image's size, in MB (the engine's count). */
+  imageMb: number;
   /** How many times faster runc's (b) is than each naive baseline, on p50. */
   speedup: { vsDockerRun: number; vsDockerExec: number };
   targets: { newSession15xFasterThanDockerRun: boolean };
@@ -123,8 +128,10 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
     const running = execContainer;
     const naiveDockerExec = stats(await time(slow, () => dockerExecOnce(running)));
     const base = measured[0]!.newSessionPandas.p50Ms;
+    const imageMb = Math.round(((await docker.getImage(image).inspect()).Size ?? 0) / 1e6);
     const report: BenchReport = {
       runtimes: measured,
+      imageMb,
       ...(runscSkipped ? { runscSkipped } : {}),
       naiveDockerRun,
       naiveDockerExec,
@@ -172,6 +179,7 @@ async function benchRuntime(
         sandbox.run('bench-warm', { language: 'python', code: CHART }).then(() => undefined),
       ),
     );
+    const languages = await benchLanguages(sandbox, { iterations, slow });
     const newSessionPandas = stats(
       await time(
         slow,
@@ -202,6 +210,7 @@ async function benchRuntime(
       chart,
       idleSessionMemoryMb,
       containerStart,
+      languages,
       targets: { warmPrintP50Under5Ms: warmPrint.p50Ms <= 5, newSessionP50Under50Ms: newSessionPandas.p50Ms <= 50 },
     };
   } finally {
@@ -265,6 +274,13 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   row('(d) matplotlib chart end to end (PNG back)', (r) => cell(r.chart));
   row('(e) resident memory per idle session (MiB)', (r) => String(r.idleSessionMemoryMb));
   row('(f) container start to ready, first print(1) (no pool)', (r) => cell(r.containerStart));
+  for (const language of ['r', 'javascript'] as const) {
+    const name = language === 'r' ? 'R' : 'JavaScript';
+    const pick = (r: RuntimeBench) => r.languages.find((l) => l.language === language);
+    if (!report.runtimes.some(pick)) continue;
+    row(`(i) warm thread, first ${name} run (session starts)`, (r) => (pick(r) ? cell(pick(r)!.first) : '-'));
+    row(`(i) warm thread, later ${name} runs`, (r) => (pick(r) ? cell(pick(r)!.later) : '-'));
+  }
   printDurableRows(report.runtimes, row, cell);
   if (report.runscSkipped) out(`runsc: skipped, ${report.runscSkipped}`);
   const naive = (label: string, s: BenchStats) =>
@@ -275,6 +291,7 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
     `speedup of (b) under runc: ${report.speedup.vsDockerRun}x vs docker run, ${report.speedup.vsDockerExec}x vs docker exec`,
   );
   printDurableSummary(report.runtimes, out);
+  out(`sandbox image: ${report.imageMb} MB`);
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
   out(
     `targets: ${report.runtimes

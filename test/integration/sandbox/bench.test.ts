@@ -32,6 +32,13 @@ describe('benchSandbox', () => {
         // A pool hit skips the container start that (f) pays each time.
         expect(r.newSessionPandas.p50Ms).toBeLessThan(r.containerStart.p50Ms);
         expect(r.idleSessionMemoryMb).toBeGreaterThan(10);
+        // (i) The image has R and JavaScript: each first run (its session starting) and later runs, outputs checked.
+        expect(r.languages.map((l) => l.language)).toEqual(['r', 'javascript']);
+        for (const l of r.languages) {
+          expect(l.first.samples).toBe(3);
+          expect(l.later.p50Ms).toBeGreaterThan(0);
+          expect(l.later.p50Ms).toBeLessThan(l.first.p50Ms);
+        }
         expectDurableFigures(r);
       }
       const runc = report.runtimes[0]!;
@@ -42,6 +49,8 @@ describe('benchSandbox', () => {
       expect(lines.join('\n')).toMatch(/\(g\) durable, 8 MB DataFrame: save/);
       expect(lines.join('\n')).toMatch(/\(h\) pandas cell, pause 0\.8 s \(save lands\): off/);
       expect(lines.join('\n')).toMatch(/durable threads under runc: p50 on\/off, print\(1\) \d+\.\d+x back to back/);
+      expect(lines.join('\n')).toMatch(/\(i\) warm thread, first R run \(session starts\)/);
+      expect(report.imageMb).toBeGreaterThan(500);
       expect(lines.at(-1)).toMatch(/^targets:/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
