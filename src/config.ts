@@ -178,7 +178,16 @@ const egress = {
   maxBytes: v('THREADLAB_EGRESS_MAX_MB', int(1, 65_536).default(512), mib),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress };
+/** Daily budgets per user and per workspace (0: no budget); all off by default. Counted per UTC day. */
+const budgets = {
+  userDailyTokens: v('THREADLAB_BUDGET_USER_DAILY_TOKENS', int(0).default(0)),
+  userDailyRunSeconds: v('THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS', int(0).default(0)),
+  workspaceDailyTokens: v('THREADLAB_BUDGET_WORKSPACE_DAILY_TOKENS', int(0).default(0)),
+  workspaceDailyRunSeconds: v('THREADLAB_BUDGET_WORKSPACE_DAILY_RUN_SECONDS', int(0).default(0)),
+  warnPercent: v('THREADLAB_BUDGET_WARN_PERCENT', int(1, 99).default(80)),
+};
+
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
@@ -198,6 +207,8 @@ export interface Config {
   };
   replies: SectionOf<typeof replies>;
   queue: SectionOf<typeof queue>;
+  /** Daily token and run-time budgets (THREADLAB_BUDGET_*). */
+  budgets: SectionOf<typeof budgets>;
   ops: SectionOf<typeof ops>;
   /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
   egress: EgressSettings | undefined;
@@ -269,6 +280,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sandbox: { ...sb, maxRunFilesBytes: sb.maxRunFilesBytes ?? 2 * sb.maxFileBytes },
     replies: readSection(replies, env),
     queue: readSection(queue, env),
+    budgets: readSection(budgets, env),
     ops: readSection(ops, env),
   };
   // Credential values come from variables the operator names, so they are read here, by name.

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'attachment_rejected'
   | 'queue_full'
   | 'rate_limited'
+  | 'budget_exceeded'
   | 'cancelled'
   | 'redis_unreachable'
   | 'internal';

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../config.js';
+import { ThreadlabError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+import type { BudgetCounters, BudgetSpend, TurnBudget } from '../ports/budget.js';
+import { budgetDay, budgetResetAtMs, describeReset } from './budget-day.js';
+import { limitsOf, usageLines, type BudgetLimit, type Dimension } from './budget-text.js';
+
+/** Whose spend counts: the user, and the workspace (Slack team, Discord guild, `local`) of the platform. */
+export interface BudgetSubject {
+  platform: string;
+  workspace: string;
+  user: string;
+}
+
+/** Options of {@link DailyBudgets}. */
+export interface DailyBudgetsOptions {
+  counters: BudgetCounters;
+  limits: Config['budgets'];
+  logger: Logger;
+  /** The clock, epoch ms (tests move it across midnight). @defaultValue Date.now */
+  now?: () => number;
+}
+
+/** A key part from a platform id; hostile ids are claims, so a long one is hashed to keep keys bounded. */
+function part(id: string): string {
+  const enc = encodeURIComponent(id);
+  return enc.length <= 120 ? enc : `h-${createHash('sha256').update(id).digest('hex')}`;
+}
+
+/** Whether any budget is set; without one nothing is counted. */
+export function budgetsEnabled(limits: Config['budgets']): boolean {
+  return limitsOf(limits).some((l) => l.limit > 0);
+}
+
+/**
+ * Token and run-time budgets per user and per workspace per UTC day. A turn is refused before it starts
+ * once a budget it needs is spent, and stopped between model rounds when one runs out; the user is told
+ * once, and a line is logged, when a budget passes the warning share. A run already started finishes, so
+ * a budget can be passed by at most one run's time limit and one model response.
+ */
+export class DailyBudgets {
+  private readonly now: () => number;
+
+  constructor(private readonly options: DailyBudgetsOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Throws `budget_exceeded` (a policy refusal saying when the budget resets) when one of the budgets
+   * this kind of turn needs is spent: run time for code the user sent, both for a question to the model.
+   */
+  async admit(subject: BudgetSubject, needs: readonly Dimension[]): Promise<void> {
+    const refusal = await this.refusal(subject, needs);
+    if (refusal) throw new ThreadlabError('budget_exceeded', refusal, { isPolicy: true });
+  }
+
+  /** The budgets as one turn sees them; its notices are for the reply. */
+  forTurn(subject: BudgetSubject): TurnBudget & { notices: string[] } {
+    const notices: string[] = [];
+    return {
+      notices,
+      exceeded: () => this.refusal(subject, ['tokens', 'runMs']),
+      charge: async (spent) => {
+        const spend = { tokens: Math.max(0, spent.tokens ?? 0), runMs: Math.max(0, spent.runMs ?? 0) };
+        if (spend.tokens === 0 && spend.runMs === 0) return;
+        notices.push(...(await this.charge(subject, spend)));
+      },
+      runMsLeft: async () => {
+        const run = (await this.state(subject)).filter((l) => l.dimension === 'runMs' && l.limit > 0);
+        return run.length ? Math.max(0, Math.min(...run.map((l) => l.limit - l.used))) : undefined;
+      },
+    };
+  }
+
+  /** What `/usage` shows: today's spend and what is left, for the user and the workspace. */
+  async usageText(subject: BudgetSubject): Promise<string> {
+    if (!budgetsEnabled(this.options.limits))
+      return 'No daily budgets are set on this Threadlab (THREADLAB_BUDGET_*), so nothing is counted.';
+    const nowMs = this.now();
+    return [
+      `Usage today (UTC day ${budgetDay(nowMs)}):`,
+      ...usageLines(await this.state(subject)),
+      `Budgets reset ${describeReset(nowMs)}.`,
+    ].join('\n');
+  }
+
+  close(): Promise<void> {
+    return this.options.counters.close();
+  }
+
+  private keys(s: BudgetSubject): { user: string; workspace: string } {
+    const ws = `${part(s.platform)}:${part(s.workspace)}`;
+    return { user: `u:${ws}:${part(s.user)}`, workspace: `w:${ws}` };
+  }
+
+  /** Every budget with today's spend. */
+  private async state(subject: BudgetSubject): Promise<BudgetLimit[]> {
+    const k = this.keys(subject);
+    const [user, workspace] = await this.options.counters.read(budgetDay(this.now()), [k.user, k.workspace]);
+    return limitsOf(this.options.limits, { user: user!, workspace: workspace! });
+  }
+
+  private async refusal(subject: BudgetSubject, needs: readonly Dimension[]): Promise<string | undefined> {
+    if (!budgetsEnabled(this.options.limits)) return undefined;
+    const spent = (await this.state(subject)).find(
+      (l) => l.limit > 0 && needs.includes(l.dimension) && l.used >= l.limit,
+    );
+    if (!spent) return undefined;
+    this.options.logger.info(
+      { ...subject, budget: spent.name, used: spent.used, limit: spent.limit },
+      'budget refused',
+    );
+    return `${spent.refusal} It resets ${describeReset(this.now())}. Send \`usage\` (\`/usage\`, \`/interpreter usage\` on Slack) to see what is left.`;
+  }
+
+  /** Adds the spend; returns a notice for each budget that passed the warning share for the first time today. */
+  private async charge(subject: BudgetSubject, spend: BudgetSpend): Promise<string[]> {
+    const { counters, limits, logger } = this.options;
+    const nowMs = this.now();
+    const day = budgetDay(nowMs);
+    const expireAtMs = budgetResetAtMs(nowMs) + 60 * 60 * 1000;
+    const k = this.keys(subject);
+    const [user, workspace] = await counters.add({ day, keys: [k.user, k.workspace], spend, expireAtMs });
+    const notices: string[] = [];
+    for (const l of limitsOf(limits, { user: user!, workspace: workspace! })) {
+      if (l.limit === 0 || l.used * 100 < l.limit * limits.warnPercent) continue;
+      const key = l.scope === 'user' ? k.user : k.workspace;
+      if (!(await counters.claimOnce({ day, key, flag: `warn:${l.dimension}`, expireAtMs }))) continue;
+      const percent = Math.floor((l.used * 100) / l.limit);
+      logger.warn(
+        { ...subject, budget: l.name, used: l.used, limit: l.limit, percent },
+        'budget warning share reached',
+      );
+      notices.push(`⚠️ ${l.warning(percent)} It resets ${describeReset(nowMs)}.`);
+    }
+    return notices;
+  }
+}

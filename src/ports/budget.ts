@@ -1,0 +1,32 @@
+/** What a turn spends: model tokens (prompt + completion) and code run time. */
+export interface BudgetSpend {
+  tokens: number;
+  runMs: number;
+}
+
+/**
+ * The daily budgets as one turn sees them: the interpreter loop asks before each model round whether it
+ * may go on and reports what it spent. Implemented by the governance layer; absent when no budget is set.
+ */
+export interface TurnBudget {
+  /** Undefined while the turn may go on; otherwise the user-facing refusal (which budget, when it resets). */
+  exceeded(): Promise<string | undefined>;
+  /** Adds what was just spent to the user's and the workspace's counters of the day. */
+  charge(spent: Partial<BudgetSpend>): Promise<void>;
+  /** Run time left today for the user and the workspace together, in ms; undefined without a run-time budget. */
+  runMsLeft(): Promise<number | undefined>;
+}
+
+/**
+ * Daily counters of spend per key (a user or a workspace), kept in the store that already exists: Redis
+ * when REDIS_URL is set, this process's memory otherwise. Both pass one contract suite.
+ */
+export interface BudgetCounters {
+  /** Adds `spend` to each key's totals of `day` and returns the totals after, in order; they expire at `expireAtMs`. */
+  add(options: { day: string; keys: string[]; spend: BudgetSpend; expireAtMs: number }): Promise<BudgetSpend[]>;
+  /** Each key's totals of `day`, in order (zero when none). */
+  read(day: string, keys: string[]): Promise<BudgetSpend[]>;
+  /** True for the first caller only, per day, key and flag (the 80 % notice is given once). */
+  claimOnce(options: { day: string; key: string; flag: string; expireAtMs: number }): Promise<boolean>;
+  close(): Promise<void>;
+}
