@@ -5,6 +5,7 @@ import { parseEndpointUrl } from './domain/endpoint-url.js';
 import { ThreadlabError } from './domain/errors.js';
 import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
+import { parseAllowlist as parseAccessList } from './governance/access-policy.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
 
@@ -187,7 +188,20 @@ const budgets = {
   warnPercent: v('THREADLAB_BUDGET_WARN_PERCENT', int(1, 99).default(80)),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets };
+/** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
+const access = {
+  places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
+  users: v('THREADLAB_ACCESS_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
+  directPlaces: v('THREADLAB_ACCESS_DIRECT_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
+  directUsers: v('THREADLAB_ACCESS_DIRECT_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
+  help: v(
+    'THREADLAB_ACCESS_HELP',
+    z.string().max(500).default('Ask the admin of this workspace to add you or this channel to Threadlab.'),
+  ),
+  noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
+};
+
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, access };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
@@ -207,6 +221,8 @@ export interface Config {
   };
   replies: SectionOf<typeof replies>;
   queue: SectionOf<typeof queue>;
+  /** Allowlists of places and people (THREADLAB_ACCESS_*). */
+  access: SectionOf<typeof access>;
   /** Daily token and run-time budgets (THREADLAB_BUDGET_*). */
   budgets: SectionOf<typeof budgets>;
   ops: SectionOf<typeof ops>;
@@ -280,6 +296,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sandbox: { ...sb, maxRunFilesBytes: sb.maxRunFilesBytes ?? 2 * sb.maxFileBytes },
     replies: readSection(replies, env),
     queue: readSection(queue, env),
+    access: readSection(access, env),
     budgets: readSection(budgets, env),
     ops: readSection(ops, env),
   };

@@ -23,6 +23,7 @@ import { SlackProgressSink } from './progress-sink.js';
 import { registerAssistantListeners } from './assistant-listeners.js';
 import { slackErrorCode, SurfaceSupport } from './surface-support.js';
 import { postReply } from './post-reply.js';
+import { SlackUserGroups } from './user-groups.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), used for every Web API call and file download. */
@@ -74,6 +75,8 @@ export class SlackAdapter implements PlatformAdapter {
   private port: number | undefined;
   /** Where Slack refused the assistant surfaces: per workspace or per thread, remembered. */
   private readonly support: SurfaceSupport;
+  /** User group membership for the access allowlists, cached per group. */
+  private readonly userGroups: SlackUserGroups;
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.support = new SurfaceSupport({ logger: options.logger });
@@ -86,6 +89,7 @@ export class SlackAdapter implements PlatformAdapter {
     });
     const apiOrigin = options.apiUrl ? [new URL(options.apiUrl).origin] : [];
     this.fileOrigins = options.fileOrigins ?? ['https://files.slack.com', ...apiOrigin];
+    this.userGroups = new SlackUserGroups({ client: this.client });
   }
 
   /** HTTP mode: the port actually listened on, once started. */
@@ -212,6 +216,27 @@ export class SlackAdapter implements PlatformAdapter {
   /** Replaces an earlier answer: its text messages are updated (`chat.update`); files are posted anew. */
   async updateReply(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply> {
     return this.place(message, reply, previous.messageIds);
+  }
+
+  /** A message only the user sees, in the thread (`chat.postEphemeral`); false when Slack refused it. */
+  async notifyPrivately(message: InboundMessage, text: string): Promise<boolean> {
+    try {
+      await this.client.chat.postEphemeral({
+        channel: message.thread.channel,
+        user: message.user.id,
+        text,
+        ...(message.thread.thread ? { thread_ts: message.thread.thread } : {}),
+      });
+      return true;
+    } catch (err) {
+      this.options.logger.warn({ err: toSlackError(err, 'chat.postEphemeral') }, 'could not post an ephemeral notice');
+      return false;
+    }
+  }
+
+  /** The user groups among `groupIds` the user belongs to (`usergroups.users.list`, needs usergroups:read). */
+  groupsOf(message: InboundMessage, groupIds: string[]): Promise<string[]> {
+    return this.userGroups.of(message.user.id, groupIds);
   }
 
   private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {

@@ -13,6 +13,8 @@ import type { SessionStore } from '../ports/session-store.js';
 import { intentOf } from './intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
+import { AccessGate } from '../governance/access-gate.js';
+import { restricts } from '../governance/access-policy.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
 
@@ -43,10 +45,16 @@ export interface RuntimeStartOptions {
 export class Runtime implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
+  /** Who may use the bot where (THREADLAB_ACCESS_*); undefined when no list is set. */
+  private readonly access: AccessGate | undefined;
   private started: RuntimeStartOptions = {};
 
   constructor(private readonly deps: RuntimeDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
+    const { help, noticeMemory, ...policy } = deps.config.access;
+    this.access = restricts(policy)
+      ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
+      : undefined;
     this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
@@ -83,6 +91,13 @@ export class Runtime implements InboundHandler {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
     const intent = intentOf(message);
+    // Before anything is queued or run: a refused user is told (once per place) and nothing else happens.
+    const adapter = this.adapters.find(message.thread.platform);
+    const refusal = await this.access?.check(message, intent, adapter);
+    if (refusal) {
+      await this.access!.tell(message, refusal, adapter);
+      return { accepted: false, reason: 'not_allowed', message: refusal.text };
+    }
     const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
       const cancelled = await this.deps.queue.cancel(key);

@@ -43,7 +43,13 @@ export interface InboundMessage {
   /** Platform event id; the same event delivered twice carries the same id and runs once. */
   id: string;
   thread: ThreadRef;
-  user: { id: string; name?: string; isBot?: boolean };
+  user: {
+    id: string;
+    name?: string;
+    isBot?: boolean;
+    /** Role ids the platform sent with the message (Discord's member roles); checked by the access allowlists. */
+    roles?: string[];
+  };
   /** The text with the bot mention removed. */
   text: string;
   attachments: InboundAttachment[];

@@ -14,7 +14,9 @@ export type InboundOutcome =
       /** The thread command the core read the message as, if any (the web chat keeps it in its history). */
       command?: Exclude<InboundCommand['name'], 'run'>;
     }
-  | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string };
+  | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string }
+  /** Refused by the access allowlists (THREADLAB_ACCESS_*): nothing ran; the user was told privately, once. */
+  | { accepted: false; reason: 'not_allowed'; message: string };
 
 /** What an adapter hands the core. */
 export interface InboundHandler {
@@ -80,4 +82,15 @@ export interface PlatformAdapter {
    * without it, the answer to an edit is posted anew.
    */
   updateReply?(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply>;
+  /**
+   * Tells the message's user something only they see (Slack `chat.postEphemeral`, a Discord ephemeral
+   * interaction reply or a DM). Resolves false when the platform could not deliver it privately; the
+   * caller then answers in the thread. Optional: without it, the notice goes to the thread.
+   */
+  notifyPrivately?(message: InboundMessage, text: string): Promise<boolean>;
+  /**
+   * Which of `groupIds` (Slack user groups) the message's user belongs to, as the platform's API says.
+   * Optional: platforms that send roles with the message fill `message.user.roles` instead.
+   */
+  groupsOf?(message: InboundMessage, groupIds: string[]): Promise<string[]>;
 }

@@ -87,6 +87,8 @@ export class FakeSlackState {
   }[] = [];
   /** Methods this workspace does not offer, by name (see {@link FakeSlackUnsupported}). */
   readonly unsupported = new Map<string, FakeSlackUnsupported>();
+  /** User groups of the workspace (`usergroups.users.list`): group id → member user ids. */
+  readonly userGroups = new Map<string, string[]>();
   private tsCounter = 0;
   private fileCounter = 0;
 

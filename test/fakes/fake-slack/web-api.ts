@@ -96,7 +96,12 @@ export function handleMethod(
       return { ok: true, channel: m.channel, ts: m.ts };
     }
     case 'chat.postEphemeral':
+      if (!args.channel || !args.user) return { ok: false, error: 'invalid_arguments' };
       return { ok: true, message_ts: state.nextTs() };
+    case 'usergroups.users.list': {
+      const members = state.userGroups.get(str(args.usergroup));
+      return members ? { ok: true, users: members } : { ok: false, error: 'no_such_subteam' };
+    }
     case 'reactions.add':
     case 'reactions.remove':
       return { ok: true };

@@ -1,0 +1,93 @@
+import { toThreadlabError } from '../domain/errors.js';
+import type { InboundMessage } from '../domain/messages.js';
+import { textReply } from '../domain/reply.js';
+import type { Intent } from '../core/intent.js';
+import type { Logger } from '../logger.js';
+import type { PlatformAdapter } from '../ports/platform-adapter.js';
+import { AccessNotices } from './access-notices.js';
+import { groupIds, placeAllowed, userAllowed, type AccessPolicy } from './access-policy.js';
+
+export interface AccessGateOptions {
+  policy: AccessPolicy;
+  /** What a refused user is told to do to get access (THREADLAB_ACCESS_HELP). */
+  help: string;
+  /** Users × places remembered as told (THREADLAB_ACCESS_NOTICE_MEMORY). @defaultValue 10000 */
+  maxNotices?: number;
+  logger: Logger;
+}
+
+/** Why a message was refused; `direct` refusals concern only running one's own code. */
+export type AccessRefusal = { scope: 'use' | 'direct'; why: 'place' | 'user'; text: string };
+
+/**
+ * Decides, where messages are accepted and before anything is queued or run, whether the user may use the
+ * bot in that place (and run their own code there). A refused user is told once per place, privately where
+ * the platform allows, with how to get access; later messages there are refused quietly (and logged).
+ */
+export class AccessGate {
+  private readonly notices: AccessNotices;
+
+  constructor(private readonly options: AccessGateOptions) {
+    this.notices = new AccessNotices(options.maxNotices);
+  }
+
+  /** The refusal of `message`, or undefined when it may go on. Asks the adapter for Slack user groups only when needed. */
+  async check(
+    message: InboundMessage,
+    intent: Intent,
+    adapter: PlatformAdapter | undefined,
+  ): Promise<AccessRefusal | undefined> {
+    const { policy, help } = this.options;
+    if (!placeAllowed(policy.places, message))
+      return { scope: 'use', why: 'place', text: `Threadlab is not enabled in this channel. ${help}` };
+    const groups = await this.groupsOf(message, adapter);
+    if (!userAllowed(policy.users, message, groups))
+      return { scope: 'use', why: 'user', text: `You are not on the list of people who may use Threadlab. ${help}` };
+    if (intent.kind !== 'run') return undefined;
+    if (!placeAllowed(policy.directPlaces, message))
+      return { scope: 'direct', why: 'place', text: directText('in this channel', help) };
+    if (!userAllowed(policy.directUsers, message, groups))
+      return { scope: 'direct', why: 'user', text: directText('for you', help) };
+    return undefined;
+  }
+
+  /**
+   * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
+   * user expects an answer to) is answered every time, privately. Never throws: a notice that fails is logged.
+   */
+  async tell(message: InboundMessage, refusal: AccessRefusal, adapter: PlatformAdapter | undefined): Promise<boolean> {
+    const { thread, user } = message;
+    const key = [refusal.scope, thread.platform, thread.workspace, thread.channel, user.id].join('\u0000');
+    const first = this.notices.firstTime(key);
+    const log = this.options.logger.child({ platform: thread.platform, channel: thread.channel, user: user.id });
+    log.info({ scope: refusal.scope, why: refusal.why, told: first || Boolean(message.command) }, 'access refused');
+    if (!adapter || (!first && !message.command)) return false;
+    try {
+      if (await adapter.notifyPrivately?.(message, refusal.text)) return true;
+      await adapter.reply(message, textReply(refusal.text));
+      return true;
+    } catch (err) {
+      log.warn({ err: toThreadlabError(err) }, 'could not tell the user they may not use Threadlab here');
+      return false;
+    }
+  }
+
+  private async groupsOf(message: InboundMessage, adapter: PlatformAdapter | undefined): Promise<string[]> {
+    const { users, directUsers } = this.options.policy;
+    const wanted = [
+      ...new Set([...groupIds(users, message.thread.platform), ...groupIds(directUsers, message.thread.platform)]),
+    ];
+    if (wanted.length === 0 || !adapter?.groupsOf) return [];
+    try {
+      return await adapter.groupsOf(message, wanted);
+    } catch (err) {
+      // Membership unknown: the user is refused by the lists (fail closed) and the cause is logged.
+      this.options.logger.warn({ err: toThreadlabError(err) }, 'could not read user group membership');
+      return [];
+    }
+  }
+}
+
+function directText(where: string, help: string): string {
+  return `Running your own code directly is not enabled ${where}; ask in words and the model will write and run the code. ${help}`;
+}
