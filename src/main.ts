@@ -30,6 +30,7 @@ import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
+import { createParticipantIndex } from './governance/retention-index.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 
@@ -249,6 +250,9 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       renderer,
       adapters: o.adapters ?? createAdapters(config, logger, renderer),
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      participants: createParticipantIndex(config.dataDir, (thread) =>
+        logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
+      ),
     });
     late.runtime = runtime;
     return runtime;

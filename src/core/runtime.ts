@@ -29,6 +29,8 @@ export interface RuntimeDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
+  /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
+  participants?: { record(key: string, userId: string): Promise<void> };
 }
 
 export interface RuntimeStartOptions {
@@ -107,6 +109,10 @@ export class Runtime implements InboundHandler {
     const result = await this.deps.queue.enqueue(message);
     if (result.accepted) {
       log.info({ job: result.jobId, position: result.position }, 'message queued');
+      // Off the reply's path: a failed write costs only the purge's view of this thread, and is logged.
+      void this.deps.participants
+        ?.record(key, message.user.id)
+        .catch((err: unknown) => log.warn({ err }, 'could not record who wrote in the thread'));
     } else if (result.reason === 'duplicate') {
       log.info({ job: result.jobId }, 'duplicate delivery ignored');
     } else {

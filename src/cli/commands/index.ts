@@ -45,6 +45,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./discord.js')).discordCommand,
   },
   {
+    name: 'purge',
+    summary: "delete a thread's, a user's or idle threads' data and report it (purge --thread|--user|--older-than)",
+    load: async () => (await import('./purge.js')).purgeCommand,
+  },
+  {
     name: 'daemon',
     summary: 'the background process that keeps exec/chat sessions (daemon stop)',
     load: async () => (await import('./daemon.js')).daemonCommand,

@@ -1,0 +1,91 @@
+import { createReadStream } from 'node:fs';
+import { readFile, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
+import type { PurgedItem, RetentionSource } from '../../src/governance/retention.js';
+import { isSafeId } from './thread-store.js';
+import type { WebMessage, WebThread } from './types.js';
+
+/** Ids of the blobs (uploads, images, reply files) a thread's messages name, revisions included. */
+async function blobIdsOf(messagesFile: string): Promise<{ messages: number; blobs: Set<string> }> {
+  const blobs = new Set<string>();
+  const ids = new Set<string>();
+  const lines = createInterface({ input: createReadStream(messagesFile, 'utf8'), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      let message: WebMessage;
+      try {
+        message = JSON.parse(line) as WebMessage;
+      } catch {
+        continue; // a line cut short by a crash names nothing
+      }
+      ids.add(message.id);
+      for (const b of [...(message.attachments ?? []), ...(message.images ?? []), ...(message.files ?? [])])
+        blobs.add(b.id);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return { messages: ids.size, blobs };
+}
+
+/**
+ * The web chat's history on disk (`<dataDir>/web`, the layout of WebThreadStore): a thread's directory with
+ * its messages, and the blobs they name. A web thread's key is `web:local:<channel>:<thread id>`.
+ */
+export class WebHistoryRetention implements RetentionSource {
+  readonly name = 'web chat history';
+
+  constructor(private readonly root: string) {}
+
+  async purgeThread(key: string): Promise<PurgedItem[]> {
+    let id: string;
+    try {
+      const ref = parseThreadKey(key);
+      if (ref.platform !== 'web') return [];
+      id = ref.thread;
+    } catch {
+      return [];
+    }
+    return isSafeId(id) ? this.removeThread(id, key) : [];
+  }
+
+  async purgeIdle(cutoffMs: number): Promise<PurgedItem[]> {
+    const removed: PurgedItem[] = [];
+    for (const id of await readdir(join(this.root, 'threads')).catch(() => [] as string[])) {
+      if (!isSafeId(id)) continue;
+      const thread = await this.thread(id);
+      if (thread && thread.updatedAtMs >= cutoffMs) continue;
+      // The web chat's keys (adapters/web/map-request.ts): the report names the thread as purge --thread takes it.
+      const key = threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id });
+      removed.push(...(await this.removeThread(id, key)));
+    }
+    return removed;
+  }
+
+  private async thread(id: string): Promise<WebThread | undefined> {
+    try {
+      return JSON.parse(await readFile(join(this.root, 'threads', id, 'thread.json'), 'utf8')) as WebThread;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async removeThread(id: string, label: string): Promise<PurgedItem[]> {
+    const dir = join(this.root, 'threads', id);
+    const exists = await readdir(dir).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return [];
+    const { messages, blobs } = await blobIdsOf(join(dir, 'messages.jsonl'));
+    await rm(dir, { recursive: true, force: true });
+    for (const blob of blobs) {
+      if (!isSafeId(blob)) continue;
+      await rm(join(this.root, 'blobs', blob), { force: true });
+      await rm(join(this.root, 'blobs', `${blob}.json`), { force: true });
+    }
+    return [{ what: 'web history', thread: label, note: `${messages} messages, ${blobs.size} files` }];
+  }
+}

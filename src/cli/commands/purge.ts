@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
+import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
+import { ContainerRetention } from '../../../sandbox/container-retention.js';
+import { hashKey } from '../../../sandbox/session-registry.js';
+import { loadConfig } from '../../config.js';
+import { parseThreadKey } from '../../domain/thread-key.js';
+import { pseudonymiseAudit, type AuditRewrite } from '../../governance/retention-audit.js';
+import { FilesRetention } from '../../governance/retention-files.js';
+import { createParticipantIndex } from '../../governance/retention-index.js';
+import { MemoryRetention } from '../../governance/retention-memory.js';
+import {
+  parseDuration,
+  purge,
+  type PurgeReport,
+  type PurgeTarget,
+  type RetentionSource,
+} from '../../governance/retention.js';
+import { createLogger } from '../../logger.js';
+import { parse, type Command } from '../args.js';
+import { createDocker } from '../infra.js';
+import { formatPurgeReport } from './purge-report.js';
+
+function targetOf(values: { thread?: string; user?: string; 'older-than'?: string }): PurgeTarget | string {
+  const given = [values.thread, values.user, values['older-than']].filter((v) => v !== undefined);
+  if (given.length !== 1) return 'purge needs exactly one of --thread KEY, --user ID or --older-than DURATION.';
+  if (values.thread !== undefined) {
+    try {
+      parseThreadKey(values.thread);
+    } catch {
+      return `--thread: "${values.thread}" is not a thread key (platform:workspace:channel:thread, e.g. slack:T024BE7LD:C0123:1712345678.000100).`;
+    }
+    return { thread: values.thread };
+  }
+  if (values.user !== undefined) return values.user.trim() ? { user: values.user } : '--user: expected a user id.';
+  const ms = parseDuration(values['older-than']!);
+  return ms === undefined
+    ? `--older-than: expected a number and a unit, m, h, d or w (e.g. 30d), got "${values['older-than']}".`
+    : { olderThanMs: ms };
+}
+
+export const purgeCommand: Command = {
+  name: 'purge',
+  usage: `Usage: threadlab purge (--thread KEY | --user ID | --older-than DURATION) [--audit-log FILE] [--json]
+
+Deletes threads' data and says what it removed: the host copies of their files, their saved variables,
+a live sandbox container, conversation memory and export log (in Redis when REDIS_URL is set), the web
+chat's history and files, and the record of who wrote in them.
+  --thread KEY          one thread (platform:workspace:channel:thread, as the logs and audit trail name it)
+  --user ID             the threads only this user wrote in (threads shared with others are listed, not
+                        removed: purge them with --thread); with --audit-log, the user's audit lines keep
+                        everything but their identity, which becomes a pseudonym
+  --older-than DURATION every thread untouched for this long (30d, 12h, 90m, 2w)
+  --audit-log FILE      the audit file (THREADLAB_AUDIT_LOG) to pseudonymise the user in
+  --json                print the report as JSON
+Exit status: 0 when every source was purged, 1 when one failed (the report says which), 2 on bad usage.`,
+  async run(argv, io) {
+    const { values } = parse(
+      argv,
+      {
+        thread: { type: 'string' },
+        user: { type: 'string' },
+        'older-than': { type: 'string' },
+        'audit-log': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      'purge',
+    );
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
+    const target = targetOf(values);
+    if (typeof target === 'string') {
+      io.err(`${target}\nRun \`threadlab purge --help\` for usage.\n`);
+      return 2;
+    }
+    const config = loadConfig(io.env);
+    const logger = createLogger({ level: 'warn', secrets: config.secrets });
+    const index = createParticipantIndex(config.dataDir);
+    const store = config.queue.redisUrl
+      ? new RedisSessionStore({ redisUrl: config.queue.redisUrl, logger })
+      : undefined;
+    const sources: RetentionSource[] = [
+      new ContainerRetention({ docker: createDocker(config.sandbox.dockerHost), nameOf: hashKey }),
+      new FilesRetention({
+        root: join(config.dataDir, 'sandbox-files'),
+        nameOf: hashKey,
+        keyOf: (name) => index.keyOf(name),
+      }),
+      ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
+      new WebHistoryRetention(join(config.dataDir, 'web')),
+      // Last: the other sources' idle purge asks it which threads are idle.
+      index,
+    ];
+    const auditPaths = values['audit-log'] ? [values['audit-log']] : undefined;
+    let report: PurgeReport;
+    let audit: AuditRewrite | undefined;
+    try {
+      report = await purge(target, { sources, participants: index });
+      if ('user' in target && auditPaths) audit = await pseudonymiseAudit(auditPaths, target.user);
+    } finally {
+      await store?.close();
+    }
+    const notes = store
+      ? []
+      : [
+          'Conversation memory is not in Redis (no REDIS_URL): it lives in the bot process, ends with it and expires 7 days after the last message.',
+        ];
+    if ('user' in target && !auditPaths) notes.push('No --audit-log given: audit lines were not pseudonymised.');
+    io.out(
+      values.json
+        ? `${JSON.stringify({ ...report, ...(audit ? { audit } : {}), notes }, null, 2)}\n`
+        : formatPurgeReport(report, audit, notes),
+    );
+    return report.failures.length > 0 ? 1 : 0;
+  },
+};

@@ -1,0 +1,102 @@
+/**
+ * Retention: deleting a thread's data on request (`threadlab purge`) from every place that holds it. Each
+ * place is a {@link RetentionSource} implemented at the edge (the files' host copies, conversation memory,
+ * the web chat's history, a live container); this module only decides which threads go and collects what
+ * each source reports, so the report names everything removed and nothing is removed silently.
+ */
+
+/** One thing a source removed. */
+export interface PurgedItem {
+  /** What kind of data: `files`, `state` (saved variables), `memory`, `web history`, `container`, `index`. */
+  what: string;
+  /** The thread's key when known, else the name the data is stored under (the key's hash). */
+  thread: string;
+  /** Files removed, where the source counts them. */
+  files?: number;
+  /** Bytes removed, where the source counts them. */
+  bytes?: number;
+  /** A short human note (`12 messages, 3 uploads`). */
+  note?: string;
+}
+
+/** A place that holds per-thread data. */
+export interface RetentionSource {
+  /** For the report: `thread files`, `conversation memory`… */
+  readonly name: string;
+  /** Removes everything the source holds for the thread with this key. */
+  purgeThread(key: string): Promise<PurgedItem[]>;
+  /** Removes the data of every thread untouched since `cutoffMs` (epoch ms). */
+  purgeIdle(cutoffMs: number): Promise<PurgedItem[]>;
+}
+
+/** Which threads who took part in, so `--user` can find theirs (see retention-index.ts). */
+export interface ParticipantLookup {
+  /** Keys of the threads `userId` wrote in, each with everyone else who did. */
+  threadsOf(userId: string): Promise<{ key: string; others: string[] }[]>;
+}
+
+/** What to purge: one thread, one user's threads, or everything idle for a while. */
+export type PurgeTarget = { thread: string } | { user: string } | { olderThanMs: number };
+
+/** What a purge did, source by source, and what it deliberately left. */
+export interface PurgeReport {
+  removed: PurgedItem[];
+  /** Threads a `--user` purge left because other people wrote in them too. */
+  shared: { key: string; others: number }[];
+  /** Sources that failed, with why: the purge goes on with the others and the report says so. */
+  failures: { source: string; thread?: string; error: string }[];
+}
+
+export interface PurgeOptions {
+  sources: RetentionSource[];
+  participants: ParticipantLookup;
+  /** @defaultValue Date.now() */
+  nowMs?: number;
+}
+
+async function fromEach(
+  sources: RetentionSource[],
+  report: PurgeReport,
+  call: (source: RetentionSource) => Promise<PurgedItem[]>,
+  thread?: string,
+): Promise<void> {
+  // One after another: the files go before the memory that names them, and a failure stays one source's.
+  for (const source of sources) {
+    try {
+      report.removed.push(...(await call(source)));
+    } catch (err) {
+      report.failures.push({ source: source.name, ...(thread ? { thread } : {}), error: (err as Error).message });
+    }
+  }
+}
+
+/**
+ * Deletes the target's data from every source. A `user` target removes the threads only that user wrote in;
+ * threads shared with others are listed in `shared` (purge them by key when they must go: others' messages
+ * would go with them).
+ */
+export async function purge(target: PurgeTarget, options: PurgeOptions): Promise<PurgeReport> {
+  const report: PurgeReport = { removed: [], shared: [], failures: [] };
+  if ('thread' in target) {
+    await fromEach(options.sources, report, (s) => s.purgeThread(target.thread), target.thread);
+  } else if ('user' in target) {
+    for (const { key, others } of await options.participants.threadsOf(target.user)) {
+      if (others.length > 0) report.shared.push({ key, others: others.length });
+      else await fromEach(options.sources, report, (s) => s.purgeThread(key), key);
+    }
+  } else {
+    const cutoffMs = (options.nowMs ?? Date.now()) - target.olderThanMs;
+    await fromEach(options.sources, report, (s) => s.purgeIdle(cutoffMs));
+  }
+  return report;
+}
+
+const UNITS_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+/** `30d`, `12h`, `90m`, `2w` in ms; undefined for anything else (no bare numbers: the unit must be said). */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,6})([mhdw])$/.exec(text.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * UNITS_MS[match[2]!]!;
+  return ms > 0 ? ms : undefined;
+}

@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
+import { LABELS } from '../../../sandbox/container-spec.js';
+import { threadHash } from '../../../src/governance/audit-record.js';
+import { createParticipantIndex } from '../../../src/governance/retention-index.js';
+import { createLogger } from '../../../src/logger.js';
+import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
+import { cliEnv, runCli } from './cli-process.js';
+
+const docker = new Docker();
+const redisUrl = process.env.THREADLAB_TEST_REDIS_URL!;
+const store = new RedisSessionStore({ redisUrl, logger: createLogger({ level: 'silent' }) });
+const run = randomUUID().slice(0, 8);
+const [a, b] = [webKey(`a-${run}`), webKey(`b-${run}`)];
+const containers: string[] = [];
+let dataDir: string;
+
+/** A (never started) container labelled as a thread's sandbox, as the bot's are. */
+async function sandboxContainer(key: string): Promise<string> {
+  const c = await docker.createContainer({
+    Image: process.env.THREADLAB_TEST_SANDBOX_IMAGE!,
+    Cmd: ['true'],
+    Labels: { [LABELS.sandbox]: '1', [LABELS.instance]: `purge-test-${run}`, [LABELS.session]: threadHash(key) },
+  });
+  containers.push(c.id);
+  return c.id;
+}
+
+const exists = (id: string) =>
+  docker
+    .getContainer(id)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'threadlab-purge-cli-'));
+});
+afterAll(async () => {
+  for (const id of containers)
+    await docker
+      .getContainer(id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  await store.delete(a);
+  await store.delete(b);
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it("threadlab purge --thread removes the thread's files, state, container, memory and web history, and nothing of another", async () => {
+  for (const [key, id] of [
+    [a, `a-${run}`],
+    [b, `b-${run}`],
+  ] as const) {
+    seedThread(dataDir, key, { webId: id });
+    const at = Date.now();
+    await store.put(
+      key,
+      { history: [{ role: 'user', text: 'q', atMs: at }], createdAtMs: at, updatedAtMs: at, trimmedEntries: 0 },
+      60_000,
+    );
+  }
+  const index = createParticipantIndex(dataDir);
+  await index.record(a, 'U1');
+  await index.record(b, 'U2');
+  const [ca, cb] = [await sandboxContainer(a), await sandboxContainer(b)];
+  const before = listTree(dataDir);
+
+  const result = await runCli(['purge', '--thread', a], { env: cliEnv(dataDir, { REDIS_URL: redisUrl }) });
+
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('Removed (1 thread(s)):');
+  for (const what of ['container', 'files', 'state', 'memory', 'web history', 'index'])
+    expect(result.stdout).toMatch(new RegExp(`^  ${what}\\s+${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm'));
+  expect(result.stdout).toContain('(1 file(s), 5 bytes)');
+  expect(result.stdout).toContain('(2 file(s), 9 bytes)');
+  expect(result.stdout).toContain('2 messages, 1 files');
+  expect(await exists(ca)).toBe(false);
+  expect(await exists(cb)).toBe(true);
+  expect(await store.get(a)).toBeUndefined();
+  expect(await store.get(b)).toBeDefined();
+  const gone = before.filter((p) => p.includes(threadHash(a)) || p.includes(`a-${run}`));
+  expect(listTree(dataDir)).toEqual(before.filter((p) => !gone.includes(p)));
+});
+
+it('threadlab purge --user pseudonymises the user in the audit trail and --json reports it', async () => {
+  const key = `slack:T1:C1:${run}.1`;
+  seedThread(dataDir, key);
+  await createParticipantIndex(dataDir).record(key, 'U9');
+  const audit = join(dataDir, 'audit.log');
+  const record = {
+    v: 1,
+    ts: new Date().toISOString(),
+    user: 'U9',
+    kind: 'run',
+    thread: key,
+    threadHash: threadHash(key),
+  };
+  writeFileSync(audit, `${JSON.stringify(record)}\n${JSON.stringify({ ...record, user: 'U2' })}\n`);
+
+  const result = await runCli(['purge', '--user', 'U9', '--audit-log', audit, '--json'], {
+    env: cliEnv(dataDir, { REDIS_URL: redisUrl }),
+  });
+
+  expect(result.code).toBe(0);
+  const report = JSON.parse(result.stdout);
+  expect(report.removed.map((i: { what: string }) => i.what).sort()).toEqual(['files', 'index', 'state']);
+  expect(report.audit.pseudonymised).toBe(1);
+  expect(existsSync(join(dataDir, 'sandbox-files', threadHash(key)))).toBe(false);
+  const lines = readFileSync(audit, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines).toEqual([
+    { ...record, user: report.audit.pseudonym, pseudonym: true },
+    { ...record, user: 'U2' },
+  ]);
+});
+
+it('threadlab purge refuses bad usage with exit 2 and says how', async () => {
+  const env = cliEnv(dataDir);
+  const none = await runCli(['purge'], { env });
+  expect(none.code).toBe(2);
+  expect(none.stderr).toContain('exactly one of --thread KEY, --user ID or --older-than DURATION');
+  const badKey = await runCli(['purge', '--thread', 'nope'], { env });
+  expect(badKey.code).toBe(2);
+  expect(badKey.stderr).toContain('is not a thread key');
+  const badAge = await runCli(['purge', '--older-than', '30'], { env });
+  expect(badAge.code).toBe(2);
+  expect(badAge.stderr).toContain('expected a number and a unit');
+});
+
+it('without REDIS_URL the report says where the memory is and that it was not reached', async () => {
+  const result = await runCli(['purge', '--older-than', '1w'], { env: cliEnv(dataDir) });
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('Conversation memory is not in Redis');
+});
