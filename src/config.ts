@@ -188,6 +188,19 @@ const budgets = {
   warnPercent: v('THREADLAB_BUDGET_WARN_PERCENT', int(1, 99).default(80)),
 };
 
+/** The audit trail (src/governance/audit*.ts): where its lines go and how much of it a file keeps. */
+const audit = {
+  log: v(
+    'THREADLAB_AUDIT_LOG',
+    z
+      .string()
+      .regex(/^(off|stdout|\/.*)$/, { error: 'expected off, stdout or an absolute file path' })
+      .optional(),
+  ),
+  maxBytes: v('THREADLAB_AUDIT_MAX_MB', int(1, 65_536).default(64), mib),
+  keepFiles: v('THREADLAB_AUDIT_FILES', int(1, 1000).default(4)),
+};
+
 /** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
 const access = {
   places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
@@ -201,7 +214,7 @@ const access = {
   noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, access };
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, audit, access };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
@@ -228,6 +241,11 @@ export interface Config {
   ops: SectionOf<typeof ops>;
   /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
   egress: EgressSettings | undefined;
+  /**
+   * The audit trail: `destination` from THREADLAB_AUDIT_LOG; `path` the file (unset:
+   * `<dataDir>/audit.jsonl`), rotated past `maxBytes` with `keepFiles` rotated files kept.
+   */
+  audit: { destination: 'off' | 'stdout' | 'file'; path: string; maxBytes: number; keepFiles: number };
   /** Where thread files, the web chat's history and uploads are kept (THREADLAB_DATA_DIR). */
   dataDir: string;
   /** Every secret value, for the logger to scrub from any string. */
@@ -248,7 +266,7 @@ function describeIssues(error: z.ZodError, source: Record<string, string | undef
 }
 
 /** Rules across variables, each naming the variable to set. */
-function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress'>): string[] {
+function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit'>): string[] {
   const problems: string[] = [];
   if (c.slack.enabled) {
     if (!c.slack.botToken) problems.push('SLACK_BOT_TOKEN: required when Slack is configured (xoxb-…)');
@@ -262,6 +280,13 @@ function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress'>): string[
   if (!loopback && !c.web.token)
     problems.push(`THREADLAB_WEB_TOKEN: required when THREADLAB_WEB_HOST is not loopback (${c.web.host})`);
   return problems;
+}
+
+/** THREADLAB_AUDIT_LOG resolved: off, stdout, or a file (by default in the data directory, beside what it records). */
+function auditSettings(a: SectionOf<typeof audit>, dataDir: string): Config['audit'] {
+  const destination = a.log === 'off' || a.log === 'stdout' ? a.log : 'file';
+  const path = a.log && destination === 'file' ? a.log : join(dataDir, 'audit.jsonl');
+  return { destination, path, maxBytes: a.maxBytes, keepFiles: a.keepFiles };
 }
 
 /** Parses the environment once. Empty strings count as unset. Throws `config_invalid` naming each bad variable. */
@@ -310,6 +335,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ...config,
     egress: egressSettings.settings,
     dataDir: readSection(storage, env).dataDir,
+    audit: auditSettings(readSection(audit, env), readSection(storage, env).dataDir),
     secrets: [
       l.apiKey,
       s.botToken,

@@ -28,6 +28,7 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
+import { withJobAuditScope } from '../governance/audit-scope.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -66,7 +67,8 @@ export class ThreadWorker {
 
   /** One job, answered exactly once. */
   process(job: Job, context: JobContext): Promise<void> {
-    const done = this.answerOnce(job, context);
+    // The job's audit scope: the sandbox's and the model's audit lines name its user and job.
+    const done = withJobAuditScope(job, () => this.answerOnce(job, context));
     const settled = done.then(
       () => undefined,
       () => undefined,

@@ -30,10 +30,16 @@ export interface EgressAuditRecord {
   reason: string | undefined;
 }
 
-/** Writes the audit line and counts it; never throws (an observer's failure must not end a request badly). */
-export function recordAudit(record: EgressAuditRecord, logger: Logger, metrics: EgressMetrics | undefined): void {
+/** Writes the audit line (operational log and, with `onAudit`, the audit trail) and counts it; never throws (an observer's failure must not end a request badly). */
+export function recordAudit(
+  record: EgressAuditRecord,
+  logger: Logger,
+  metrics: EgressMetrics | undefined,
+  onAudit?: (record: EgressAuditRecord) => void,
+): void {
   try {
     logger.info(record, `egress ${record.verdict}: ${record.destination}`);
+    onAudit?.(record);
     metrics?.request(record.verdict);
     if (record.bytesUp > 0) metrics?.bytes('up', record.bytesUp);
     if (record.bytesDown > 0) metrics?.bytes('down', record.bytesDown);

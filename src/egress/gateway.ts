@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { EgressDescription } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
-import { recordAudit, type EgressMetrics } from './audit.js';
+import { recordAudit, type EgressAuditRecord, type EgressMetrics } from './audit.js';
 import { BUDGET_MESSAGES, EgressBudget, type EgressLimits } from './budget.js';
 import { Conversation } from './conversation.js';
 import type { EgressCredential } from './credentials.js';
@@ -30,6 +30,8 @@ export interface EgressGatewayOptions extends EgressLimits {
   /** Receives one `{ audit: 'egress', … }` line per request at info level. */
   logger: Logger;
   metrics?: EgressMetrics;
+  /** Also receives each request's record, for the audit trail (THREADLAB_AUDIT_LOG). */
+  onAudit?: (record: EgressAuditRecord) => void;
   /** The DNS port. @defaultValue node:dns lookup with all: true */
   lookup?: EgressLookup;
   /** Lookup, connect and TLS handshake of one upstream together. @defaultValue 10000 */
@@ -114,6 +116,7 @@ export class EgressGateway {
         },
         this.options.logger,
         this.options.metrics,
+        this.options.onAudit,
       );
     }
   }

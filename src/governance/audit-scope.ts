@@ -1,0 +1,32 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Job } from '../ports/job-queue.js';
+import type { AuditFile, AuditTokens } from './audit-record.js';
+
+/**
+ * What the audit lines of one job share: who asked and where, the files the message put into the
+ * sandbox, and the last model call (whose tool calls the next runs carry out). It travels with the
+ * job's async context, so the sandbox and model decorators learn it without every layer between the
+ * worker and them passing it on.
+ */
+export interface AuditScope {
+  user: string | null;
+  /** The job's thread key. */
+  thread: string | null;
+  job: string | null;
+  /** Files put into `/mnt/data` during the job, in order. */
+  filesIn: AuditFile[];
+  /** The latest model call's tokens and the SHA-256 of the code of each run_code call it made. */
+  lastModelCall?: { tokens: AuditTokens; codeHashes: Set<string> };
+}
+
+const storage = new AsyncLocalStorage<AuditScope>();
+
+/** Runs `fn` with the audit scope of `job`. */
+export function withJobAuditScope<T>(job: Job, fn: () => T): T {
+  return storage.run({ user: job.message.user.id, thread: job.threadKey, job: job.id, filesIn: [] }, fn);
+}
+
+/** The scope of the job running in this async context, if any (CLI `exec` runs have none). */
+export function currentAuditScope(): AuditScope | undefined {
+  return storage.getStore();
+}
