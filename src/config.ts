@@ -188,19 +188,6 @@ const budgets = {
   warnPercent: v('THREADLAB_BUDGET_WARN_PERCENT', int(1, 99).default(80)),
 };
 
-/** The audit trail (src/governance/audit*.ts): where its lines go and how much of it a file keeps. */
-const audit = {
-  log: v(
-    'THREADLAB_AUDIT_LOG',
-    z
-      .string()
-      .regex(/^(off|stdout|\/.*)$/, { error: 'expected off, stdout or an absolute file path' })
-      .optional(),
-  ),
-  maxBytes: v('THREADLAB_AUDIT_MAX_MB', int(1, 65_536).default(64), mib),
-  keepFiles: v('THREADLAB_AUDIT_FILES', int(1, 1000).default(4)),
-};
-
 /** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
 const access = {
   places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
@@ -214,7 +201,20 @@ const access = {
   noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, audit, access };
+/** The audit trail (src/governance/audit*.ts): where its lines go and how much of it a file keeps. */
+const audit = {
+  log: v(
+    'THREADLAB_AUDIT_LOG',
+    z
+      .string()
+      .regex(/^(off|stdout|\/.*)$/, { error: 'expected off, stdout or an absolute file path' })
+      .optional(),
+  ),
+  maxBytes: v('THREADLAB_AUDIT_MAX_MB', int(1, 65_536).default(64), mib),
+  keepFiles: v('THREADLAB_AUDIT_FILES', int(1, 1000).default(4)),
+};
+
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, access, audit };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);

@@ -30,6 +30,10 @@ import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
+import { auditLogFor } from './governance/audit-sink.js';
+import { auditedSandbox } from './governance/audited-sandbox.js';
+import { auditedLlm } from './governance/audited-llm.js';
+import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
@@ -75,6 +79,7 @@ export async function createSandbox(
         ...config.egress,
         logger: logger.child({ component: 'egress' }),
         ...(metrics ? { metrics: metrics.egress } : {}),
+        onAudit: (record) => auditLogFor(config.audit, logger).write(egressAuditLine(record)),
       })
     : undefined;
   const sandbox = await createDockerSandbox({
@@ -242,8 +247,9 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
     const runtime = new Runtime({
       config,
       logger,
-      sandbox,
-      ...(llm ? { llm } : {}),
+      // Every run and model call leaves one audit line (THREADLAB_AUDIT_LOG).
+      sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)),
+      ...(llm ? { llm: auditedLlm(llm, auditLogFor(config.audit, logger)) } : {}),
       store: o.store ?? createStore(config, logger),
       queue:
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),

@@ -50,6 +50,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./purge.js')).purgeCommand,
   },
   {
+    name: 'audit',
+    summary: 'print the audit trail of runs, model calls and egress, filtered (--user, --thread, --since, --json)',
+    load: async () => (await import('./audit.js')).auditCommand,
+  },
+  {
     name: 'daemon',
     summary: 'the background process that keeps exec/chat sessions (daemon stop)',
     load: async () => (await import('./daemon.js')).daemonCommand,

@@ -15,7 +15,7 @@ import { createLogger } from '../../../src/logger.js';
 import type { Job } from '../../../src/ports/job-queue.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
-import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
+import { answer, runCode, ScriptedLlm, type ScriptedStep } from '../../fakes/scripted-llm.js';
 
 const ref = { platform: 'slack' as const, workspace: 'T9', channel: 'C9', thread: '171.5' };
 const key = threadKey(ref);
@@ -27,7 +27,7 @@ const job: Job = {
   message: { id: 'm1', thread: ref, user: { id: 'U7' }, text: 'go', attachments: [], receivedAtMs: 0 },
 };
 
-function setUp(steps: ConstructorParameters<typeof ScriptedLlm>[0]['steps'] = []) {
+function setUp(steps: ScriptedStep[] = []) {
   const records: AuditRecord[] = [];
   const log: AuditLog = { write: (r) => records.push(structuredClone(r)) };
   const fake = new FakeSandbox();
