@@ -188,19 +188,6 @@ const budgets = {
   warnPercent: v('THREADLAB_BUDGET_WARN_PERCENT', int(1, 99).default(80)),
 };
 
-/** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
-const access = {
-  places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
-  users: v('THREADLAB_ACCESS_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
-  directPlaces: v('THREADLAB_ACCESS_DIRECT_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
-  directUsers: v('THREADLAB_ACCESS_DIRECT_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
-  help: v(
-    'THREADLAB_ACCESS_HELP',
-    z.string().max(500).default('Ask the admin of this workspace to add you or this channel to Threadlab.'),
-  ),
-  noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
-};
-
 /** The audit trail (src/governance/audit*.ts): where its lines go and how much of it a file keeps. */
 const audit = {
   log: v(
@@ -214,7 +201,20 @@ const audit = {
   keepFiles: v('THREADLAB_AUDIT_FILES', int(1, 1000).default(4)),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, access, audit };
+/** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
+const access = {
+  places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
+  users: v('THREADLAB_ACCESS_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
+  directPlaces: v('THREADLAB_ACCESS_DIRECT_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
+  directUsers: v('THREADLAB_ACCESS_DIRECT_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
+  help: v(
+    'THREADLAB_ACCESS_HELP',
+    z.string().max(500).default('Ask the admin of this workspace to add you or this channel to Threadlab.'),
+  ),
+  noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
+};
+
+const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, audit, access };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);

@@ -23,18 +23,22 @@ export class MessageIntake {
     let outcome;
     try {
       outcome = await this.deps.handler().onMessage(inbound);
-    } finally {
+      if (outcome && !outcome.accepted) {
+        const status = outcome.reason === 'rate_limited' ? 429 : 503;
+        throw new WebRequestError(status, outcome.message, outcome.reason);
+      }
+      // A typed `/files` is read as a command by the core; the history says so (and it titles no thread).
+      if (outcome?.command) message.command = outcome.command;
+      await this.deps.store.appendMessage(message);
+    } catch (err) {
       this.pending.delete(inbound.id);
+      throw err;
     }
-    if (outcome && !outcome.accepted) {
-      const status = outcome.reason === 'rate_limited' ? 429 : 503;
-      throw new WebRequestError(status, outcome.message, outcome.reason);
-    }
-    // A typed `/files` is read as a command by the core; the history says so (and it titles no thread).
-    if (outcome?.command) message.command = outcome.command;
-    await this.deps.store.appendMessage(message);
     this.deps.hub.publish(message.threadId, 'message', message);
-    for (const post of held) await post();
+    // The job may have started while the message was being stored: what it sent meanwhile (and while these
+    // are sent) still waits here, so every event follows the message on the stream, in order.
+    while (held.length > 0) await held.shift()!();
+    this.pending.delete(inbound.id);
   }
 
   /** Holds a reply to a message the core is still deciding on; false when the message was already accepted. */

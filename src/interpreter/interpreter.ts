@@ -114,6 +114,7 @@ export class Interpreter {
       messages,
       signal: options.signal,
       onProgress: options.onProgress,
+      ...(options.approve ? { approve: options.approve } : {}),
     });
     const nowMs = Date.now();
     const entries: HistoryEntry[] = [

@@ -3,6 +3,7 @@ import type { Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
+import type { ApprovalHook } from '../ports/approval.js';
 import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
@@ -29,6 +30,8 @@ export interface LoopOptions {
   languages?: readonly Language[];
   /** Most chart images given to the model per round. @defaultValue 4 */
   maxImagesPerRound?: number;
+  /** Asked before each run of the model's code (approval on); the wait does not count against the turn's time. */
+  approve?: ApprovalHook;
 }
 
 export interface LoopResult {
@@ -57,9 +60,23 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const messages = [...options.messages];
   const runs: TurnRun[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
-  const deadlineMs = Date.now() + settings.turnTimeoutMs;
+  let deadlineMs = Date.now() + settings.turnTimeoutMs;
   const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new Error('turn timeout')), settings.turnTimeoutMs);
+  const arm = () => setTimeout(() => timer.abort(new Error('turn timeout')), Math.max(0, deadlineMs - Date.now()));
+  let timeout = arm();
+  // A person reading code is not the turn working: the clock stops while an approval waits.
+  const approve: ApprovalHook | undefined = options.approve
+    ? async (request) => {
+        const startedMs = Date.now();
+        clearTimeout(timeout);
+        try {
+          return await options.approve!(request);
+        } finally {
+          deadlineMs += Date.now() - startedMs;
+          if (!timer.signal.aborted) timeout = arm();
+        }
+      }
+    : undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
   let lastText: string | undefined;
   let corrected = { refusal: false, empty: false };
@@ -160,6 +177,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         onProgress: options.onProgress,
         messages,
         runs,
+        ...(approve ? { approve } : {}),
       });
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
     }

@@ -2,6 +2,8 @@ import { isThreadlabError } from '../domain/errors.js';
 import type { Language } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
+import { notApprovedText } from '../governance/approval-text.js';
+import type { ApprovalHook } from '../ports/approval.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { runStep } from './run-step.js';
@@ -33,6 +35,8 @@ export interface ToolRoundOptions {
   messages: LlmMessage[];
   /** Appended to: each run made. */
   runs: TurnRun[];
+  /** Asked before each run when approval is on; code runs only on a `run` decision. */
+  approve?: ApprovalHook;
 }
 
 const isAbortError = (err: unknown): boolean =>
@@ -53,6 +57,20 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
       continue;
     }
     if (options.isAborted()) return false;
+    if (options.approve) {
+      const decision = await options
+        .approve({ language: parsed.language, code: parsed.code, signal: options.signal })
+        .catch((err: unknown) => {
+          // The gate rejects only when the turn is stopped while it waits.
+          if (options.isAborted()) return undefined;
+          throw err;
+        });
+      if (!decision || options.isAborted()) return false;
+      if (decision.kind !== 'run') {
+        options.messages.push({ role: 'tool', toolCallId: call.id, content: notApprovedText(decision) });
+        continue;
+      }
+    }
     let run: TurnRun;
     try {
       run = await runStep({

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { InboundAttachment, InboundCommand, InboundMessage } from '../domain/messages.js';
+import type { ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -29,6 +30,8 @@ export interface InboundHandler {
    * variables, files and their host copies) and memory are removed now, not when they expire.
    */
   onThreadDeleted?(threadKey: string): Promise<void>;
+  /** Someone pressed Run or Skip under code waiting for approval; the outcome says what to tell them. */
+  onApproval?(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome>;
 }
 
 /** A live status for one job in a thread; updates are throttled by the adapter as its platform needs. */
@@ -93,4 +96,9 @@ export interface PlatformAdapter {
    * Optional: platforms that send roles with the message fill `message.user.roles` instead.
    */
   groupsOf?(message: InboundMessage, groupIds: string[]): Promise<string[]>;
+  /**
+   * Shows code the model wants to run in the thread of `message`, with Run and Skip buttons whose presses
+   * reach the handler's `onApproval`. Optional: without it, approval cannot be asked and the code does not run.
+   */
+  askApproval?(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt>;
 }
