@@ -5,6 +5,7 @@ import { parseEndpointUrl } from './domain/endpoint-url.js';
 import { ThreadlabError } from './domain/errors.js';
 import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
+import { parseApprovalAdmins } from './governance/approval-settings.js';
 import { parseAllowlist as parseAccessList } from './governance/access-policy.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
@@ -214,7 +215,29 @@ const access = {
   noticeMemory: v('THREADLAB_ACCESS_NOTICE_MEMORY', int(1, 1_000_000).default(10_000)),
 };
 
-const sections = { llm, slack, discord, web, sandbox, replies, queue, ops, storage, egress, budgets, audit, access };
+/** Approval before running code the model wrote (off by default); see README "Administering Threadlab". */
+const approval = {
+  mode: v('THREADLAB_APPROVAL', z.enum(['off', 'ask']).default('off')),
+  timeoutMs: v('THREADLAB_APPROVAL_TIMEOUT_MS', int(1000, 86_400_000).default(300_000)),
+  admins: v('THREADLAB_APPROVAL_ADMINS', parsedBy(parseApprovalAdmins).optional(), (a) => a ?? []),
+};
+
+const sections = {
+  llm,
+  slack,
+  discord,
+  web,
+  sandbox,
+  replies,
+  queue,
+  ops,
+  storage,
+  egress,
+  budgets,
+  audit,
+  access,
+  approval,
+};
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
@@ -239,6 +262,8 @@ export interface Config {
   /** Daily token and run-time budgets (THREADLAB_BUDGET_*). */
   budgets: SectionOf<typeof budgets>;
   ops: SectionOf<typeof ops>;
+  /** Approval before running the model's code (THREADLAB_APPROVAL*). */
+  approval: SectionOf<typeof approval>;
   /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
   egress: EgressSettings | undefined;
   /**
@@ -324,6 +349,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     access: readSection(access, env),
     budgets: readSection(budgets, env),
     ops: readSection(ops, env),
+    approval: readSection(approval, env),
   };
   // Credential values come from variables the operator names, so they are read here, by name.
   const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);

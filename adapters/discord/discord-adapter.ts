@@ -31,6 +31,8 @@ import { DiscordProgressSink } from './progress-sink.js';
 import { createDiscordRestAgent, type DiscordRestAgent } from './rest-agent.js';
 import { sendMessages } from './send-reply.js';
 import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
+import { handleApprovalButton, parseApprovalButtonId, postApproval } from './approval.js';
+import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
 import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
@@ -159,6 +161,13 @@ export class DiscordAdapter implements PlatformAdapter {
     return this.place(message, reply, previous.messageIds);
   }
 
+  /** Code the model wants to run, with Run and Skip buttons, in the thread (never the interaction's webhook). */
+  askApproval(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt> {
+    const ctx = message.replyContext ?? {};
+    const channelId = typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread;
+    return postApproval(new ChannelTarget(this.rest, channelId), view);
+  }
+
   private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {
     await this.sinks.get(message.id)?.finish({ replied: true });
     const limitBytes = this.uploadLimitFor(message);
@@ -236,6 +245,8 @@ export class DiscordAdapter implements PlatformAdapter {
   private async onInteraction(interaction: Interaction, handler: InboundHandler): Promise<void> {
     try {
       if (interaction.isButton()) {
+        const approval = parseApprovalButtonId(interaction.customId);
+        if (approval) return await handleApprovalButton(interaction, approval, { handler, logger: this.log });
         const key = parseStopButtonId(interaction.customId);
         if (!key) return;
         // Acknowledge first (Discord allows 3 s), but cancel even if the acknowledgement failed.

@@ -35,8 +35,6 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
       return { name: 'help' };
     case 'export':
       return { name: 'export' };
-    case 'usage':
-      return { name: 'usage' };
     default:
       return undefined;
   }

@@ -20,6 +20,8 @@ import { KnownThreads } from './known-threads.js';
 import { ThreadMembership } from './thread-membership.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
+import { postApproval, registerApprovalActions } from './approval.js';
+import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { registerAssistantListeners } from './assistant-listeners.js';
 import { slackErrorCode, SurfaceSupport } from './surface-support.js';
 import { postReply } from './post-reply.js';
@@ -112,6 +114,7 @@ export class SlackAdapter implements PlatformAdapter {
       clientOptions: this.clientOptions(),
       logger: boltLogger(options.logger.child({ component: 'bolt' })),
     });
+    registerApprovalActions({ app, client: this.client, handler, logger: options.logger });
     registerListeners({
       app,
       client: this.client,
@@ -211,6 +214,11 @@ export class SlackAdapter implements PlatformAdapter {
 
   async reply(message: InboundMessage, reply: Reply): Promise<PostedReply> {
     return this.place(message, reply);
+  }
+
+  /** Code the model wants to run, with Run and Skip buttons, in the message's thread. */
+  askApproval(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt> {
+    return postApproval({ client: this.client, logger: this.options.logger }, message, view);
   }
 
   /** Replaces an earlier answer: its text messages are updated (`chat.update`); files are posted anew. */

@@ -17,7 +17,9 @@ import { AccessGate } from '../governance/access-gate.js';
 import { restricts } from '../governance/access-policy.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
-import type { DailyBudgets } from '../governance/budget.js';
+import { ApprovalGate } from '../governance/approval-gate.js';
+import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
+import type { Platform } from '../domain/thread-key.js';
 
 export interface RuntimeDeps {
   config: Config;
@@ -30,8 +32,6 @@ export interface RuntimeDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** The daily budgets, when any is set; closed with the runtime. */
-  budgets?: DailyBudgets;
   /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
   participants?: { record(key: string, userId: string): Promise<void> };
 }
@@ -50,6 +50,8 @@ export interface RuntimeStartOptions {
 export class Runtime implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
+  /** Code the model wrote, waiting for a person's Run or Skip (THREADLAB_APPROVAL=ask). */
+  private readonly approvals: ApprovalGate;
   /** Who may use the bot where (THREADLAB_ACCESS_*); undefined when no list is set. */
   private readonly access: AccessGate | undefined;
   private started: RuntimeStartOptions = {};
@@ -60,7 +62,9 @@ export class Runtime implements InboundHandler {
     this.access = restricts(policy)
       ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
       : undefined;
-    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
+    const { approval } = deps.config;
+    this.approvals = new ApprovalGate({ timeoutMs: approval.timeoutMs, admins: approval.admins, logger: deps.logger });
+    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters, approvals: this.approvals });
   }
 
   /** Registers an adapter after construction (the CLI's one-shot adapter, tests). */
@@ -89,7 +93,6 @@ export class Runtime implements InboundHandler {
     await queue.close(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
-    await this.deps.budgets?.close();
   }
 
   /** A stop cancels the thread's job at once; anything else is queued, within the limits. */
@@ -144,6 +147,11 @@ export class Runtime implements InboundHandler {
     if (this.started.worker) await this.deps.sandbox.reset(key);
     await this.deps.store.delete(key);
     this.deps.logger.info({ thread: key, sandboxRemoved: Boolean(this.started.worker) }, 'thread deleted');
+  }
+
+  /** A Run or Skip press: decides the waiting request when the presser may. */
+  async onApproval(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome> {
+    return this.approvals.press(platform, press);
   }
 
   /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */

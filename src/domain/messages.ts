@@ -25,8 +25,6 @@ export type InboundCommand =
   | { name: 'files' }
   | { name: 'help' }
   | { name: 'export' }
-  /** Today's spend and what is left of the daily budgets. */
-  | { name: 'usage' }
   | { name: 'stop' };
 
 /**

@@ -113,7 +113,6 @@ export class Interpreter {
       logger,
       messages,
       signal: options.signal,
-      ...(options.budget ? { budget: options.budget } : {}),
       onProgress: options.onProgress,
       ...(options.approve ? { approve: options.approve } : {}),
     });

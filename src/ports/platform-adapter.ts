@@ -86,6 +86,11 @@ export interface PlatformAdapter {
    */
   updateReply?(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply>;
   /**
+   * Shows code the model wants to run in the thread of `message`, with Run and Skip buttons whose presses
+   * reach the handler's `onApproval`. Optional: without it, approval cannot be asked and the code does not run.
+   */
+  askApproval?(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt>;
+  /**
    * Tells the message's user something only they see (Slack `chat.postEphemeral`, a Discord ephemeral
    * interaction reply or a DM). Resolves false when the platform could not deliver it privately; the
    * caller then answers in the thread. Optional: without it, the notice goes to the thread.

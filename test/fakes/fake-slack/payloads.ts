@@ -128,11 +128,13 @@ export function buttonPress(o: {
   messageTs: string;
   threadTs?: string;
   responseUrl: string;
+  /** Who pressed. @defaultValue USER_ID */
+  userId?: string;
 }): Record<string, unknown> {
   const channel = o.channel ?? CHANNEL_ID;
   return {
     type: 'block_actions',
-    user: { id: USER_ID, username: 'ada', name: 'ada', team_id: TEAM_ID },
+    user: { id: o.userId ?? USER_ID, username: 'ada', name: 'ada', team_id: TEAM_ID },
     api_app_id: 'A0APP001',
     token: 'verification-token-unused',
     container: {

@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
+import { appMention, BOT_USER_ID, buttonPress, FakeSlack, USER_ID } from '../../fakes/fake-slack/index.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
+import { testLogger } from './support.js';
+import { SlackTransport } from './transport.js';
+
+const TIMEOUT_MS = 6000;
+
+describe('Approval before running, on Slack (bolt in Socket Mode, real Runtime and DockerSandbox)', () => {
+  let fake: FakeSlack;
+  let llm: FakeOpenAiServer;
+  let sandbox: DockerSandbox;
+  let adapter: SlackAdapter;
+  let runtime: Runtime;
+  let send: SlackTransport;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    fake = await new FakeSlack().start();
+    llm = new FakeOpenAiServer();
+    await llm.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-slack-approval-'));
+    const config = loadConfig({
+      SLACK_BOT_TOKEN: fake.botToken,
+      SLACK_APP_TOKEN: fake.appToken,
+      SLACK_API_URL: fake.apiUrl,
+      OPENAI_API_KEY: 'sk-e2e-slack-approval-000000',
+      OPENAI_BASE_URL: llm.baseUrl,
+      THREADLAB_LLM_STREAM: 'false',
+      THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_WEB_ENABLED: 'false',
+      THREADLAB_SANDBOX_POOL_SIZE: '0',
+      THREADLAB_APPROVAL: 'ask',
+      THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
+    sandbox = await createDockerSandbox({
+      image: await sandboxImage(),
+      docker: new Docker(),
+      limits: { ...config.sandbox, timeoutMs: 30_000 },
+      dataDir,
+      logger: testLogger,
+      instanceId: `test-slack-approval-${process.pid}-${Date.now().toString(36)}`,
+    });
+    adapter = createSlackAdapter(config, testLogger, { retryConfig: { retries: 0 }, progressIntervalMs: 200 });
+    runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
+    await runtime.start();
+    await fake.socket.waitForConnection();
+    send = new SlackTransport(fake, adapter, 'socket');
+  });
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await llm?.stop();
+    await fake?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const inThread = (ts: string) => fake.state.messages.filter((m) => m.thread_ts === ts && !m.deleted);
+  const approvalIn = (ts: string) =>
+    fake.waitFor(() => inThread(ts).find((m) => JSON.stringify(m.blocks).includes('threadlab_approval_run')), {
+      what: 'the approval message',
+      timeoutMs: 30_000,
+    });
+  const approvalId = (blocks: unknown): string => /"value":"([0-9a-f-]{36})"/.exec(JSON.stringify(blocks))![1]!;
+  const press = (o: { ts: string; messageTs: string; id: string; action: 'run' | 'skip'; userId?: string }) =>
+    send.interaction(
+      buttonPress({
+        actionId: `threadlab_approval_${o.action}`,
+        value: o.id,
+        messageTs: o.messageTs,
+        threadTs: o.ts,
+        responseUrl: fake.responseUrl(),
+        ...(o.userId ? { userId: o.userId } : {}),
+      }),
+    );
+  const toolResults = () => JSON.stringify(llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
+
+  it('waits for Run: another user is refused privately, the asker’s Run runs the code', async () => {
+    llm.push(fakeRunCode('print(6 * 7)'), fakeSay('The answer is 42.'));
+    const mention = appMention({ text: `<@${BOT_USER_ID}> compute six times seven` });
+    const ts = mention.ts as string;
+    await send.event(mention);
+    const prompt = await approvalIn(ts);
+    expect(JSON.stringify(prompt.blocks)).toContain('print(6 * 7)');
+    const id = approvalId(prompt.blocks);
+
+    await press({ ts, messageTs: prompt.ts, id, action: 'run', userId: 'U0INTRUDER' });
+    const refused = await fake.waitFor(
+      () => fake.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0INTRUDER'),
+      {
+        what: 'the private refusal',
+        timeoutMs: 10_000,
+      },
+    );
+    expect(String(refused.args.text)).toContain('Only the person who asked');
+    expect(llm.requests).toHaveLength(1); // still waiting: nothing ran, the model was not asked again
+
+    await press({ ts, messageTs: prompt.ts, id, action: 'run', userId: USER_ID });
+    await fake.waitFor(() => inThread(ts).some((m) => m.text.includes('The answer is 42')), {
+      what: 'the answer',
+      timeoutMs: 60_000,
+    });
+    expect(toolResults()).toContain('42');
+    expect(prompt.text).toContain(`Run approved by <@${USER_ID}>`);
+    expect(JSON.stringify(prompt.blocks)).not.toContain('threadlab_approval_run');
+  });
+
+  it('Skip: the code does not run and the model is told', async () => {
+    llm.push(fakeRunCode('open("/mnt/data/skipped.txt", "w").write("x")'), fakeSay('Fine, I did not run it.'));
+    const mention = appMention({ text: `<@${BOT_USER_ID}> write a file` });
+    const ts = mention.ts as string;
+    await send.event(mention);
+    const prompt = await approvalIn(ts);
+    await press({ ts, messageTs: prompt.ts, id: approvalId(prompt.blocks), action: 'skip' });
+    await fake.waitFor(() => inThread(ts).some((m) => m.text.includes('did not run it')), {
+      what: 'the answer',
+      timeoutMs: 30_000,
+    });
+    expect(toolResults()).toContain('This code did NOT run: The user chose Skip');
+    expect(prompt.text).toContain('Skipped by');
+  });
+
+  it('times out: the run is skipped after THREADLAB_APPROVAL_TIMEOUT_MS and the model told', async () => {
+    llm.push(fakeRunCode('print("never")'), fakeSay('Nobody approved, so nothing ran.'));
+    const mention = appMention({ text: `<@${BOT_USER_ID}> print never` });
+    const ts = mention.ts as string;
+    const started = Date.now();
+    await send.event(mention);
+    const prompt = await approvalIn(ts);
+    const id = approvalId(prompt.blocks);
+    await fake.waitFor(() => inThread(ts).some((m) => m.text.includes('Nobody approved, so')), {
+      what: 'the answer after the timeout',
+      timeoutMs: 30_000,
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
+    expect(toolResults()).toContain('Nobody approved it within 6 s');
+    expect(prompt.text).toContain('No answer within 6 s');
+    // A press after the timeout finds nothing waiting, and the presser is told so.
+    await press({ ts, messageTs: prompt.ts, id, action: 'run' });
+    await fake.waitFor(
+      () => fake.callsTo('chat.postEphemeral').find((c) => String(c.args.text).includes('no longer waiting')),
+      { what: 'the late-press notice', timeoutMs: 10_000 },
+    );
+  });
+
+  it('code the user wrote runs without approval', async () => {
+    const mention = appMention({ text: `<@${BOT_USER_ID}> \`\`\`python\nprint(40 + 2)\n\`\`\`` });
+    const ts = mention.ts as string;
+    await send.event(mention);
+    await fake.waitFor(() => inThread(ts).some((m) => JSON.stringify(m).includes('42')), {
+      what: 'the direct run output',
+      timeoutMs: 60_000,
+    });
+    expect(inThread(ts).some((m) => JSON.stringify(m.blocks).includes('threadlab_approval'))).toBe(false);
+  });
+});
