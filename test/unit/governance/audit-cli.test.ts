@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FileAuditLog } from '../../../src/governance/audit-file.js';
+import { threadHash, type AuditRecord } from '../../../src/governance/audit-record.js';
+import { createLogger } from '../../../src/logger.js';
+
+const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, THREADLAB_DATA_DIR: dataDir };
+const audit = (...args: string[]) => spawnSync(process.execPath, [bin, 'audit', ...args], { env, encoding: 'utf8' });
+
+const base = (user: string, thread: string, ts: string) => ({
+  v: 1 as const,
+  ts,
+  user,
+  platform: 'slack' as const,
+  workspace: 'T1',
+  channel: 'C1',
+  thread,
+  threadHash: threadHash(thread),
+  job: 'j',
+});
+const run = (user: string, thread: string, ts: string): AuditRecord => ({
+  ...base(user, thread, ts),
+  kind: 'run',
+  origin: 'user',
+  language: 'python',
+  codeSha256: 'a'.repeat(64),
+  codeBytes: 8,
+  status: 'ok',
+  durationMs: 12,
+  tokens: null,
+  filesIn: [],
+  filesInMore: 0,
+  filesOut: [{ name: 'out.png', bytes: 2048 }],
+  filesOutMore: 0,
+});
+
+describe('threadlab audit (the shipped CLI process)', () => {
+  // The default destination, written as the bot writes it, with one rotation and a foreign line.
+  const log = new FileAuditLog({
+    path: join(dataDir, 'audit.jsonl'),
+    maxBytes: 700,
+    keepFiles: 4,
+    logger: createLogger({ level: 'silent' }),
+  });
+  log.write(run('U1', 'slack:T1:C1:1', '2020-01-01T00:00:00.000Z'));
+  log.write(run('U2', 'slack:T1:C1:2', '2030-01-01T00:00:00.000Z'));
+  log.write({
+    ...base('U1', 'x', '2030-01-02T00:00:00.000Z'),
+    thread: null,
+    threadHash: threadHash('slack:T1:C1:1'),
+    kind: 'egress',
+    destination: 'pypi.org:443',
+    bytesUp: 1,
+    bytesDown: 2,
+    verdict: 'allowed',
+    reason: null,
+  });
+  log.close();
+  writeFileSync(join(dataDir, 'audit.jsonl'), 'not an audit line\n', { flag: 'a' });
+
+  it('prints every line, oldest first across rotated files, and says what it skipped', () => {
+    const res = audit();
+    expect(res.status).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^2020-01-01T00:00:00.000Z {2}run .*U1 {2}slack:T1:C1:1 {2}user python ok 12 ms/);
+    expect(lines[0]).toContain('out: out.png (2048 B)');
+    expect(res.stderr).toContain('1 line(s)');
+  }, 30_000);
+
+  it('filters by user, by thread (its egress lines by hash), by time, and prints JSON', () => {
+    expect(audit('--user', 'U2').stdout.trim().split('\n')).toHaveLength(1);
+    const thread = audit('--thread', 'slack:T1:C1:1', '--json')
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(thread.map((l: { kind: string }) => l.kind)).toEqual(['run', 'egress']);
+    const since = audit('--since', '2029-06-01', '--json').stdout.trim().split('\n');
+    expect(since).toHaveLength(2);
+    expect(audit('--since', '1d').stdout).not.toContain('2020-01-01');
+  }, 30_000);
+
+  it('refuses bad options with exit 2 and what to write', () => {
+    const res = audit('--since', 'yesterday');
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain('--since: expected an ISO date');
+    const off = spawnSync(process.execPath, [bin, 'audit'], {
+      env: { ...env, THREADLAB_AUDIT_LOG: 'off' },
+      encoding: 'utf8',
+    });
+    expect(off.status).toBe(2);
+    expect(off.stderr).toContain('THREADLAB_AUDIT_LOG=off');
+  }, 30_000);
+});
