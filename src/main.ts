@@ -30,6 +30,9 @@ import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
+import { budgetsEnabled, DailyBudgets } from './governance/budget.js';
+import { MemoryBudgetCounters } from './governance/budget-memory-counters.js';
+import { RedisBudgetCounters } from '../adapters/redis/redis-budget-counters.js';
 import { auditLogFor } from './governance/audit-sink.js';
 import { auditedSandbox } from './governance/audited-sandbox.js';
 import { auditedLlm } from './governance/audited-llm.js';
@@ -208,6 +211,15 @@ function createStore(config: Config, logger: Logger): SessionStore {
     : new MemorySessionStore();
 }
 
+/** The daily budgets when any is set: counted in Redis when REDIS_URL is set (shared by workers), else in memory. */
+export function createBudgets(config: Config, logger: Logger): DailyBudgets | undefined {
+  if (!budgetsEnabled(config.budgets)) return undefined;
+  const log = logger.child({ component: 'budgets' });
+  const redisUrl = config.queue.redisUrl;
+  const counters = redisUrl ? new RedisBudgetCounters({ redisUrl, logger: log }) : new MemoryBudgetCounters();
+  return new DailyBudgets({ counters, limits: config.budgets, logger: log });
+}
+
 /**
  * Why `role` cannot run with this configuration, or undefined. The web chat keeps its threads on this
  * machine's disk and streams each reply from the process that holds the browser's connection, so a
@@ -259,6 +271,10 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
       renderer,
       adapters: o.adapters ?? createAdapters(config, logger, renderer),
+      ...(() => {
+        const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
+        return budgets ? { budgets } : {};
+      })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
       participants: createParticipantIndex(config.dataDir, (thread) =>
         logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),

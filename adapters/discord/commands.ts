@@ -19,6 +19,10 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
     new SlashCommandBuilder().setName('files').setDescription("List the files in this thread's sandbox").toJSON(),
     new SlashCommandBuilder().setName('help').setDescription('How to use Threadlab').toJSON(),
     new SlashCommandBuilder()
+      .setName('usage')
+      .setDescription("Today's use of your daily budgets and what is left")
+      .toJSON(),
+    new SlashCommandBuilder()
       .setName('export')
       .setDescription('This thread as a Jupyter notebook and a requirements.txt')
       .toJSON(),

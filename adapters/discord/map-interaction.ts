@@ -35,6 +35,8 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
       return { name: 'help' };
     case 'export':
       return { name: 'export' };
+    case 'usage':
+      return { name: 'usage' };
     default:
       return undefined;
   }

@@ -106,11 +106,12 @@ export function registerListeners(ctx: ListenerContext): void {
     }
     await ack(); // within Slack's 3 seconds; the work continues in a thread
     try {
-      if (parsed.kind === 'command' && parsed.command.name === 'help') {
+      // Help and usage are about the user, not a thread: a private answer, no thread started.
+      if (parsed.kind === 'command' && (parsed.command.name === 'help' || parsed.command.name === 'usage')) {
         const message = mapSlashCommand({
           body,
           parsed,
-          rootTs: `help-${body.trigger_id ?? Date.now()}`,
+          rootTs: `${parsed.command.name}-${body.trigger_id ?? Date.now()}`,
           nowMs: Date.now(),
         });
         message.replyContext = { ...message.replyContext, ephemeral: true };

@@ -30,6 +30,7 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   const name = word.toLowerCase();
   if (name === '' || name === 'help') return { kind: 'command', command: { name: 'help' } };
   if (name === 'reset' || name === 'files' || name === 'stop') return { kind: 'command', command: { name } };
+  if (name === 'usage') return { kind: 'command', command: { name } };
   // The link after `export` names the thread; the listener reads it (export-command.ts).
   if (name === 'export') return { kind: 'command', command: { name } };
   if (name !== 'run') return { kind: 'question', text };

@@ -15,6 +15,14 @@ const HELP_NAMES: Record<Platform, { run: string; reset: string; files: string; 
   },
 };
 
+/** How each platform spells the usage command (today's spend of the daily budgets). */
+const USAGE_NAMES: Record<Platform, string> = {
+  slack: '/interpreter usage',
+  discord: '/usage',
+  web: '/usage',
+  cli: 'threadlab chat --thread KEY /usage',
+};
+
 /** The answer to the help command on a platform, naming the commands as that platform spells them. */
 export function helpText(platform: Platform): string {
   const command = HELP_NAMES[platform];
@@ -29,6 +37,7 @@ export function helpText(platform: Platform): string {
     `\`${command.run} <code>\` runs code directly · \`${command.files}\` lists this thread's files · ` +
       `\`${command.reset}\` clears variables and files · \`${command.help}\` shows this.`,
     `\`${command.export}\` sends this thread as a Jupyter notebook (the code that ran successfully, with its outputs) and a \`requirements.txt\`.`,
+    `\`${USAGE_NAMES[platform]}\` shows what you and this workspace used today of the daily budgets, if any are set.`,
     'The container has no network access; charts and files your code writes come back here.',
   ].join('\n');
 }

@@ -13,13 +13,15 @@ export type Intent =
   | { kind: 'help' }
   /** The thread as a Jupyter notebook and a requirements.txt. */
   | { kind: 'export' }
+  /** Today's spend against the daily budgets of the user and the workspace. */
+  | { kind: 'usage' }
   /** Code to run as is, without the model: a platform's run command, or a message that is one fenced block. */
   | { kind: 'run'; language: Language; code: string }
   /** Anything else is for the model; `text` is empty when the message only brings files. */
   | { kind: 'ask'; text: string };
 
 /** The commands about a thread's state, which a user can also type as a message on some platforms. */
-const THREAD_COMMANDS = ['reset', 'files', 'help', 'stop', 'export'] as const;
+const THREAD_COMMANDS = ['reset', 'files', 'help', 'stop', 'export', 'usage'] as const;
 
 /**
  * What goes before a typed command's word, per platform; none where commands are never typed.
@@ -81,6 +83,8 @@ function typedCommand(text: string, platform: Platform): (typeof THREAD_COMMANDS
   const prefix = TYPED_COMMAND_PREFIX[platform];
   const typed = text.trim().toLowerCase();
   if (typed === TYPED_EXPORT[platform]) return 'export';
+  // The CLI takes `/usage` typed, like `/export`: it has no option for it.
+  if (platform === 'cli' && typed === '/usage') return 'usage';
   if (prefix === undefined || !typed.startsWith(prefix)) return undefined;
   const word = typed.slice(prefix.length);
   return THREAD_COMMANDS.find((name) => name === word);

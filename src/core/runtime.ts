@@ -17,6 +17,7 @@ import { AccessGate } from '../governance/access-gate.js';
 import { restricts } from '../governance/access-policy.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
+import type { DailyBudgets } from '../governance/budget.js';
 import { ApprovalGate } from '../governance/approval-gate.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -32,6 +33,8 @@ export interface RuntimeDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
+  /** The daily budgets, when any is set; closed with the runtime. */
+  budgets?: DailyBudgets;
   /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
   participants?: { record(key: string, userId: string): Promise<void> };
 }
@@ -93,6 +96,7 @@ export class Runtime implements InboundHandler {
     await queue.close(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
+    await this.deps.budgets?.close();
   }
 
   /** A stop cancels the thread's job at once; anything else is queued, within the limits. */

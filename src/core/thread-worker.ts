@@ -28,6 +28,8 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
+import type { DailyBudgets } from '../governance/budget.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalGate } from '../governance/approval-gate.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import { withJobAuditScope } from '../governance/audit-scope.js';
@@ -42,6 +44,8 @@ export interface ThreadWorkerDeps {
   /** The adapters jobs are answered through (the runtime's set). */
   adapters: PlatformAdapters;
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
+  /** The daily token and run-time budgets, when any is set (THREADLAB_BUDGET_*). */
+  budgets?: DailyBudgets;
   /** Where runs of the model's code wait for approval (used when THREADLAB_APPROVAL=ask). */
   approvals?: ApprovalGate;
 }
@@ -152,6 +156,8 @@ export class ThreadWorker {
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
         return textReply(helpText(message.thread.platform));
+      case 'usage':
+        return textReply(await this.usage(message));
       case 'export':
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal });
       case 'files': {
@@ -159,6 +165,8 @@ export class ThreadWorker {
         return prefix(notes, await this.listFiles(threadKey));
       }
       case 'run': {
+        // Code the user sent spends run time only: a spent token budget does not stop it.
+        const budget = await this.budgetFor(message, ['runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
@@ -166,10 +174,13 @@ export class ThreadWorker {
           { threadKey, language, code, user: message.user.id },
           { signal, onProgress },
         );
+        await budget?.charge({ runMs: turn.runs.reduce((sum, r) => sum + r.result.durationMs, 0) });
+        notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
       }
       case 'ask': {
+        const budget = intent.text.trim() === '' ? undefined : await this.budgetFor(message, ['tokens', 'runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
@@ -186,8 +197,9 @@ export class ThreadWorker {
         const approve = this.approvalHook(message, threadKey, adapter);
         const turn = await this.interpreter.handle(
           { threadKey, text: intent.text, user: message.user, uploaded: files },
-          { signal, onProgress, ...(approve ? { approve } : {}) },
+          { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
         );
+        notes.push(...(budget?.notices ?? []));
         const asked = { text: intent.text, files: files.map((f) => f.path) };
         notes.push(...(await this.recordExport({ threadKey, message: asked, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
@@ -224,6 +236,27 @@ export class ThreadWorker {
       notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
     notes.push(...again.problems.map((p) => `⚠️ ${p}`));
     return notes;
+  }
+
+  /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
+  private async budgetFor(
+    message: InboundMessage,
+    needs: ('tokens' | 'runMs')[],
+  ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
+    const { budgets } = this.deps;
+    if (!budgets) return undefined;
+    const subject = { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
+    await budgets.admit(subject, needs);
+    return budgets.forTurn(subject);
+  }
+
+  /** The `usage` command's answer: what the user and the workspace spent today and what is left. */
+  private usage(message: InboundMessage): Promise<string> {
+    const { budgets } = this.deps;
+    if (!budgets)
+      return Promise.resolve('No daily budgets are set on this Threadlab (THREADLAB_BUDGET_*), so nothing is counted.');
+    const { platform, workspace } = message.thread;
+    return budgets.usageText({ platform, workspace, user: message.user.id });
   }
 
   /** Adds the turn to the thread's export log; a failure is a note on the reply, not a lost answer. */

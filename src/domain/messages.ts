@@ -25,6 +25,8 @@ export type InboundCommand =
   | { name: 'files' }
   | { name: 'help' }
   | { name: 'export' }
+  /** Today's spend and what is left of the daily budgets. */
+  | { name: 'usage' }
   | { name: 'stop' };
 
 /**

@@ -113,6 +113,7 @@ export class Interpreter {
       logger,
       messages,
       signal: options.signal,
+      ...(options.budget ? { budget: options.budget } : {}),
       onProgress: options.onProgress,
       ...(options.approve ? { approve: options.approve } : {}),
     });

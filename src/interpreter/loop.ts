@@ -4,6 +4,7 @@ import { isThreadlabError } from '../domain/errors.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalHook } from '../ports/approval.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
@@ -28,6 +29,8 @@ export interface LoopOptions {
   onProgress?: ProgressListener;
   /** The languages the image has (languagesOf): the tool offers these. @defaultValue python and bash */
   languages?: readonly Language[];
+  /** The daily budgets: a spent one stops the turn before the next model round; tokens and run time are charged. */
+  budget?: TurnBudget;
   /** Most chart images given to the model per round. @defaultValue 4 */
   maxImagesPerRound?: number;
   /** Asked before each run of the model's code (approval on); the wait does not count against the turn's time. */
@@ -111,6 +114,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       if (round > 1 && used + next > settings.tokenBudget) {
         return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
       }
+      const spent = round > 1 ? await options.budget?.exceeded() : undefined;
+      if (spent) return stop({ kind: 'quota', message: spent });
       if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
 
       emit({ type: 'thinking', round });
@@ -138,6 +143,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
           : estimateUsage(messages, response);
       usage.promptTokens += counted.promptTokens;
       usage.completionTokens += counted.completionTokens;
+      await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
       messages.push({
         role: 'assistant',
         content: response.content,
@@ -161,6 +167,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       }
       if (round === settings.maxRounds) break;
 
+      const runsBefore = runs.length;
       const completed = await runToolRound({
         calls: response.toolCalls,
         round,
@@ -179,6 +186,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         runs,
         ...(approve ? { approve } : {}),
       });
+      const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
+      await options.budget?.charge({ runMs });
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
     }
     const aborted = abortReason();

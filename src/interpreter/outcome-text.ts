@@ -7,6 +7,8 @@ export type StopReason =
   | { kind: 'tokens'; usedTokens: number; tokenBudget: number }
   | { kind: 'time'; turnTimeoutMs: number }
   | { kind: 'cancelled' }
+  /** A daily budget (THREADLAB_BUDGET_*) ran out between rounds; `message` says which and when it resets. */
+  | { kind: 'quota'; message: string }
   | { kind: 'failed'; message: string };
 
 function headline(reason: StopReason): string {
@@ -19,6 +21,8 @@ function headline(reason: StopReason): string {
       return `I stopped before finishing: this message ran out of time after ${Math.round(reason.turnTimeoutMs / 1000)} s (THREADLAB_LLM_TURN_TIMEOUT_MS).`;
     case 'cancelled':
       return 'Stopped at your request.';
+    case 'quota':
+      return `I stopped before finishing: ${reason.message}`;
     case 'failed':
       return `The language model could not be reached, so I could not finish: ${reason.message}`;
   }
@@ -43,7 +47,8 @@ export function stoppedText(reason: StopReason, runs: TurnRun[], lastModelText: 
     );
   }
   if (lastModelText?.trim()) parts.push(`Last note from the model:\n${lastModelText.trim()}`);
-  if (reason.kind !== 'cancelled' && reason.kind !== 'failed') parts.push('Send "continue" to pick up from here.');
+  if (reason.kind !== 'cancelled' && reason.kind !== 'failed' && reason.kind !== 'quota')
+    parts.push('Send "continue" to pick up from here.');
   if (reason.kind === 'failed')
     parts.push('Try again in a moment; if it keeps failing, check OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.');
   return parts.join('\n\n');

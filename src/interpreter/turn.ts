@@ -1,5 +1,6 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalHook } from '../ports/approval.js';
 
 /** One user message for the interpreter, after its attachments were put into the sandbox. */
@@ -15,6 +16,8 @@ export interface TurnOptions {
   /** Cancels the turn: the LLM call is aborted and a running cell is interrupted. */
   signal?: AbortSignal;
   onProgress?: ProgressListener;
+  /** The daily budgets: checked between model rounds and charged with tokens and run time. */
+  budget?: TurnBudget;
   /** Asked before each run of code the model wrote (THREADLAB_APPROVAL=ask); direct runs never ask. */
   approve?: ApprovalHook;
 }

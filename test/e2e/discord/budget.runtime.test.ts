@@ -79,7 +79,7 @@ describe('Discord: a workspace run-time budget in Redis through the real discord
         options,
       }),
     );
-  const answer = async (interaction: { token: unknown }, pattern: RegExp) =>
+  const answer = async (interaction: Record<string, unknown>, pattern: RegExp) =>
     String(
       (
         await fake.waitForRequest(

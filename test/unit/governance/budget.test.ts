@@ -11,18 +11,16 @@ describe('MemoryBudgetCounters bound', () => {
   it('refuses a new key past maxKeys instead of forgetting an old one; a new day starts empty', async () => {
     const counters = new MemoryBudgetCounters({ maxKeys: 3 });
     const spend = { tokens: 1, runMs: 0 };
-    await counters.add({ day: '2026-11-23', keys: ['a', 'b'], spend, expireAtMs: 0 });
-    await counters.add({ day: '2026-11-23', keys: ['c'], spend, expireAtMs: 0 });
-    await expect(counters.add({ day: '2026-11-23', keys: ['d'], spend, expireAtMs: 0 })).rejects.toMatchObject({
+    await counters.add({ day: '2026-11-23', keys: ['a', 'b'], spend });
+    await counters.add({ day: '2026-11-23', keys: ['c'], spend });
+    await expect(counters.add({ day: '2026-11-23', keys: ['d'], spend })).rejects.toMatchObject({
       code: 'budget_exceeded',
       message: expect.stringContaining('REDIS_URL'),
     });
     // Known keys still count.
-    expect(await counters.add({ day: '2026-11-23', keys: ['a'], spend, expireAtMs: 0 })).toEqual([
-      { tokens: 2, runMs: 0 },
-    ]);
+    expect(await counters.add({ day: '2026-11-23', keys: ['a'], spend })).toEqual([{ tokens: 2, runMs: 0 }]);
     expect(counters.size).toBe(3);
-    await counters.add({ day: '2026-11-24', keys: ['d'], spend, expireAtMs: 0 });
+    await counters.add({ day: '2026-11-24', keys: ['d'], spend });
     expect(counters.size).toBe(1);
   });
 });
