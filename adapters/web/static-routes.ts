@@ -16,6 +16,7 @@ const PAGE_FILES: Record<string, string> = {
   '/progress.js': 'progress.js',
   '/composer.js': 'composer.js',
   '/edit.js': 'edit.js',
+  '/approval.js': 'approval.js',
   '/style.css': 'style.css',
 };
 

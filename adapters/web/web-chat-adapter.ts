@@ -16,6 +16,8 @@ import type {
 import { apiRoutes } from './api-routes.js';
 import { isLoopbackHost } from './auth.js';
 import { EventHub, type EventHubOptions } from './event-hub.js';
+import { approvalRoutes, WebApprovals } from './approval-routes.js';
+import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { MessageIntake } from './message-intake.js';
 import { serializeProgress, storeReply } from './reply-mapping.js';
 import { staticRoutes } from './static-routes.js';
@@ -56,6 +58,8 @@ export class WebChatAdapter implements PlatformAdapter {
   readonly maxUploadBytes: number;
   private readonly store: WebThreadStore;
   private readonly hub: EventHub;
+  /** Code waiting for Run or Skip, shown on the thread's pages. */
+  private readonly approvals: WebApprovals;
   private readonly intake: MessageIntake;
   private readonly server: WebServer;
   private readonly logger: Logger;
@@ -80,6 +84,7 @@ export class WebChatAdapter implements PlatformAdapter {
       return this.handler;
     };
     this.intake = new MessageIntake({ store: this.store, hub: this.hub, handler });
+    this.approvals = new WebApprovals(this.hub);
     const routes = [
       ...staticRoutes(),
       ...apiRoutes({
@@ -95,6 +100,7 @@ export class WebChatAdapter implements PlatformAdapter {
         maxThreads: options.maxThreads ?? 10_000,
         logger: this.logger,
       }),
+      ...approvalRoutes({ approvals: this.approvals, handler, store: this.store }),
     ];
     this.server = new WebServer({
       host,
@@ -175,6 +181,11 @@ export class WebChatAdapter implements PlatformAdapter {
         publish(() => this.hub.publish(threadId, 'idle', { messageId: message.id }));
       },
     };
+  }
+
+  /** Code the model wants to run, shown with Run and Skip on the thread's pages (the `approval` event). */
+  async askApproval(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt> {
+    return this.approvals.ask(message, view);
   }
 
   async reply(message: InboundMessage, reply: Reply): Promise<PostedReply | void> {

@@ -32,6 +32,10 @@ export const api = {
   editMessage: (id, messageId, text) => call('POST', `/api/threads/${id}/messages/${messageId}/edit`, { text }),
   stop: (id) => call('POST', `/api/threads/${id}/stop`),
   reset: (id) => call('POST', `/api/threads/${id}/reset`),
+  /** Code waiting for Run or Skip in a thread. */
+  approvals: (id) => call('GET', `/api/threads/${id}/approvals`).then((d) => d.approvals),
+  /** Runs (`run`) or skips (`skip`) code waiting for approval. */
+  decide: (id, approvalId, action) => call('POST', `/api/threads/${id}/approvals/${approvalId}`, { action }),
 };
 
 /**

@@ -2,6 +2,7 @@
 import { api, subscribe } from './api-client.js';
 import { setupComposer } from './composer.js';
 import { addEditAction } from './edit.js';
+import { ApprovalCards } from './approval.js';
 import { ProgressView } from './progress.js';
 import { el, renderMessage } from './render.js';
 
@@ -16,6 +17,10 @@ function setStatus(text, kind = '') {
 }
 
 const progress = new ProgressView(messagesBox, (text) => setStatus(text, 'working'));
+const approvals = new ApprovalCards(messagesBox, {
+  decide: (approvalId, action) => api.decide(state.current, approvalId, action),
+  onError: (text) => setStatus(text, 'error'),
+});
 
 function setBusy(busy) {
   state.busy = busy;
@@ -96,6 +101,12 @@ async function loadMessages(threadId) {
   showEarlier(threadId, page);
 }
 
+async function loadApprovals(threadId) {
+  const waiting = await api.approvals(threadId).catch(() => []);
+  if (state.current !== threadId) return;
+  for (const view of waiting) approvals.show(view);
+}
+
 // The history comes a page at a time: a button above the oldest message shown loads the page before it.
 function showEarlier(threadId, page) {
   messagesBox.querySelector('.load-earlier')?.remove();
@@ -126,6 +137,8 @@ function showEarlier(threadId, page) {
 
 function clearView() {
   progress.clear();
+  approvals.clear();
+  messagesBox.querySelectorAll('article.approval').forEach((n) => n.remove());
   messagesBox.querySelectorAll('article.msg, .load-earlier').forEach((n) => n.remove());
   state.rendered.clear();
   $('empty').hidden = false;
@@ -150,7 +163,7 @@ function openThread(threadId) {
       else if (progress.node) finishJob(); // the job ended while the stream was down
       if (!loaded) {
         loaded = true;
-        void loadMessages(threadId);
+        void loadMessages(threadId).then(() => loadApprovals(threadId));
       }
     },
     resync: () => {
@@ -179,6 +192,12 @@ function openThread(threadId) {
       void refreshThreads();
     },
     idle: () => finishJob(),
+    approval: (view) => {
+      approvals.show(view);
+      if (state.busy) progress.setLabel('Waiting for Run or Skip…');
+      scrollToEnd();
+    },
+    approval_settled: (settled) => approvals.settle(settled),
   });
   void refreshThreads();
 }

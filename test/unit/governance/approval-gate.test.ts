@@ -154,3 +154,21 @@ describe('Interpreter loop with approval', () => {
     expect(sandbox.runs.map((r) => r.request.code)).toEqual(['print(3)']);
   });
 });
+
+describe('THREADLAB_APPROVAL settings', () => {
+  it('is off by default, and ask refuses a split gateway/worker process', async () => {
+    const { loadConfig } = await import('../../../src/config.js');
+    const { roleProblem } = await import('../../../src/main.js');
+    const slack = {
+      SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef',
+      SLACK_APP_TOKEN: 'xapp-1-A0-1234567890-abcdef',
+      THREADLAB_WEB_ENABLED: 'false',
+    };
+    expect(loadConfig(slack).approval).toEqual({ mode: 'off', timeoutMs: 300_000, admins: [] });
+    const ask = loadConfig({ ...slack, THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_ADMINS: 'slack:U1' });
+    expect(ask.approval).toMatchObject({ mode: 'ask', admins: ['slack:U1'] });
+    expect(roleProblem(ask, 'worker')).toContain('THREADLAB_APPROVAL=ask runs only with --role all');
+    expect(roleProblem(ask, 'all')).toBeUndefined();
+    expect(() => loadConfig({ ...slack, THREADLAB_APPROVAL_ADMINS: 'U1' })).toThrow(/THREADLAB_APPROVAL_ADMINS/);
+  });
+});

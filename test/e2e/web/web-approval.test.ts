@@ -1,0 +1,89 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
+import { ShippedBot } from '../shipped/shipped-bot.js';
+import { launchChromium, screenshot, watchPageErrors } from './browser.js';
+
+const TIMEOUT_MS = 5000;
+
+// The shipped process (`node bin/threadlab.js start`) with THREADLAB_APPROVAL=ask, driven from Chromium.
+describe('Approval before running in the web chat (threadlab start, real browser)', () => {
+  const bot = new ShippedBot({ web: true });
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    await bot.start({ THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    // A press that lost the race with the timeout answers 409, which the page reports in its status.
+    errors = watchPageErrors(page, (text) => text.includes('409'));
+    await page.goto(bot.webUrl);
+    await page.click('#new-thread');
+    await page.waitForURL(/#\/t\/[\w-]+$/);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await bot.cleanup();
+  });
+
+  const ask = async (text: string) => {
+    await page.fill('#text', text);
+    await page.keyboard.press('Enter');
+  };
+  const toolResults = () => JSON.stringify(bot.llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
+  const card = (code: string) => page.locator('article.approval', { hasText: code });
+
+  it('shows the code with Run and Skip; Run runs it and the answer follows', async () => {
+    bot.llm.push(fakeRunCode('print(6 * 7)'), fakeSay('The answer is 42.'));
+    await ask('compute six times seven');
+    const prompt = card('print(6 * 7)');
+    await prompt.waitFor({ timeout: 60_000 });
+    await screenshot(page, 'web-approval-waiting');
+    expect(bot.llm.requests).toHaveLength(1); // the loop waits: no run, no second model call
+    await prompt.locator('button.approval-run').click();
+    await page.locator('article.msg.bot', { hasText: 'The answer is 42' }).waitFor({ timeout: 60_000 });
+    expect(toolResults()).toContain('42');
+    await expect.poll(() => prompt.locator('.approval-outcome').textContent()).toContain('Run approved by you');
+    expect(await prompt.locator('button').count()).toBe(0);
+  });
+
+  it('Skip: the code does not run and the model is told', async () => {
+    bot.llm.push(fakeRunCode('print("skip me")'), fakeSay('Fine, I did not run it.'));
+    await ask('print skip me');
+    const prompt = card('skip me');
+    await prompt.waitFor({ timeout: 60_000 });
+    await prompt.locator('button.approval-skip').click();
+    await page.locator('article.msg.bot', { hasText: 'did not run it' }).waitFor({ timeout: 60_000 });
+    expect(toolResults()).toContain('This code did NOT run: The user chose Skip');
+    await expect.poll(() => prompt.locator('.approval-outcome').textContent()).toContain('Skipped by you');
+  });
+
+  it('a page opened while code waits shows it; nobody answers, so it is skipped and the model told', async () => {
+    bot.llm.push(fakeRunCode('print("never")'), fakeSay('Nobody approved, so nothing ran.'));
+    const started = Date.now();
+    await ask('print never');
+    await card('print("never")').waitFor({ timeout: 60_000 });
+    await page.reload();
+    const prompt = card('print("never")');
+    await prompt.locator('button.approval-run').waitFor({ timeout: 10_000 });
+    const approvalId = await prompt.getAttribute('data-approval-id');
+    await page.locator('article.msg.bot', { hasText: 'Nobody approved, so' }).waitFor({ timeout: 60_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS);
+    expect(toolResults()).toContain('Nobody approved it within 5 s');
+    await expect.poll(() => prompt.locator('.approval-outcome').textContent()).toContain('No answer within 5 s');
+    // The API refuses a late press (409) and a malformed one (400).
+    const threadId = /#\/t\/([\w-]+)$/.exec(page.url())![1]!;
+    const post = (body: unknown) =>
+      fetch(`${bot.webUrl}/api/threads/${threadId}/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post({ action: 'run' })).status).toBe(409);
+    expect((await post({ action: 'rm -rf' })).status).toBe(400);
+    expect(errors).toEqual([]);
+  });
+});
