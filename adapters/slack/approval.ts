@@ -13,18 +13,31 @@ import { escapeMrkdwn } from './slack-text.js';
 export const APPROVE_RUN_ACTION_ID = 'threadlab_approval_run';
 export const APPROVE_SKIP_ACTION_ID = 'threadlab_approval_skip';
 
-/** A section's text is at most 3,000 characters; the fence and escaping need the rest. */
-const CHUNK_CHARS = 2800;
+/** A section's text is at most 3,000 characters: escaped code up to this many, plus the fence. */
+const CHUNK_CHARS = 2900;
 /** Slack takes 50 blocks a message: code sections plus a header, a note and the buttons. */
 const MAX_CODE_BLOCKS = 45;
 
-/** The code in sections of a fenced block; code past the blocks' room is said, with how much was shown. */
-function codeBlocks(code: string): SlackBlock[] {
-  const blocks: SlackBlock[] = [];
-  for (let at = 0; at < code.length && blocks.length < MAX_CODE_BLOCKS; at += CHUNK_CHARS) {
-    blocks.push(section(`\`\`\`\n${escapeMrkdwn(code.slice(at, at + CHUNK_CHARS))}\n\`\`\``));
+/**
+ * The code in sections of a fenced block, cut by escaped length (`&` becomes five characters); code past
+ * the blocks' room is said, with how much was shown.
+ */
+export function codeBlocks(code: string): SlackBlock[] {
+  const chunks: string[] = [];
+  let chunk = '';
+  let shown = 0;
+  for (const char of code) {
+    const escaped = escapeMrkdwn(char);
+    if (chunk.length + escaped.length > CHUNK_CHARS) {
+      chunks.push(chunk);
+      chunk = '';
+      if (chunks.length === MAX_CODE_BLOCKS) break;
+    }
+    chunk += escaped;
+    shown += char.length;
   }
-  const shown = Math.min(code.length, MAX_CODE_BLOCKS * CHUNK_CHARS);
+  if (chunk) chunks.push(chunk);
+  const blocks = chunks.map((c) => section(`\`\`\`\n${c}\n\`\`\``));
   if (shown < code.length) {
     blocks.push(context(`⚠️ Only the first ${shown} of ${code.length} characters fit in a Slack message.`));
   }
