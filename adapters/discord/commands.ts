@@ -1,7 +1,7 @@
 import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import { LANGUAGES } from '../../src/domain/execution.js';
 
-/** The application commands Threadlab registers: /run, /reset, /files, /help, /export. */
+/** The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /export. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   return [
     new SlashCommandBuilder()
