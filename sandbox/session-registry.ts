@@ -105,12 +105,16 @@ export class SessionRegistry {
       .sort((a, b) => a.lastUsedMs - b.lastUsedMs)[0];
   }
 
-  /** Runs `fn` after every earlier operation of the session: one request in flight per container. */
-  serialize<T>(session: Session, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` after every earlier operation of the session: one request in flight per container. The session
+   * counts as used when it ends, unless `touch` is false (the bot's own work, such as a deferred save, must not
+   * keep a session from its idle TTL or make it look recent to the LRU choice).
+   */
+  serialize<T>(session: Session, fn: () => Promise<T>, options: { touch?: boolean } = {}): Promise<T> {
     session.busy += 1;
     const result = session.queue.then(fn, fn).finally(() => {
       session.busy -= 1;
-      session.lastUsedMs = Date.now();
+      if (options.touch !== false) session.lastUsedMs = Date.now();
     });
     session.queue = result.catch(() => undefined);
     return result;

@@ -43,7 +43,7 @@ export class StateKeeper {
       session.stateTimer = undefined;
       if (session.busy > 0) return this.schedule(session); // the request in flight goes first
       this.options.registry
-        .serialize(session, () => this.saveNow(session))
+        .serialize(session, () => this.saveNow(session), { touch: false })
         .catch((err: unknown) => {
           this.options.logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
         });
@@ -94,7 +94,9 @@ export class StateKeeper {
   async saveAll(): Promise<void> {
     this.closed = true;
     const { registry } = this.options;
-    const saves = registry.all().map((session) => registry.serialize(session, () => this.saveNow(session)));
+    const saves = registry
+      .all()
+      .map((session) => registry.serialize(session, () => this.saveNow(session), { touch: false }));
     const bound = new Promise<void>((resolve) => setTimeout(resolve, SAVE_ALL_MS).unref());
     await Promise.race([Promise.allSettled(saves), bound]);
   }
