@@ -1,66 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscordAdapter } from '../../../adapters/discord/index.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-import { FAKE_TOKEN, silentLogger } from './harness.js';
+import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 
 const TIMEOUT_MS = 6000;
 
 describe('Approval before running, on Discord (discord.js, real Runtime and DockerSandbox)', () => {
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
-  let sandbox: DockerSandbox;
-  let adapter: DiscordAdapter;
-  let runtime: Runtime;
-  let dataDir: string;
-  const logger = silentLogger();
 
+  let rig: DiscordRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = new FakeDiscord();
-    await fake.start();
     llm = new FakeOpenAiServer();
     await llm.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-approval-'));
-    const config = loadConfig({
-      DISCORD_TOKEN: FAKE_TOKEN,
-      DISCORD_APPLICATION_ID: fake.applicationId,
-      DISCORD_API_URL: fake.apiUrl,
-      OPENAI_API_KEY: 'sk-e2e-discord-approval-0000',
-      OPENAI_BASE_URL: llm.baseUrl,
-      THREADLAB_LLM_STREAM: 'false',
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-      THREADLAB_APPROVAL: 'ask',
-      THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
+    rig = await startDiscordRuntime('approval', {
+      llm,
+      env: { THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) },
     });
-    sandbox = await createDockerSandbox({
-      docker: new Docker(),
-      image: await sandboxImage(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger,
-      instanceId: `test-discord-approval-${process.pid}-${Date.now().toString(36)}`,
-    });
-    adapter = createDiscordAdapter(config, { logger });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    ({ fake } = rig);
   });
 
   afterAll(async () => {
-    await runtime?.stop();
+    await rig?.stop();
     await llm?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const ask = (text: string) => {

@@ -1,55 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-import { FAKE_TOKEN, silentLogger } from './harness.js';
-
-const docker = new Docker();
+import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
 
 describe('Discord: editing a message re-runs it (discord.js against the fake, the real Runtime and Docker)', () => {
   let fake: FakeDiscord;
-  let sandbox: DockerSandbox;
-  let runtime: Runtime;
-  let dataDir: string;
-  const logger = silentLogger();
 
+  let rig: DiscordRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = new FakeDiscord();
-    await fake.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-edit-'));
-    const config = loadConfig({
-      DISCORD_TOKEN: FAKE_TOKEN,
-      DISCORD_APPLICATION_ID: fake.applicationId,
-      DISCORD_API_URL: fake.apiUrl,
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-    });
-    sandbox = await createDockerSandbox({
-      docker,
-      image: await sandboxImage(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger,
-      instanceId: `test-discord-edit-${process.pid}-${Date.now().toString(36)}`,
-    });
-    const adapter = createDiscordAdapter(config, { logger });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    rig = await startDiscordRuntime('edit');
+    ({ fake } = rig);
   }, 120_000);
 
   afterAll(async () => {
-    await runtime?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   /** The bot's answers in a channel: not its live statuses (they carry the Stop button). */

@@ -1,57 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscordAdapter } from '../../../adapters/discord/index.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
 import { validateNotebook } from '../../support/nbformat.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-import { FAKE_TOKEN, silentLogger } from './harness.js';
-
-const docker = new Docker();
+import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 
 describe('Discord: /export through the real discord.js REST client, Runtime and DockerSandbox', () => {
   let fake: FakeDiscord;
-  let sandbox: DockerSandbox;
-  let adapter: DiscordAdapter;
-  let runtime: Runtime;
-  let dataDir: string;
-  const logger = silentLogger();
 
+  let rig: DiscordRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = new FakeDiscord();
-    await fake.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-export-'));
-    const config = loadConfig({
-      DISCORD_TOKEN: FAKE_TOKEN,
-      DISCORD_APPLICATION_ID: fake.applicationId,
-      DISCORD_API_URL: fake.apiUrl,
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-    });
-    sandbox = await createDockerSandbox({
-      docker,
-      image: await sandboxImage(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger,
-      instanceId: `test-discord-export-${process.pid}-${Date.now().toString(36)}`,
-    });
-    adapter = createDiscordAdapter(config, { logger });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    rig = await startDiscordRuntime('export');
+    ({ fake } = rig);
   });
 
   afterAll(async () => {
-    await runtime?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   const command = (name: string, options: { name: string; type: number; value: string }[] = []) =>

@@ -1,69 +1,28 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscordAdapter } from '../../../adapters/discord/index.js';
-import { createDiscordAdapter } from '../../../src/main.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
-import { buildRuntime } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
-import { FAKE_TOKEN, silentLogger } from './harness.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-
-const docker = new Docker();
+import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 
 describe('Discord through the real Runtime, DockerSandbox and the openai client', () => {
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
-  let sandbox: DockerSandbox;
-  let adapter: DiscordAdapter;
-  let runtime: Runtime;
-  let dataDir: string;
-  const logger = silentLogger();
 
+  let rig: DiscordRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = new FakeDiscord();
-    await fake.start();
     llm = new FakeOpenAiServer();
     await llm.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-discord-e2e-'));
-    const config = loadConfig({
-      DISCORD_TOKEN: FAKE_TOKEN,
-      DISCORD_APPLICATION_ID: fake.applicationId,
-      DISCORD_API_URL: fake.apiUrl,
-      OPENAI_API_KEY: 'sk-e2e-discord-test-0000000000',
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_MODEL: 'fake-gpt',
-      THREADLAB_LLM_STREAM: 'false',
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-      THREADLAB_SANDBOX_MEMORY_MB: '512',
+    rig = await startDiscordRuntime('e2e', {
+      llm,
+      env: { OPENAI_MODEL: 'fake-gpt', THREADLAB_SANDBOX_MEMORY_MB: '512' },
     });
-    sandbox = await createDockerSandbox({
-      docker,
-      image: await sandboxImage(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger,
-      instanceId: `test-discord-${process.pid}-${Date.now().toString(36)}`,
-    });
-    adapter = createDiscordAdapter(config, { logger });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    ({ fake } = rig);
   });
 
   afterAll(async () => {
-    await runtime?.stop();
+    await rig?.stop();
     await llm?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const postsTo = (channelId: string): RecordedRequest[] =>

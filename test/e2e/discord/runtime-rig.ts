@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { DiscordAdapter } from '../../../adapters/discord/index.js';
+import { loadConfig, type Config } from '../../../src/config.js';
+import type { Runtime, RuntimeDeps } from '../../../src/core/runtime.js';
+import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
+import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
+import { FAKE_TOKEN, silentLogger } from './harness.js';
+
+/** The real Runtime with the real discord.js adapter against the fake Discord, and a real Docker sandbox. */
+export interface DiscordRuntimeRig {
+  fake: FakeDiscord;
+  sandbox: DockerSandbox;
+  adapter: DiscordAdapter;
+  runtime: Runtime;
+  config: Config;
+  dataDir: string;
+  /** Stops the runtime and the fake and deletes the data dir. */
+  stop: () => Promise<void>;
+}
+
+export interface DiscordRuntimeRigOptions {
+  /** More configuration, over the rig's (Discord through the fake, no web chat, no warm pool). */
+  env?: Record<string, string>;
+  /** A started fake model: the configuration points at it. */
+  llm?: FakeOpenAiServer;
+  /** Parts of the runtime a test builds itself, from the configuration. */
+  overrides?: (config: Config) => Partial<RuntimeDeps>;
+}
+
+/**
+ * Starts the Discord rig the runtime tests share: the fake Discord, a configuration from the environment a
+ * user would set, a DockerSandbox with a 30 s run limit under a unique instance id, the adapter and the
+ * Runtime, started.
+ */
+export async function startDiscordRuntime(
+  name: string,
+  options: DiscordRuntimeRigOptions = {},
+): Promise<DiscordRuntimeRig> {
+  const logger = silentLogger();
+  const fake = new FakeDiscord();
+  await fake.start();
+  const dataDir = mkdtempSync(join(tmpdir(), `threadlab-discord-${name}-`));
+  const config = loadConfig({
+    DISCORD_TOKEN: FAKE_TOKEN,
+    DISCORD_APPLICATION_ID: fake.applicationId,
+    DISCORD_API_URL: fake.apiUrl,
+    THREADLAB_DATA_DIR: dataDir,
+    THREADLAB_WEB_ENABLED: 'false',
+    THREADLAB_SANDBOX_POOL_SIZE: '0',
+    ...(options.llm
+      ? {
+          OPENAI_API_KEY: `sk-e2e-discord-${name}-0000000000`,
+          OPENAI_BASE_URL: options.llm.baseUrl,
+          THREADLAB_LLM_STREAM: 'false',
+        }
+      : {}),
+    ...options.env,
+  });
+  const sandbox = await createDockerSandbox({
+    docker: new Docker(),
+    image: await sandboxImage(),
+    limits: { ...config.sandbox, timeoutMs: 30_000 },
+    dataDir,
+    logger,
+    instanceId: `test-discord-${name}-${process.pid}-${Date.now().toString(36)}`,
+  });
+  const adapter = createDiscordAdapter(config, { logger });
+  const runtime = await buildRuntime(config, logger, {
+    overrides: { sandbox, adapters: [adapter], ...options.overrides?.(config) },
+  });
+  await runtime.start();
+  return {
+    fake,
+    sandbox,
+    adapter,
+    runtime,
+    config,
+    dataDir,
+    stop: async () => {
+      await runtime.stop();
+      await fake.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
