@@ -1,17 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { createLogger } from '../../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../../src/main.js';
 import { validateNotebook } from '../../support/nbformat.js';
 
 // The web chat's /export over its HTTP API, on the real Runtime and Docker sandbox.
-const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 
 interface WebMessage {
   role: string;
@@ -21,39 +13,20 @@ interface WebMessage {
 }
 
 describe('web chat: /export', () => {
-  let dataDir: string;
+  let rig: WebRuntimeRig;
   let adapter: WebChatAdapter;
-  let runtime: Runtime;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'threadlab-web-export-'));
-    const config = loadConfig({
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-      THREADLAB_WEB_PORT: '0',
-    });
-    adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
-    const sandbox = await createSandbox(config, logger, { instanceId: `web-export-${randomBytes(4).toString('hex')}` });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    rig = await startWebRuntime('export');
+    adapter = rig.adapter;
   });
 
   afterAll(async () => {
-    await runtime?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    expect(await rig?.stop()).toEqual([]);
   });
 
-  const post = async (path: string, body?: unknown) => {
-    const res = await fetch(`${adapter.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body ?? {}),
-    });
-    return (await res.json()) as { thread: { id: string } };
-  };
-  const messages = async (id: string): Promise<WebMessage[]> =>
-    ((await (await fetch(`${adapter.url}/api/threads/${id}/messages`)).json()) as { messages: WebMessage[] }).messages;
+  const post = (path: string, body?: unknown) => rig.post(path, body);
+  const messages = (id: string) => rig.messages<WebMessage>(id);
 
   it('answers /export with a notebook and requirements.txt to download, the failed run left out', async () => {
     const { thread } = await post('/api/threads');

@@ -1,16 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
+import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
-import { LABELS } from '../../../sandbox/container-spec.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../../src/main.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { decodedSize, launchChromium, screenshot, watchPageErrors } from './browser.js';
 
@@ -20,34 +13,24 @@ const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' 
 const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
 
 describe('web chat on the full product', () => {
-  const instanceId = `web-e2e-${randomBytes(4).toString('hex')}`;
-  let dataDir: string;
   let llm: FakeOpenAiServer;
   let adapter: WebChatAdapter;
-  let runtime: Runtime;
+  let rig: WebRuntimeRig | undefined;
   let browser: Browser;
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'threadlab-web-full-'));
     llm = new FakeOpenAiServer();
     await llm.start();
-    const config = loadConfig({
+    rig = await startWebRuntime('full', {
       OPENAI_API_KEY: 'sk-e2e-web-key-00000000',
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_MODEL: 'fake-gpt',
       THREADLAB_LLM_MAX_RETRIES: '0',
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
       THREADLAB_SANDBOX_TIMEOUT_MS: '120000',
-      THREADLAB_WEB_PORT: '0',
     });
-    adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
-    const sandbox = await createSandbox(config, logger, { instanceId });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    ({ adapter } = rig);
     browser = await launchChromium();
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
     errors = watchPageErrors(page);
@@ -55,14 +38,9 @@ describe('web chat on the full product', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await runtime?.stop();
     await llm?.stop();
     // whatever the sandbox left behind (it should be nothing) goes too
-    const docker = new Docker();
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${instanceId}`] } });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-    await rm(dataDir, { recursive: true, force: true });
-    expect(left).toEqual([]);
+    expect(await rig?.stop()).toEqual([]);
   });
 
   it('uploads a CSV and runs a fenced block that plots it: chart inline, generated file downloads', async () => {

@@ -1,44 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
+import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
-import { LABELS } from '../../../sandbox/container-spec.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { createLogger } from '../../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../../src/main.js';
 import { launchChromium, screenshot, watchPageErrors } from './browser.js';
 
 // Issue 18, real tables, on the whole product: the real runner makes the table display, the real reply
 // builder reads its CSV back, and the page draws it in a real browser. Direct mode: no LLM is involved.
-const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 
 describe('web chat: DataFrames as tables', () => {
-  const instanceId = `web-tables-${randomBytes(4).toString('hex')}`;
-  let dataDir: string;
   let adapter: WebChatAdapter;
-  let runtime: Runtime;
+  let rig: WebRuntimeRig | undefined;
   let browser: Browser;
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'threadlab-web-tables-'));
-    const config = loadConfig({
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-      THREADLAB_SANDBOX_TIMEOUT_MS: '120000',
-      THREADLAB_WEB_PORT: '0',
-    });
-    adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
-    const sandbox = await createSandbox(config, logger, { instanceId });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    rig = await startWebRuntime('tables', { THREADLAB_SANDBOX_TIMEOUT_MS: '120000' });
+    ({ adapter } = rig);
     browser = await launchChromium();
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
     errors = watchPageErrors(page);
@@ -49,12 +28,7 @@ describe('web chat: DataFrames as tables', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await runtime?.stop();
-    const docker = new Docker();
-    const left = await docker.listContainers({ all: true, filters: { label: [`${LABELS.instance}=${instanceId}`] } });
-    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-    await rm(dataDir, { recursive: true, force: true });
-    expect(left).toEqual([]);
+    expect(await rig?.stop()).toEqual([]);
   });
 
   const send = async (code: string) => {
