@@ -1,68 +1,30 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, buttonPress, FakeSlack, USER_ID } from '../../fakes/fake-slack/index.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-import { testLogger } from './support.js';
 import { SlackTransport } from './transport.js';
+import { startSlackRuntime, type SlackRuntimeRig } from './runtime-rig.js';
 
 const TIMEOUT_MS = 6000;
 
 describe('Approval before running, on Slack (bolt in Socket Mode, real Runtime and DockerSandbox)', () => {
   let fake: FakeSlack;
   let llm: FakeOpenAiServer;
-  let sandbox: DockerSandbox;
-  let adapter: SlackAdapter;
-  let runtime: Runtime;
   let send: SlackTransport;
-  let dataDir: string;
 
+  let rig: SlackRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = await new FakeSlack().start();
     llm = new FakeOpenAiServer();
     await llm.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-slack-approval-'));
-    const config = loadConfig({
-      SLACK_BOT_TOKEN: fake.botToken,
-      SLACK_APP_TOKEN: fake.appToken,
-      SLACK_API_URL: fake.apiUrl,
-      OPENAI_API_KEY: 'sk-e2e-slack-approval-000000',
-      OPENAI_BASE_URL: llm.baseUrl,
-      THREADLAB_LLM_STREAM: 'false',
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-      THREADLAB_APPROVAL: 'ask',
-      THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
+    rig = await startSlackRuntime('approval', {
+      llm,
+      env: { THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) },
     });
-    sandbox = await createDockerSandbox({
-      image: await sandboxImage(),
-      docker: new Docker(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger: testLogger,
-      instanceId: `test-slack-approval-${process.pid}-${Date.now().toString(36)}`,
-    });
-    adapter = createSlackAdapter(config, testLogger, { retryConfig: { retries: 0 }, progressIntervalMs: 200 });
-    runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
-    await fake.socket.waitForConnection();
-    send = new SlackTransport(fake, adapter, 'socket');
-  });
+    ({ fake, send } = rig);
+  }, 120_000);
 
   afterAll(async () => {
-    await runtime?.stop();
+    await rig?.stop();
     await llm?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   const inThread = (ts: string) => fake.state.messages.filter((m) => m.thread_ts === ts && !m.deleted);

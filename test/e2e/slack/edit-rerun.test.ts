@@ -1,13 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { messageChanged } from '../../fakes/fake-slack/edit-payloads.js';
 import {
   appMention,
@@ -16,55 +7,22 @@ import {
   messageEvent,
   type FakeSlackMessage,
 } from '../../fakes/fake-slack/index.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
-import { testLogger } from './support.js';
 import { SlackTransport } from './transport.js';
-
-const docker = new Docker();
+import { startSlackRuntime, type SlackRuntimeRig } from './runtime-rig.js';
 const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
 
 describe('Slack: editing a message re-runs it (bolt in Socket Mode, the real Runtime and DockerSandbox)', () => {
   let fake: FakeSlack;
-  let sandbox: DockerSandbox;
-  let adapter: SlackAdapter;
-  let runtime: Runtime;
   let send: SlackTransport;
-  let dataDir: string;
 
+  let rig: SlackRuntimeRig | undefined;
   beforeAll(async () => {
-    fake = await new FakeSlack().start();
-    dataDir = mkdtempSync(join(tmpdir(), 'threadlab-slack-edit-'));
-    const config = loadConfig({
-      SLACK_BOT_TOKEN: fake.botToken,
-      SLACK_APP_TOKEN: fake.appToken,
-      SLACK_API_URL: fake.apiUrl,
-      THREADLAB_SLACK_MODE: 'socket',
-      THREADLAB_DATA_DIR: dataDir,
-      THREADLAB_WEB_ENABLED: 'false',
-      THREADLAB_SANDBOX_POOL_SIZE: '0',
-    });
-    sandbox = await createDockerSandbox({
-      docker,
-      image: await sandboxImage(),
-      limits: { ...config.sandbox, timeoutMs: 30_000 },
-      dataDir,
-      logger: testLogger,
-      instanceId: `test-slack-edit-${process.pid}-${Date.now().toString(36)}`,
-    });
-    adapter = createSlackAdapter(config, testLogger, {
-      retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
-      progressIntervalMs: 200,
-    });
-    runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
-    await fake.socket.waitForConnection();
-    send = new SlackTransport(fake, adapter, 'socket');
+    rig = await startSlackRuntime('edit', { retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 } });
+    ({ fake, send } = rig);
   }, 120_000);
 
   afterAll(async () => {
-    await runtime?.stop();
-    await fake?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await rig?.stop();
   });
 
   /** The bot's answers in a thread: not its live status (with the Stop button, deleted once answered). */

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { loadConfig } from '../../../src/config.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
+import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import { FakeSlack } from '../../fakes/fake-slack/index.js';
+import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
+import { sandboxImage } from '../../support/sandbox-image.js';
+import { SIGNING_SECRET, testLogger } from './support.js';
+import { SlackTransport } from './transport.js';
+
+/** The real Runtime with the real bolt adapter in Socket Mode against the fake Slack, and a real Docker sandbox. */
+export interface SlackRuntimeRig {
+  fake: FakeSlack;
+  sandbox: DockerSandbox;
+  adapter: SlackAdapter;
+  runtime: Runtime;
+  /** Sends events and commands as Slack would, over the Socket Mode connection. */
+  send: SlackTransport;
+  dataDir: string;
+  /** Stops the runtime and the fake and deletes the data dir. */
+  stop: () => Promise<void>;
+}
+
+export interface SlackRuntimeRigOptions {
+  /** More configuration, over the rig's (Slack through the fake in Socket Mode, no web chat, no warm pool). */
+  env?: Record<string, string>;
+  /** A started fake model: the configuration points at it. */
+  llm?: FakeOpenAiServer;
+  /** The adapter's retries. @defaultValue none */
+  retryConfig?: { retries: number; minTimeout?: number; maxTimeout?: number };
+}
+
+/**
+ * Starts the Slack rig the feature tests share: the fake Slack, a configuration from the environment a user
+ * would set, a DockerSandbox with a 30 s run limit under a unique instance id, the adapter (live status every
+ * 200 ms) and the Runtime, started and connected.
+ */
+export async function startSlackRuntime(name: string, options: SlackRuntimeRigOptions = {}): Promise<SlackRuntimeRig> {
+  const fake = await new FakeSlack().start();
+  const dataDir = mkdtempSync(join(tmpdir(), `threadlab-slack-${name}-`));
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: fake.botToken,
+    SLACK_APP_TOKEN: fake.appToken,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    THREADLAB_SLACK_MODE: 'socket',
+    THREADLAB_DATA_DIR: dataDir,
+    THREADLAB_WEB_ENABLED: 'false',
+    THREADLAB_SANDBOX_POOL_SIZE: '0',
+    ...(options.llm
+      ? {
+          OPENAI_API_KEY: `sk-e2e-slack-${name}-0000000000`,
+          OPENAI_BASE_URL: options.llm.baseUrl,
+          THREADLAB_LLM_STREAM: 'false',
+        }
+      : {}),
+    ...options.env,
+  });
+  const sandbox = await createDockerSandbox({
+    docker: new Docker(),
+    image: await sandboxImage(),
+    limits: { ...config.sandbox, timeoutMs: 30_000 },
+    dataDir,
+    logger: testLogger,
+    instanceId: `test-slack-${name}-${process.pid}-${Date.now().toString(36)}`,
+  });
+  const adapter = createSlackAdapter(config, testLogger, {
+    retryConfig: options.retryConfig ?? { retries: 0 },
+    progressIntervalMs: 200,
+  });
+  const runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
+  await runtime.start();
+  await fake.socket.waitForConnection();
+  return {
+    fake,
+    sandbox,
+    adapter,
+    runtime,
+    send: new SlackTransport(fake, adapter, 'socket'),
+    dataDir,
+    stop: async () => {
+      await runtime.stop();
+      await fake.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
