@@ -168,7 +168,7 @@ export class WebChatAdapter implements PlatformAdapter {
     let closed = false;
     // Events of a message the core is still accepting wait for it, so they follow it on the stream.
     const publish = (send: () => void) => {
-      if (!this.intake.hold(message.id, async () => send())) send();
+      void this.intake.afterMessage(message.id, async () => send());
     };
     return {
       update: (event) => {
@@ -189,8 +189,8 @@ export class WebChatAdapter implements PlatformAdapter {
   }
 
   async reply(message: InboundMessage, reply: Reply): Promise<PostedReply | void> {
-    if (this.intake.hold(message.id, () => this.post(message, reply).then(() => undefined))) return;
-    return this.post(message, reply);
+    // Where the answer landed, also when it waited for the message to be stored: the edit ledger needs it.
+    return this.intake.afterMessage(message.id, () => this.post(message, reply));
   }
 
   /**
