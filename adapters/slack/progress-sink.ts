@@ -94,6 +94,10 @@ export class SlackProgressSink implements ProgressSink {
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.inFlight;
+    if (this.mode === 'assistant' && !this.streamBroken && !this.stream.ts && this.tasks.pending().length > 0) {
+      // A run that ended within the first write's interval: its card still gets its stream, then the stop below.
+      await this.writeStream(this.options.statusClient ?? this.options.client);
+    }
     if (this.mode === 'assistant' && !this.streamBroken && this.stream.ts) {
       // The timeline is complete before the answer appears under it; the last write must land.
       const note = this.tasks.droppedNote();
