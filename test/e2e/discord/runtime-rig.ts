@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import type { DiscordAdapter } from '../../../adapters/discord/index.js';
 import { loadConfig, type Config } from '../../../src/config.js';
 import type { Runtime, RuntimeDeps } from '../../../src/core/runtime.js';
 import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
+import { fakeModelEnv, rigSandbox } from '../../support/rig-parts.js';
 import { FAKE_TOKEN, silentLogger } from './harness.js';
 
 /** The real Runtime with the real discord.js adapter against the fake Discord, and a real Docker sandbox. */
@@ -53,23 +52,10 @@ export async function startDiscordRuntime(
     THREADLAB_DATA_DIR: dataDir,
     THREADLAB_WEB_ENABLED: 'false',
     THREADLAB_SANDBOX_POOL_SIZE: '0',
-    ...(options.llm
-      ? {
-          OPENAI_API_KEY: `sk-e2e-discord-${name}-0000000000`,
-          OPENAI_BASE_URL: options.llm.baseUrl,
-          THREADLAB_LLM_STREAM: 'false',
-        }
-      : {}),
+    ...fakeModelEnv(`discord-${name}`, options.llm),
     ...options.env,
   });
-  const sandbox = await createDockerSandbox({
-    docker: new Docker(),
-    image: await sandboxImage(),
-    limits: { ...config.sandbox, timeoutMs: 30_000 },
-    dataDir,
-    logger,
-    instanceId: `test-discord-${name}-${process.pid}-${Date.now().toString(36)}`,
-  });
+  const sandbox = await rigSandbox(config, dataDir, logger, `discord-${name}`);
   const adapter = createDiscordAdapter(config, { logger });
   const runtime = await buildRuntime(config, logger, {
     overrides: { sandbox, adapters: [adapter], ...options.overrides?.(config) },

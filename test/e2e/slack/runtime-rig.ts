@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config.js';
 import type { Runtime } from '../../../src/core/runtime.js';
 import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
-import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
+import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
-import { sandboxImage } from '../../support/sandbox-image.js';
+import { fakeModelEnv, rigSandbox } from '../../support/rig-parts.js';
 import { SIGNING_SECRET, testLogger } from './support.js';
 import { SlackTransport } from './transport.js';
 
@@ -52,23 +51,10 @@ export async function startSlackRuntime(name: string, options: SlackRuntimeRigOp
     THREADLAB_DATA_DIR: dataDir,
     THREADLAB_WEB_ENABLED: 'false',
     THREADLAB_SANDBOX_POOL_SIZE: '0',
-    ...(options.llm
-      ? {
-          OPENAI_API_KEY: `sk-e2e-slack-${name}-0000000000`,
-          OPENAI_BASE_URL: options.llm.baseUrl,
-          THREADLAB_LLM_STREAM: 'false',
-        }
-      : {}),
+    ...fakeModelEnv(`slack-${name}`, options.llm),
     ...options.env,
   });
-  const sandbox = await createDockerSandbox({
-    docker: new Docker(),
-    image: await sandboxImage(),
-    limits: { ...config.sandbox, timeoutMs: 30_000 },
-    dataDir,
-    logger: testLogger,
-    instanceId: `test-slack-${name}-${process.pid}-${Date.now().toString(36)}`,
-  });
+  const sandbox = await rigSandbox(config, dataDir, testLogger, `slack-${name}`);
   const adapter = createSlackAdapter(config, testLogger, {
     retryConfig: options.retryConfig ?? { retries: 0 },
     progressIntervalMs: 200,
