@@ -276,6 +276,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
         return budgets ? { budgets } : {};
       })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      audit: auditLogFor(config.audit, logger),
       participants: createParticipantIndex(config.dataDir, (thread) =>
         logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
       ),

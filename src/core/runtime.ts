@@ -19,6 +19,7 @@ import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
 import type { DailyBudgets } from '../governance/budget.js';
 import { ApprovalGate } from '../governance/approval-gate.js';
+import type { AuditLog } from '../governance/audit-log.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
 
@@ -37,6 +38,8 @@ export interface RuntimeDeps {
   budgets?: DailyBudgets;
   /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
   participants?: { record(key: string, userId: string): Promise<void> };
+  /** The audit trail, for the approval decisions (runs and model calls are audited by their decorators). */
+  audit?: AuditLog;
 }
 
 export interface RuntimeStartOptions {
@@ -66,7 +69,12 @@ export class Runtime implements InboundHandler {
       ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
       : undefined;
     const { approval } = deps.config;
-    this.approvals = new ApprovalGate({ timeoutMs: approval.timeoutMs, admins: approval.admins, logger: deps.logger });
+    this.approvals = new ApprovalGate({
+      timeoutMs: approval.timeoutMs,
+      admins: approval.admins,
+      logger: deps.logger,
+      ...(deps.audit ? { audit: deps.audit } : {}),
+    });
     this.worker = new ThreadWorker({ ...deps, adapters: this.adapters, approvals: this.approvals });
   }
 

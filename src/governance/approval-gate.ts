@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Language } from '../domain/execution.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
+import { approvalRecord } from './audit-approval.js';
+import type { AuditLog } from './audit-log.js';
 import type {
   ApprovalDecision,
   ApprovalPress,
@@ -20,6 +22,8 @@ export interface ApprovalGateOptions {
   /** Most requests waiting at once in this process; past it a request is refused (nothing runs). @defaultValue 1000 */
   maxPending?: number;
   logger: Logger;
+  /** Where each request's end (decision, who pressed) is recorded as an `approval` line. @defaultValue none */
+  audit?: AuditLog;
 }
 
 /** One request for approval: where it is shown and who asked. */
@@ -70,10 +74,16 @@ export class ApprovalGate {
     request.signal.throwIfAborted();
     if (this.pending.size >= this.maxPending) {
       log.warn({ maxPending: this.maxPending }, 'approval refused: too many requests waiting');
-      return { kind: 'unavailable', reason: `too many approvals are waiting (${this.maxPending}); try again later` };
+      const refused = {
+        kind: 'unavailable',
+        reason: `too many approvals are waiting (${this.maxPending}); try again later`,
+      } as const;
+      this.audit(request, { approvalId: undefined, decision: refused, startedMs: Date.now() });
+      return refused;
     }
     const approvalId = randomUUID();
     const startedMs = Date.now();
+    let stopped = false;
     let decide: (decision: ApprovalDecision) => void = () => undefined;
     const decided = new Promise<ApprovalDecision>((resolve) => (decide = resolve));
     this.pending.set(approvalId, { platform: request.platform, askerId: request.askerId, decide });
@@ -102,8 +112,10 @@ export class ApprovalGate {
       return outcome;
     } catch (err) {
       outcome = { kind: 'skip', by: '' };
+      stopped = true;
       throw err;
     } finally {
+      this.audit(request, { approvalId, decision: stopped ? undefined : outcome, startedMs });
       clearTimeout(timer);
       if (onAbort) request.signal.removeEventListener('abort', onAbort);
       this.pending.delete(approvalId);
@@ -111,6 +123,17 @@ export class ApprovalGate {
         await prompt.settle(outcome).catch((err) => log.warn({ err }, 'could not update the approval message'));
       }
     }
+  }
+
+  /** Writes the request's `approval` line (its end, who decided) to the audit trail. */
+  private audit(
+    request: ApprovalRequest,
+    end: { approvalId: string | undefined; decision: ApprovalDecision | undefined; startedMs: number },
+  ): void {
+    const { threadKey, askerId, language, code } = request;
+    this.options.audit?.write(
+      approvalRecord({ threadKey, askerId, language, code, ...end, waitedMs: Date.now() - end.startedMs }),
+    );
   }
 
   /** A button press from `platform`: decides its request when the presser is the asker or an admin. */

@@ -3,11 +3,13 @@ import { z } from 'zod';
 
 /**
  * The audit trail's line format, version 1: one JSON object per line (JSON Lines), UTF-8, `\n`-ended.
- * Every line has the common fields below; `kind` says which of three events it records:
+ * Every line has the common fields below; `kind` says which event it records:
  *
  * - `run`: one run of code in a thread's sandbox (the model's, the user's own, or one the bot made);
  * - `model_call`: one request to the chat model;
- * - `egress`: one proxy request of code to the network (the egress gateway's line).
+ * - `egress`: one proxy request of code to the network (the egress gateway's line);
+ * - `approval`: how one request to approve the model's code ended (THREADLAB_APPROVAL=ask; added to v1,
+ *   which readers that ignore unknown kinds already accept).
  *
  * Readers must ignore fields they do not know (later versions add fields, never change one's meaning).
  * Erasure (`threadlab purge --user`) keeps a line but replaces `user` with a pseudonym and sets
@@ -103,8 +105,36 @@ export interface AuditEgressRecord extends AuditCommon {
   reason: string | null;
 }
 
+/**
+ * How one approval request ended. `user` is the asker. Who decided is said as a role, so erasing the
+ * asker (which pseudonymises `user`) leaves no copy of their id here; an admin's own id is in `admin`.
+ */
+export interface AuditApprovalRecord extends AuditCommon {
+  kind: 'approval';
+  /**
+   * `run` or `skip` (a press), `timeout` (nobody decided in time: skipped), `unavailable` (the buttons
+   * could not be shown, or too many approvals waited: skipped), `cancelled` (the turn was stopped).
+   */
+  decision: 'run' | 'skip' | 'timeout' | 'unavailable' | 'cancelled';
+  /** Who pressed: the asker or an admin (THREADLAB_APPROVAL_ADMINS); `null` when nobody did. */
+  by: 'asker' | 'admin' | null;
+  /** The admin's platform user id when `by` is `admin`, else `null`. */
+  admin: string | null;
+  /** From the request until its end, in ms. */
+  waitedMs: number;
+  language: string;
+  /** SHA-256 of the code shown, hex: the same as its run line's `codeSha256` when it ran. */
+  codeSha256: string;
+  codeBytes: number;
+  /** The request's id, as its buttons carried it; `null` when it was refused before it had one. */
+  approvalId: string | null;
+}
+
 /** One line of the audit trail. */
-export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRecord;
+export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRecord | AuditApprovalRecord;
+
+/** The kinds of line, as `threadlab audit --kind` accepts them. */
+export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval'] as const;
 
 /** The hash of a thread key used on audit lines and by the sandbox for its data directories (24 hex). */
 export function threadHash(key: string): string {

@@ -28,6 +28,11 @@ export function auditLineText(line: AuditLine): string {
       return `${head}  ${String(l.model)} ${String(l.status)} ${String(l.durationMs)} ms  ${tokens(l.tokens as never)}  tool calls ${String(l.toolCalls)}`;
     case 'egress':
       return `${head}  ${String(l.destination)} ${String(l.verdict)} up ${String(l.bytesUp)} B down ${String(l.bytesDown)} B${l.reason ? ` (${String(l.reason)})` : ''}`;
+    case 'approval': {
+      const by = l.by === 'admin' ? `by admin ${String(l.admin)}` : l.by === 'asker' ? 'by the asker' : '';
+      const decided = `${String(l.decision)}${by ? ` ${by}` : ''} after ${String(l.waitedMs)} ms`;
+      return `${head}  ${decided}  ${String(l.language)} code ${String(l.codeSha256).slice(0, 12)} (${String(l.codeBytes)} B)`;
+    }
     default:
       return `${head}  ${JSON.stringify(line)}`;
   }

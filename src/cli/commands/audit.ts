@@ -4,18 +4,19 @@ import { loadConfig } from '../../config.js';
 import { ThreadlabError } from '../../domain/errors.js';
 import { auditFilesOldestFirst } from '../../governance/audit-file.js';
 import { matchesAudit, parseSince, readAuditFiles, type AuditFilter } from '../../governance/audit-read.js';
+import { AUDIT_KINDS } from '../../governance/audit-record.js';
 import { auditLineText } from '../../governance/audit-text.js';
 
 const usage = `Usage: threadlab audit [--user ID] [--thread KEY] [--since WHEN] [--kind KIND] [--json] [--file PATH]
 
 Prints the audit trail (THREADLAB_AUDIT_LOG), oldest first, rotated files included: one line per run
-of code, model call and egress request, with who, where, the thread, the code's hash and size, the
-language, status, duration, tokens, and the files in and out.
+of code, model call, egress request and approval decision, with who, where, the thread, the code's
+hash and size, the language, status, duration, tokens, and the files in and out.
 
   --user ID      only lines of this platform user id (or pseudonym)
   --thread KEY   only lines of this thread (its egress lines too, matched by the key's hash)
   --since WHEN   only lines from WHEN on: an ISO 8601 date or time, or a duration back (90m, 12h, 7d)
-  --kind KIND    run, model_call or egress
+  --kind KIND    run, model_call, egress or approval
   --json         the lines as JSON, one per line, as written
   --file PATH    read this file (and its rotated PATH.1 …) instead of the configured one`;
 
@@ -47,8 +48,8 @@ export const auditCommand: Command = {
     if (values.user !== undefined) filter.user = values.user;
     if (values.thread !== undefined) filter.thread = values.thread;
     if (values.kind !== undefined) {
-      if (!['run', 'model_call', 'egress'].includes(values.kind))
-        refuse(`--kind: expected run, model_call or egress (got "${values.kind}").`);
+      if (!(AUDIT_KINDS as readonly string[]).includes(values.kind))
+        refuse(`--kind: expected ${AUDIT_KINDS.join(', ')} (got "${values.kind}").`);
       filter.kind = values.kind;
     }
     if (values.since !== undefined) {
