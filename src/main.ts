@@ -38,6 +38,8 @@ import { auditedSandbox } from './governance/audited-sandbox.js';
 import { auditedLlm } from './governance/audited-llm.js';
 import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
+import type { ApprovalBoard } from './ports/approval-board.js';
+import { RedisApprovalBoard } from '../adapters/redis/redis-approval-board.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 
@@ -221,15 +223,22 @@ export function createBudgets(config: Config, logger: Logger): DailyBudgets | un
 }
 
 /**
+ * Where approval requests wait, with THREADLAB_APPROVAL=ask: in Redis when REDIS_URL is set, because a
+ * Run press reaches whichever process holds the platform connection (the gateway in split roles, any of
+ * several processes) while the turn waits on a worker; otherwise in this process.
+ */
+export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
+  const redisUrl = config.queue.redisUrl;
+  if (config.approval.mode !== 'ask' || !redisUrl) return undefined;
+  return new RedisApprovalBoard({ redisUrl, logger: logger.child({ component: 'approval' }) });
+}
+
+/**
  * Why `role` cannot run with this configuration, or undefined. The web chat keeps its threads on this
  * machine's disk and streams each reply from the process that holds the browser's connection, so a
  * worker's replies could never reach it: it runs only in the single-process role.
  */
 export function roleProblem(config: Config, role: Role): string | undefined {
-  // A Run or Skip press reaches the gateway; the turn waiting for it lives on a worker.
-  if (role !== 'all' && config.approval.mode === 'ask') {
-    return `THREADLAB_APPROVAL=ask runs only with --role all: the process that shows the Run and Skip buttons must be the one whose turn waits for them. Run one process (threadlab start), or set THREADLAB_APPROVAL=off for --role ${role}.`;
-  }
   if (role === 'all' || !config.web.enabled) return undefined;
   const why =
     config.web.enabledSetting === 'auto'
@@ -277,6 +286,10 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
       audit: auditLogFor(config.audit, logger),
+      ...(() => {
+        const board = 'approvalBoard' in o ? o.approvalBoard : createApprovalBoard(config, logger);
+        return board ? { approvalBoard: board } : {};
+      })(),
       participants: createParticipantIndex(config.dataDir, (thread) =>
         logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
       ),

@@ -78,12 +78,12 @@ export function approvalRoutes(deps: {
           ? await handler.onApproval('web', { approvalId, action, userId: WEB_USER })
           : { ok: false as const, reason: 'unknown' as const, message: 'Approval is not enabled.' };
         if (!outcome.ok) {
-          const status = outcome.reason === 'not_allowed' ? 403 : 409;
-          throw new WebRequestError(
-            status,
-            outcome.message,
-            outcome.reason === 'not_allowed' ? 'not_allowed' : 'not_waiting',
-          );
+          const [status, code] = {
+            not_allowed: [403, 'not_allowed'],
+            unknown: [409, 'not_waiting'],
+            unavailable: [503, 'unavailable'],
+          }[outcome.reason] as [number, string];
+          throw new WebRequestError(status, outcome.message, code);
         }
         sendJson(ctx.res, 200, { decision: outcome.decision });
       },

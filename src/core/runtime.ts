@@ -21,6 +21,7 @@ import type { DailyBudgets } from '../governance/budget.js';
 import { ApprovalGate } from '../governance/approval-gate.js';
 import type { AuditLog } from '../governance/audit-log.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
+import type { ApprovalBoard } from '../ports/approval-board.js';
 import type { Platform } from '../domain/thread-key.js';
 
 export interface RuntimeDeps {
@@ -40,6 +41,8 @@ export interface RuntimeDeps {
   participants?: { record(key: string, userId: string): Promise<void> };
   /** The audit trail, for the approval decisions (runs and model calls are audited by their decorators). */
   audit?: AuditLog;
+  /** Where approval requests wait for presses (Redis in split roles); unset: in this process. */
+  approvalBoard?: ApprovalBoard;
 }
 
 export interface RuntimeStartOptions {
@@ -74,6 +77,7 @@ export class Runtime implements InboundHandler {
       admins: approval.admins,
       logger: deps.logger,
       ...(deps.audit ? { audit: deps.audit } : {}),
+      ...(deps.approvalBoard ? { board: deps.approvalBoard } : {}),
     });
     this.worker = new ThreadWorker({ ...deps, adapters: this.adapters, approvals: this.approvals });
   }
@@ -105,6 +109,7 @@ export class Runtime implements InboundHandler {
     await sandbox.close();
     await store.close();
     await this.deps.budgets?.close();
+    await this.approvals.close();
   }
 
   /** A stop cancels the thread's job at once; anything else is queued, within the limits. */

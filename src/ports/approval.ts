@@ -38,7 +38,8 @@ export interface ApprovalPress {
 
 /** What the core made of a press; `message` is for the presser (privately where the platform allows). */
 export type ApprovalPressOutcome =
-  { ok: true; decision: 'run' | 'skip' } | { ok: false; reason: 'not_allowed' | 'unknown'; message: string };
+  | { ok: true; decision: 'run' | 'skip' }
+  | { ok: false; reason: 'not_allowed' | 'unknown' | 'unavailable'; message: string };
 
 /**
  * Asked by the interpreter loop before it runs code the model wrote: resolves once the code may run

@@ -41,29 +41,37 @@ describe('ApprovalGate', () => {
     const pending = request();
     const view = await waitShown(1);
     expect(view).toMatchObject({ askerId: 'U_ASKER', code: 'print(1)', language: 'python', timeoutMs: 5000 });
-    const other = gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_OTHER' });
+    const other = await gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_OTHER' });
     expect(other).toMatchObject({ ok: false, reason: 'not_allowed' });
     expect(gate.size).toBe(1);
-    expect(gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_ASKER' })).toEqual({
+    expect(await gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_ASKER' })).toEqual({
       ok: true,
       decision: 'run',
     });
     expect(await pending).toEqual({ kind: 'run', by: 'U_ASKER' });
     expect(settled).toEqual([{ kind: 'run', by: 'U_ASKER' }]);
     // Decided once: a second press finds nothing waiting.
-    expect(gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ASKER' })).toMatchObject({
-      ok: false,
-      reason: 'unknown',
-    });
+    expect(await gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ASKER' })).toMatchObject(
+      {
+        ok: false,
+        reason: 'unknown',
+      },
+    );
   });
 
   it('lets a configured admin decide, on their platform only', async () => {
     const { gate, waitShown, request } = setup({ admins: ['slack:U_ADMIN', 'discord:U_DADMIN'] });
     const pending = request();
     const view = await waitShown(1);
-    expect(gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_DADMIN' }).ok).toBe(false);
-    expect(gate.press('discord', { approvalId: view.approvalId, action: 'run', userId: 'U_ADMIN' }).ok).toBe(false);
-    expect(gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ADMIN' }).ok).toBe(true);
+    expect((await gate.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U_DADMIN' })).ok).toBe(
+      false,
+    );
+    expect((await gate.press('discord', { approvalId: view.approvalId, action: 'run', userId: 'U_ADMIN' })).ok).toBe(
+      false,
+    );
+    expect((await gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ADMIN' })).ok).toBe(
+      true,
+    );
     expect(await pending).toEqual({ kind: 'skip', by: 'U_ADMIN' });
   });
 
@@ -83,7 +91,8 @@ describe('ApprovalGate', () => {
     await waitShown(2);
     expect(await request()).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('too many') });
     expect(shown).toHaveLength(2);
-    for (const view of shown) gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ASKER' });
+    for (const view of shown)
+      await gate.press('slack', { approvalId: view.approvalId, action: 'skip', userId: 'U_ASKER' });
     await Promise.all([first, second]);
     expect(gate.size).toBe(0);
   });
@@ -111,7 +120,7 @@ describe('ApprovalGate', () => {
       show: () => Promise.reject(new Error('platform down')),
     });
     expect(decision.kind).toBe('unavailable');
-    expect(gate.press('web', { approvalId: 'x'.repeat(10_000), action: 'run', userId: 'u' }).ok).toBe(false);
+    expect((await gate.press('web', { approvalId: 'x'.repeat(10_000), action: 'run', userId: 'u' })).ok).toBe(false);
   });
 
   it('parses THREADLAB_APPROVAL_ADMINS and names a bad entry', () => {
@@ -156,7 +165,7 @@ describe('Interpreter loop with approval', () => {
 });
 
 describe('THREADLAB_APPROVAL settings', () => {
-  it('is off by default, and ask refuses a split gateway/worker process', async () => {
+  it('is off by default, and ask runs in split roles too (the requests wait in Redis there)', async () => {
     const { loadConfig } = await import('../../../src/config.js');
     const { roleProblem } = await import('../../../src/main.js');
     const slack = {
@@ -167,7 +176,8 @@ describe('THREADLAB_APPROVAL settings', () => {
     expect(loadConfig(slack).approval).toEqual({ mode: 'off', timeoutMs: 300_000, admins: [] });
     const ask = loadConfig({ ...slack, THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_ADMINS: 'slack:U1' });
     expect(ask.approval).toMatchObject({ mode: 'ask', admins: ['slack:U1'] });
-    expect(roleProblem(ask, 'worker')).toContain('THREADLAB_APPROVAL=ask runs only with --role all');
+    expect(roleProblem(ask, 'worker')).toBeUndefined();
+    expect(roleProblem(ask, 'gateway')).toBeUndefined();
     expect(roleProblem(ask, 'all')).toBeUndefined();
     expect(() => loadConfig({ ...slack, THREADLAB_APPROVAL_ADMINS: 'U1' })).toThrow(/THREADLAB_APPROVAL_ADMINS/);
   });

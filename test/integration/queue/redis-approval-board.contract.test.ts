@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { RedisApprovalBoard } from '../../../adapters/redis/redis-approval-board.js';
+import { ApprovalGate } from '../../../src/governance/approval-gate.js';
+import { createLogger } from '../../../src/logger.js';
+import type { ApprovalView } from '../../../src/ports/approval.js';
+import { approvalBoardContract } from '../../contract/approval-board-contract.js';
+import { deleteKeys, testRedis } from './redis-server.js';
+
+const logger = createLogger({ level: 'silent' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let redis: Awaited<ReturnType<typeof testRedis>>;
+beforeAll(async () => {
+  redis = await testRedis();
+});
+afterAll(async () => redis?.stop());
+
+/** Two boards on one Redis, as a worker (waiting) and a gateway (pressing) have: separate connections. */
+function twoBoards(keyPrefix = `test-approval-${randomUUID()}`) {
+  const waiting = new RedisApprovalBoard({ redisUrl: redis.url, logger, keyPrefix });
+  const pressing = new RedisApprovalBoard({ redisUrl: redis.url, logger, keyPrefix });
+  return {
+    keyPrefix,
+    waiting,
+    pressing,
+    async dispose() {
+      await Promise.all([waiting.shutdown(), pressing.shutdown()]);
+      await deleteKeys(redis.url, keyPrefix);
+    },
+  };
+}
+
+approvalBoardContract('Redis, two processes', async () => twoBoards());
+
+describe('approval in Redis', () => {
+  it('a press at one process (the gateway) decides the turn waiting in another (the worker); others are refused', async () => {
+    const { waiting, pressing, dispose } = twoBoards();
+    const worker = new ApprovalGate({ timeoutMs: 10_000, admins: [], logger, board: waiting });
+    const gateway = new ApprovalGate({ timeoutMs: 10_000, admins: ['slack:U-ADMIN'], logger, board: pressing });
+    try {
+      let shown: ApprovalView | undefined;
+      const decision = worker.request({
+        platform: 'slack',
+        threadKey: 'slack:T1:C1:1.0',
+        askerId: 'U-ASKER',
+        language: 'python',
+        code: 'print(1)',
+        signal: new AbortController().signal,
+        show: async (view) => {
+          shown = view;
+          return { settle: async () => undefined };
+        },
+      });
+      while (!shown) await sleep(5);
+      const press = (userId: string, platform: 'slack' | 'discord' = 'slack') =>
+        gateway.press(platform, { approvalId: shown!.approvalId, action: 'run', userId });
+      expect(await press('U-OTHER')).toMatchObject({ ok: false, reason: 'not_allowed' });
+      expect(await press('U-ASKER', 'discord')).toMatchObject({ ok: false, reason: 'unknown' });
+      expect(await press('U-ADMIN')).toEqual({ ok: true, decision: 'run' });
+      expect(await decision).toEqual({ kind: 'run', by: 'U-ADMIN' });
+      expect(await press('U-ASKER')).toMatchObject({ ok: false, reason: 'unknown' });
+    } finally {
+      await dispose();
+    }
+  });
+
+  it('a decision whose announcement was missed is found when the wait ends, not lost to a timeout', async () => {
+    const { keyPrefix, waiting, dispose } = twoBoards();
+    const raw = new Redis(redis.url);
+    const gate = new ApprovalGate({ timeoutMs: 300, admins: [], logger, board: waiting });
+    try {
+      let shown: ApprovalView | undefined;
+      const decision = gate.request({
+        platform: 'slack',
+        threadKey: 'slack:T1:C1:1.0',
+        askerId: 'U-ASKER',
+        language: 'python',
+        code: 'print(1)',
+        signal: new AbortController().signal,
+        show: async (view) => {
+          shown = view;
+          return { settle: async () => undefined };
+        },
+      });
+      while (!shown) await sleep(5);
+      // Decided in Redis without the announcement (as when the worker's subscription was reconnecting).
+      await raw.set(`${keyPrefix}:${shown.approvalId}`, 'decided:{"kind":"skip","by":"U-ASKER"}', 'KEEPTTL');
+      expect(await decision).toEqual({ kind: 'skip', by: 'U-ASKER' });
+      expect(await raw.exists(`${keyPrefix}:${shown.approvalId}`)).toBe(0);
+    } finally {
+      raw.disconnect();
+      await dispose();
+    }
+  });
+
+  it('announcements are claims: malformed, oversized or foreign ones decide nothing and break nothing', async () => {
+    const { keyPrefix, waiting, pressing, dispose } = twoBoards();
+    const raw = new Redis(redis.url);
+    try {
+      const id = randomUUID();
+      const heard: unknown[] = [];
+      await waiting.open(id, { platform: 'slack', askerId: 'U-ASKER' }, 60_000, (d) => heard.push(d));
+      const channel = `${keyPrefix}:decided`;
+      for (const text of [
+        'not json',
+        JSON.stringify({ id, kind: 'run' }),
+        JSON.stringify({ id, kind: 'delete-everything', by: 'U-ASKER' }),
+        JSON.stringify({ id: { $ne: 1 }, kind: 'run', by: 'x' }),
+        JSON.stringify({ id, kind: 'run', by: 'U-ASKER', pad: 'x'.repeat(10_000) }),
+        JSON.stringify({ id: randomUUID(), kind: 'run', by: 'U-ASKER' }),
+      ]) {
+        await raw.publish(channel, text);
+      }
+      await sleep(200);
+      expect(heard).toEqual([]);
+      // Still waiting, and still decided by a real press.
+      expect(await pressing.decide(id, { kind: 'skip', by: 'U-ASKER' })).toBe(true);
+      while (heard.length === 0) await sleep(5);
+      expect(heard).toEqual([{ kind: 'skip', by: 'U-ASKER' }]);
+      // A stored value that is not ours reads as nothing waiting.
+      await raw.set(`${keyPrefix}:${id}`, '{"platform":"teams","askerId":"U"}');
+      expect(await pressing.find(id)).toBeUndefined();
+    } finally {
+      raw.disconnect();
+      await dispose();
+    }
+  });
+
+  it('with Redis unreachable, the request is skipped and a press is answered, within the bound', async () => {
+    const board = new RedisApprovalBoard({ redisUrl: 'redis://127.0.0.1:1', logger, keyPrefix: 'unreachable' });
+    const gate = new ApprovalGate({ timeoutMs: 10_000, admins: [], logger, board });
+    try {
+      const started = Date.now();
+      let shown = false;
+      const decision = await gate.request({
+        platform: 'slack',
+        threadKey: 'slack:T1:C1:1.0',
+        askerId: 'U-ASKER',
+        language: 'python',
+        code: 'print(1)',
+        signal: new AbortController().signal,
+        show: async () => {
+          shown = true;
+          return { settle: async () => undefined };
+        },
+      });
+      expect(decision).toMatchObject({ kind: 'unavailable' });
+      expect(shown).toBe(false);
+      expect(Date.now() - started).toBeLessThan(8000);
+      const press = await gate.press('slack', { approvalId: randomUUID(), action: 'run', userId: 'U-ASKER' });
+      expect(press).toMatchObject({ ok: false, reason: 'unavailable' });
+    } finally {
+      await gate.close();
+    }
+  }, 20_000);
+});

@@ -1,0 +1,7 @@
+import { approvalBoardContract } from '../../contract/approval-board-contract.js';
+import { MemoryApprovalBoard } from '../../../src/governance/approval-memory-board.js';
+
+approvalBoardContract('in this process', async () => {
+  const board = new MemoryApprovalBoard();
+  return { waiting: board, pressing: board, dispose: () => board.shutdown() };
+});
