@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
@@ -14,7 +16,11 @@ describe('Approval before running in the web chat (threadlab start, real browser
   let errors: string[];
 
   beforeAll(async () => {
-    await bot.start({ THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) });
+    await bot.start({
+      THREADLAB_APPROVAL: 'ask',
+      THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
+      THREADLAB_AUDIT_LOG: auditPath(),
+    });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     // A press that lost the race with the timeout answers 409, which the page reports in its status.
@@ -35,6 +41,14 @@ describe('Approval before running in the web chat (threadlab start, real browser
   };
   const toolResults = () => JSON.stringify(bot.llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
   const card = (code: string) => page.locator('article.approval', { hasText: code });
+  const auditPath = () => join(bot.dataDir, 'audit-approval.jsonl');
+  /** The trail's approval lines: each request leaves exactly one, written as it ends. */
+  const approvalLines = () =>
+    readFileSync(auditPath(), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.kind === 'approval');
 
   it('shows the code with Run and Skip; Run runs it and the answer follows', async () => {
     bot.llm.push(fakeRunCode('print(6 * 7)'), fakeSay('The answer is 42.'));
@@ -48,6 +62,13 @@ describe('Approval before running in the web chat (threadlab start, real browser
     expect(toolResults()).toContain('42');
     await expect.poll(() => prompt.locator('.approval-outcome').textContent()).toContain('Run approved by you');
     expect(await prompt.locator('button').count()).toBe(0);
+    expect(approvalLines()).toEqual([
+      expect.objectContaining({
+        decision: 'run',
+        by: 'asker',
+        approvalId: await prompt.getAttribute('data-approval-id'),
+      }),
+    ]);
   });
 
   it('Skip: the code does not run and the model is told', async () => {
@@ -59,6 +80,10 @@ describe('Approval before running in the web chat (threadlab start, real browser
     await page.locator('article.msg.bot', { hasText: 'did not run it' }).waitFor({ timeout: 60_000 });
     expect(toolResults()).toContain('This code did NOT run: The user chose Skip');
     await expect.poll(() => prompt.locator('.approval-outcome').textContent()).toContain('Skipped by you');
+    expect(approvalLines().map((l) => [l.decision, l.by])).toEqual([
+      ['run', 'asker'],
+      ['skip', 'asker'],
+    ]);
   });
 
   it('a page opened while code waits shows it; nobody answers, so it is skipped and the model told', async () => {
@@ -85,5 +110,10 @@ describe('Approval before running in the web chat (threadlab start, real browser
     expect((await post({ action: 'run' })).status).toBe(409);
     expect((await post({ action: 'rm -rf' })).status).toBe(400);
     expect(errors).toEqual([]);
+    // One line per request, the late press none; the timeout's line says nobody pressed.
+    const lines = approvalLines();
+    expect(lines.map((l) => l.decision)).toEqual(['run', 'skip', 'timeout']);
+    expect(lines[2]).toMatchObject({ by: null, approvalId, thread: `web:local:web:${threadId}`, platform: 'web' });
+    expect(lines[2]!.waitedMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
   });
 });
