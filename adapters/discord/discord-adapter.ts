@@ -5,6 +5,7 @@ import {
   MessageFlags,
   Partials,
   REST,
+  type ChatInputCommandInteraction,
   type Interaction,
   type Message,
   type OmitPartialGroupDMChannel,
@@ -34,6 +35,7 @@ import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js'
 import { handleApprovalButton, parseApprovalButtonId, postApproval } from './approval.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
+import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
 
@@ -77,6 +79,8 @@ export class DiscordAdapter implements PlatformAdapter {
   private readonly sinks = new Map<string, DiscordProgressSink>();
   private client: Client | undefined;
   private readonly follower = new ThreadFollower();
+  /** Slash commands the core is deciding on, not acknowledged yet (at most Discord's 3 s each). */
+  private readonly pendingCommands = new Map<string, ChatInputCommandInteraction>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes;
@@ -168,6 +172,15 @@ export class DiscordAdapter implements PlatformAdapter {
     return postApproval(new ChannelTarget(this.rest, channelId), view);
   }
 
+  /**
+   * Tells the user something only they see: an ephemeral response to a slash command (its first, when the
+   * core refused it before it was deferred), else a direct message. False when Discord would not take it
+   * (the user's DMs are closed: code 50007), so the core says it in the thread.
+   */
+  notifyPrivately(message: InboundMessage, text: string): Promise<boolean> {
+    return notifyPrivately({ rest: this.rest, logger: this.log, pending: this.pendingCommands }, message, text);
+  }
+
   private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {
     await this.sinks.get(message.id)?.finish({ replied: true });
     const limitBytes = this.uploadLimitFor(message);
@@ -209,7 +222,7 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
     try {
-      const inbound = await this.follower.route(message);
+      const inbound = await this.follower.route(message, admitWith(handler));
       if (inbound) await handler.onMessage(inbound);
     } catch (err) {
       this.log.error(
@@ -235,10 +248,25 @@ export class DiscordAdapter implements PlatformAdapter {
       if (message.author.bot || !message.editedTimestamp) return;
       const previousText = old.partial ? undefined : (old.content ?? undefined);
       if (previousText === message.content) return;
-      const inbound = await this.follower.route(message);
+      const inbound = await this.follower.route(message, admitWith(handler));
       if (inbound) await handler.onMessage(editOf(inbound, message.editedTimestamp, previousText));
     } catch (err) {
       this.log.error({ err: toThreadlabError(err), message: updated.id }, 'could not hand a Discord edit to the core');
+    }
+  }
+
+  /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
+  private async admitCommand(
+    interaction: ChatInputCommandInteraction,
+    inbound: InboundMessage,
+    handler: InboundHandler,
+  ): Promise<boolean> {
+    if (!handler.admit) return true;
+    this.pendingCommands.set(inbound.id, interaction);
+    try {
+      return (await handler.admit(inbound)).allowed;
+    } finally {
+      this.pendingCommands.delete(inbound.id);
     }
   }
 
@@ -258,19 +286,25 @@ export class DiscordAdapter implements PlatformAdapter {
         return;
       }
       if (!interaction.isChatInputCommand()) return;
-      // Defer at once: Discord drops interactions not acknowledged within 3 s. If deferring failed, the
-      // answer still reaches the channel (the reply target falls back when the token does not work).
-      await interaction
-        .deferReply()
-        .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
       if (!interaction.channel && interaction.guildId && interaction.channelId) {
         await interaction.client.channels.fetch(interaction.channelId).catch(() => null);
       }
       const inbound = toCommandMessage(viewFromCommand(interaction));
       if (!inbound) {
-        await interaction.editReply({ content: `Unknown command /${interaction.commandName}.` });
+        await interaction.reply({
+          content: `Unknown command /${interaction.commandName}.`,
+          flags: MessageFlags.Ephemeral,
+        });
         return;
       }
+      // Access first, before the deferral: a refused user gets an ephemeral answer (notifyPrivately) and
+      // the channel sees nothing, where a public "thinking…" placeholder would show the refused command.
+      if (!(await this.admitCommand(interaction, inbound, handler))) return;
+      // Defer now: Discord drops interactions not acknowledged within 3 s. If deferring failed, the
+      // answer still reaches the channel (the reply target falls back when the token does not work).
+      await interaction
+        .deferReply()
+        .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
       await handler.onMessage(inbound);
     } catch (err) {
       this.log.error(
@@ -279,4 +313,9 @@ export class DiscordAdapter implements PlatformAdapter {
       );
     }
   }
+}
+
+/** The handler's access check as the thread follower asks it (none: everything is admitted). */
+function admitWith(handler: InboundHandler): ((message: InboundMessage) => Promise<boolean>) | undefined {
+  return handler.admit ? async (message) => (await handler.admit!(message)).allowed : undefined;
 }

@@ -17,6 +17,8 @@ export interface CommandView {
   createdAtMs: number;
   /** Upload limit Discord gives for this interaction, in bytes, when it gives one. */
   attachmentSizeLimit?: number;
+  /** The invoking member's guild role ids (bounded, snowflakes only: member-roles.ts); absent in DMs. */
+  roles?: string[];
 }
 
 /** The command of a slash interaction, or undefined for a command Threadlab does not know. */
@@ -70,7 +72,12 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
   return {
     id: `discord:interaction:${view.id}`,
     thread: commandThreadRef(view),
-    user: { id: view.user.id, name: view.user.name, isBot: view.user.bot },
+    user: {
+      id: view.user.id,
+      name: view.user.name,
+      isBot: view.user.bot,
+      ...(view.roles ? { roles: view.roles } : {}),
+    },
     text: command.name === 'run' ? command.code : `/${command.name}`,
     attachments: [],
     command,
@@ -79,6 +86,7 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
       kind: 'interaction',
       channelId: view.channel.id,
       applicationId: view.applicationId,
+      interactionId: view.id,
       interactionToken: view.token,
       interactionAtMs: view.createdAtMs,
       attachmentSizeLimit: view.attachmentSizeLimit ?? null,

@@ -29,6 +29,8 @@ export interface MessageView {
   /** User ids mentioned by the message (`<@id>`), as Discord resolved them. */
   mentionedUserIds: string[];
   attachments: { id: string; filename: string; size: number; url: string; contentType: string | null }[];
+  /** The author's guild role ids (bounded, snowflakes only: member-roles.ts); absent in DMs. */
+  roles?: string[];
 }
 
 /** What to do with a message. */
@@ -135,7 +137,12 @@ export function toInboundMessage(view: MessageView, ref: ThreadRef, botUserId: s
   return {
     id: `discord:message:${view.id}`,
     thread: ref,
-    user: { id: view.author.id, name: view.author.name, isBot: view.author.bot },
+    user: {
+      id: view.author.id,
+      name: view.author.name,
+      isBot: view.author.bot,
+      ...(view.roles ? { roles: view.roles } : {}),
+    },
     text: stripBotMention(view.content, botUserId),
     attachments: toInboundAttachments(view),
     receivedAtMs: view.createdAtMs,

@@ -18,7 +18,15 @@ export class ThreadFollower {
   /** How many followed threads are remembered beyond the ones Discord reports as joined. @defaultValue 10000 */
   constructor(private readonly maxRemembered = 10_000) {}
 
-  async route(message: Message): Promise<InboundMessage | undefined> {
+  /**
+   * The message for the core, or undefined when it is not for the bot. `admit` (the core's access check)
+   * is asked before a thread is started for a mention in a text channel, with the channel as the place: a
+   * refused user must not make the bot create a thread.
+   */
+  async route(
+    message: Message,
+    admit?: (provisional: InboundMessage) => Promise<boolean>,
+  ): Promise<InboundMessage | undefined> {
     const botId = message.client.user.id;
     const channel = message.channel;
     const view = viewFromMessage(message);
@@ -27,6 +35,9 @@ export class ThreadFollower {
     const route = routeMessage(view, { botUserId: botId, followsThread: follows });
     if (route.action === 'ignore') return undefined;
     if (route.action === 'start_thread') {
+      const place = { platform: 'discord' as const, workspace: view.guildId ?? 'dm', channel: view.channel.id };
+      if (admit && !(await admit(toInboundMessage(view, { ...place, thread: view.channel.id }, botId))))
+        return undefined;
       const thread = await this.startThread(message, route.name);
       this.follow(thread.id);
       return toInboundMessage(

@@ -1,6 +1,7 @@
 import type { ChatInputCommandInteraction, Message } from 'discord.js';
 import type { CommandView } from './map-interaction.js';
 import type { MessageView } from './map-message.js';
+import { memberRoleIds } from './member-roles.js';
 
 /** The facts of a discord.js message the mapping needs (the only place that reads discord.js structures). */
 export function viewFromMessage(message: Message): MessageView {
@@ -21,6 +22,7 @@ export function viewFromMessage(message: Message): MessageView {
       parentId: 'parentId' in channel ? (channel.parentId ?? null) : null,
     },
     mentionedUserIds: [...message.mentions.users.keys()],
+    ...optionalRoles(memberRoleIds(message.member, message.guildId ?? null)),
     attachments: [...message.attachments.values()].map((a) => ({
       id: a.id,
       filename: a.name,
@@ -57,8 +59,11 @@ export function viewFromCommand(interaction: ChatInputCommandInteraction): Comma
       bot: interaction.user.bot,
     },
     createdAtMs: interaction.createdTimestamp,
+    ...optionalRoles(memberRoleIds(interaction.member, interaction.guildId ?? null)),
     ...(typeof interaction.attachmentSizeLimit === 'number'
       ? { attachmentSizeLimit: interaction.attachmentSizeLimit }
       : {}),
   };
 }
+
+const optionalRoles = (roles: string[] | undefined): { roles?: string[] } => (roles ? { roles } : {});

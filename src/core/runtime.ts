@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { LlmClient } from '../ports/llm-client.js';
-import type { InboundHandler, InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
+import type { Admission, InboundHandler, InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { intentOf } from './intent.js';
@@ -118,12 +118,8 @@ export class Runtime implements InboundHandler {
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
     const intent = intentOf(message);
     // Before anything is queued or run: a refused user is told (once per place) and nothing else happens.
-    const adapter = this.adapters.find(message.thread.platform);
-    const refusal = await this.access?.check(message, intent, adapter);
-    if (refusal) {
-      await this.access!.tell(message, refusal, adapter);
-      return { accepted: false, reason: 'not_allowed', message: refusal.text };
-    }
+    const admission = await this.admit(message);
+    if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message };
     const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
       const cancelled = await this.deps.queue.cancel(key);
@@ -146,6 +142,20 @@ export class Runtime implements InboundHandler {
       return { accepted: false, reason, retryAfterMs, message: result.message };
     }
     return command ? { accepted: true, command } : { accepted: true };
+  }
+
+  /**
+   * The access allowlists' verdict on `message` (THREADLAB_ACCESS_*); a refused user is told, once per
+   * place and privately where the platform allows. Adapters ask before their own side effects (a thread
+   * created, a root message posted); `onMessage` asks again, as the authority.
+   */
+  async admit(message: InboundMessage): Promise<Admission> {
+    if (!this.access) return { allowed: true };
+    const adapter = this.adapters.find(message.thread.platform);
+    const refusal = await this.access.check(message, intentOf(message), adapter);
+    if (!refusal) return { allowed: true };
+    await this.access.tell(message, refusal, adapter);
+    return { allowed: false, message: refusal.text };
   }
 
   async onCancel(key: string): Promise<void> {

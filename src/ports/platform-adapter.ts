@@ -32,7 +32,17 @@ export interface InboundHandler {
   onThreadDeleted?(threadKey: string): Promise<void>;
   /** Someone pressed Run or Skip under code waiting for approval; the outcome says what to tell them. */
   onApproval?(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome>;
+  /**
+   * Whether the access allowlists let `message` in, asked by an adapter before a side effect of its own
+   * (a thread it would create, a root message it would post). `message` is provisional: its thread is the
+   * place the message came from. A refused user has been told, once and privately, when this resolves;
+   * the adapter then does nothing more. `onMessage` checks again: it remains the authority.
+   */
+  admit?(message: InboundMessage): Promise<Admission>;
 }
+
+/** What `InboundHandler.admit` decided: `message` is what the refused user was told. */
+export type Admission = { allowed: true } | { allowed: false; message: string };
 
 /** A live status for one job in a thread; updates are throttled by the adapter as its platform needs. */
 export interface ProgressSink {
@@ -101,9 +111,4 @@ export interface PlatformAdapter {
    * Optional: platforms that send roles with the message fill `message.user.roles` instead.
    */
   groupsOf?(message: InboundMessage, groupIds: string[]): Promise<string[]>;
-  /**
-   * Shows code the model wants to run in the thread of `message`, with Run and Skip buttons whose presses
-   * reach the handler's `onApproval`. Optional: without it, approval cannot be asked and the code does not run.
-   */
-  askApproval?(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt>;
 }

@@ -24,8 +24,11 @@ export interface DiscordRuntimeRig {
 }
 
 export interface DiscordRuntimeRigOptions {
-  /** More configuration, over the rig's (Discord through the fake, no web chat, no warm pool). */
-  env?: Record<string, string>;
+  /**
+   * More configuration, over the rig's (Discord through the fake, no web chat, no warm pool); a function
+   * when it names the fake's ids (channels, users, roles).
+   */
+  env?: Record<string, string> | ((fake: FakeDiscord) => Record<string, string>);
   /** A started fake model: the configuration points at it. */
   llm?: FakeOpenAiServer;
   /** Parts of the runtime a test builds itself, from the configuration. */
@@ -53,7 +56,7 @@ export async function startDiscordRuntime(
     THREADLAB_WEB_ENABLED: 'false',
     THREADLAB_SANDBOX_POOL_SIZE: '0',
     ...fakeModelEnv(`discord-${name}`, options.llm),
-    ...options.env,
+    ...(typeof options.env === 'function' ? options.env(fake) : options.env),
   });
   const sandbox = await rigSandbox(config, dataDir, logger, `discord-${name}`);
   const adapter = createDiscordAdapter(config, { logger });

@@ -33,6 +33,8 @@ export class FakeDiscord implements RestState {
   readonly guildId = payloads.snowflake();
   readonly textChannelId = payloads.snowflake();
   readonly forumChannelId = payloads.snowflake();
+  /** A second text channel, for tests that tell channels apart (access allowlists). */
+  readonly otherTextChannelId = payloads.snowflake();
   readonly dmChannelId = payloads.snowflake();
   readonly requests: RecordedRequest[] = [];
   readonly messages = new Map<string, Record<string, unknown>>();
@@ -40,6 +42,10 @@ export class FakeDiscord implements RestState {
   readonly commands = new Map<string, unknown[]>();
   readonly interactionOriginals = new Map<string, Record<string, unknown>>();
   readonly files = new Map<string, { data: Buffer; contentType: string }>();
+  readonly dmChannels = new Map<string, string>();
+  readonly dmsClosed = new Set<string>();
+  /** A guild role (besides @everyone) members can be given: `userMessage({ roles })`, `slashCommand({ roles })`. */
+  readonly roleId = payloads.snowflake();
   readonly gateway: FakeGateway;
   uploadLimitBytes: number;
   private readonly failures: ScriptedFailure[] = [];
@@ -49,7 +55,9 @@ export class FakeDiscord implements RestState {
   constructor(options: FakeDiscordOptions = {}) {
     this.uploadLimitBytes = options.uploadLimitBytes ?? 10 * 1024 * 1024;
     this.channels.set(this.textChannelId, payloads.textChannel(this.textChannelId, this.guildId, 'general'));
+    this.channels.set(this.otherTextChannelId, payloads.textChannel(this.otherTextChannelId, this.guildId, 'random'));
     this.channels.set(this.forumChannelId, payloads.textChannel(this.forumChannelId, this.guildId, 'help-forum', 15));
+    this.dmChannels.set(this.human.id, this.dmChannelId);
     this.gateway = new FakeGateway(() => ({
       user: this.bot as unknown as Record<string, unknown>,
       applicationId: this.applicationId,
@@ -60,6 +68,7 @@ export class FakeDiscord implements RestState {
           name: 'Lab',
           ownerId: this.human.id,
           bot: this.bot,
+          roles: [{ id: this.roleId, name: 'analysts' }],
           channels: [...this.channels.values()].filter((c) => c.type !== 11 && c.type !== 12),
           threads: [...this.channels.values()].filter((c) => c.type === 11 || c.type === 12),
         }),
@@ -136,6 +145,8 @@ export class FakeDiscord implements RestState {
     attachments?: payloads.FakeAttachment[];
     mentionBot?: boolean;
     author?: payloads.FakeUser;
+    /** The author's guild role ids, as `member.roles` carries them. */
+    roles?: string[];
   }): Record<string, unknown> {
     const dm = options.channelId === this.dmChannelId;
     const msg = payloads.message({
@@ -145,6 +156,7 @@ export class FakeDiscord implements RestState {
       ...(options.mentionBot ? { mentions: [this.bot] } : {}),
       ...(options.attachments ? { attachments: options.attachments } : {}),
       ...(dm ? { channelType: 1 } : { guildId: this.guildId }),
+      ...(options.roles ? { roles: options.roles } : {}),
     });
     this.messages.set(String(msg.id), msg);
     this.dispatch('MESSAGE_CREATE', msg);
@@ -182,6 +194,12 @@ export class FakeDiscord implements RestState {
     this.interactionOriginals.set(String(payload.token), { channel_id: payload.channel_id });
     this.dispatch('INTERACTION_CREATE', payload);
     return payload;
+  }
+
+  /** The messages the bot posted into `userId`'s DM channel, oldest first. */
+  directMessagesTo(userId: string): Record<string, unknown>[] {
+    const channelId = this.dmChannels.get(userId);
+    return [...this.messages.values()].filter((m) => m.channel_id === channelId && channelId !== undefined);
   }
 
   /** Polls the recorded requests until `predicate` matches one (or throws after `timeoutMs`). */

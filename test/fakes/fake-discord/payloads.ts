@@ -86,6 +86,8 @@ export function guild(options: {
   bot: FakeUser;
   channels: Record<string, unknown>[];
   threads?: Record<string, unknown>[];
+  /** Roles besides @everyone (whose id is the guild's). */
+  roles?: { id: string; name: string }[];
 }): Record<string, unknown> {
   const now = new Date().toISOString();
   return {
@@ -112,6 +114,17 @@ export function guild(options: {
         mentionable: false,
         flags: 0,
       },
+      ...(options.roles ?? []).map((r, i) => ({
+        id: r.id,
+        name: r.name,
+        color: 0,
+        hoist: false,
+        position: i + 1,
+        permissions: '0',
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      })),
     ],
     emojis: [],
     stickers: [],
@@ -162,6 +175,8 @@ export function message(options: {
   mentions?: FakeUser[];
   attachments?: FakeAttachment[];
   channelType?: number;
+  /** The author's guild role ids (`member.roles`); guild messages only. */
+  roles?: string[];
 }): Record<string, unknown> {
   return {
     id: options.id ?? snowflake(),
@@ -170,7 +185,13 @@ export function message(options: {
     ...(options.guildId
       ? {
           guild_id: options.guildId,
-          member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+          member: {
+            roles: options.roles ?? [],
+            joined_at: new Date().toISOString(),
+            deaf: false,
+            mute: false,
+            flags: 0,
+          },
         }
       : {}),
     ...(options.channelType !== undefined ? { channel_type: options.channelType } : {}),
@@ -196,6 +217,8 @@ export interface InteractionBase {
   channel: { id: string; type: number; parent_id?: string; guild_id?: string; name?: string };
   user: FakeUser;
   attachmentSizeLimit?: number;
+  /** The member's guild role ids (`member.roles`, a string array on the wire); guild interactions only. */
+  roles?: string[];
 }
 
 function interactionBase(options: InteractionBase, type: number): Record<string, unknown> {
@@ -204,7 +227,7 @@ function interactionBase(options: InteractionBase, type: number): Record<string,
         guild_id: options.guildId,
         member: {
           user: options.user,
-          roles: [],
+          roles: options.roles ?? [],
           permissions: '1071698660929',
           joined_at: new Date().toISOString(),
           deaf: false,

@@ -33,6 +33,10 @@ export interface RestState {
   readonly channels: Map<string, Record<string, unknown>>;
   readonly commands: Map<string, unknown[]>;
   readonly interactionOriginals: Map<string, Record<string, unknown>>;
+  /** The DM channel of each user the bot opened one with (`POST /users/@me/channels`), by user id. */
+  readonly dmChannels: Map<string, string>;
+  /** Users who accept no DMs from server members: messages into their DM channel get 403 code 50007. */
+  readonly dmsClosed: Set<string>;
   dispatch(t: string, d: unknown): void;
 }
 
@@ -99,6 +103,29 @@ function createThread(state: RestState, parentId: string, body: JsonBody, fromMe
   return json(201, created);
 }
 
+/**
+ * `POST /users/@me/channels {recipient_id}`: the DM channel with that user, the same one each time (as
+ * Discord does); opening it succeeds even when the user's DMs are closed, the message then fails.
+ */
+function openDm(state: RestState, body: JsonBody): RestResult {
+  const recipient = String(body?.recipient_id ?? '');
+  if (!/^\d{15,22}$/.test(recipient))
+    return json(400, { message: 'Invalid Form Body', code: 50035, errors: { recipient_id: { _errors: [] } } });
+  let id = state.dmChannels.get(recipient);
+  if (!id) {
+    id = snowflake();
+    state.dmChannels.set(recipient, id);
+  }
+  const channel = {
+    id,
+    type: 1,
+    last_message_id: null,
+    flags: 0,
+    recipients: [{ ...state.bot, id: recipient, username: `user-${recipient}`, bot: false }],
+  };
+  return json(200, channel);
+}
+
 /** Answers one REST request against the fake's state. */
 export function route(state: RestState, method: string, path: string, req: RecordedRequest): RestResult {
   const p = path.split('/').filter(Boolean);
@@ -112,6 +139,7 @@ export function route(state: RestState, method: string, path: string, req: Recor
   }
   if (method === 'GET' && path === '/gateway') return json(200, { url: state.gatewayUrl });
   if (method === 'GET' && path === '/users/@me') return json(200, state.bot);
+  if (method === 'POST' && path === '/users/@me/channels') return openDm(state, body);
   if (p[0] === 'channels' && p[1]) {
     const channelId = p[1];
     if (p.length === 2 && method === 'GET') {
@@ -124,6 +152,8 @@ export function route(state: RestState, method: string, path: string, req: Recor
     if (p[2] === 'messages') {
       const messageId = p[3];
       if (!messageId && method === 'POST') {
+        if ([...state.dmChannels].some(([userId, id]) => id === channelId && state.dmsClosed.has(userId)))
+          return json(403, { message: 'Cannot send messages to this user', code: 50007 });
         const created = botMessage(state, channelId, body, req.files);
         state.messages.set(String(created.id), created);
         state.dispatch('MESSAGE_CREATE', created);
