@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { RedisApprovalBoard } from '../../../adapters/redis/redis-approval-board.js';
 import { ApprovalGate } from '../../../src/governance/approval-gate.js';
 import { createLogger } from '../../../src/logger.js';
-import type { ApprovalView } from '../../../src/ports/approval.js';
+import type { ApprovalDecision, ApprovalView } from '../../../src/ports/approval.js';
 import { approvalBoardContract } from '../../contract/approval-board-contract.js';
 import { deleteKeys, testRedis } from './redis-server.js';
 
@@ -31,6 +31,25 @@ function twoBoards(keyPrefix = `test-approval-${randomUUID()}`) {
   };
 }
 
+/** Asks `gate` for approval of `print(1)` and resolves once the buttons are shown, with the pending decision. */
+async function requestShown(gate: ApprovalGate): Promise<{ view: ApprovalView; decision: Promise<ApprovalDecision> }> {
+  let shown: ApprovalView | undefined;
+  const decision = gate.request({
+    platform: 'slack',
+    threadKey: 'slack:T1:C1:1.0',
+    askerId: 'U-ASKER',
+    language: 'python',
+    code: 'print(1)',
+    signal: new AbortController().signal,
+    show: async (view) => {
+      shown = view;
+      return { settle: async () => undefined };
+    },
+  });
+  while (!shown) await sleep(5);
+  return { view: shown, decision };
+}
+
 approvalBoardContract('Redis, two processes', async () => twoBoards());
 
 describe('approval in Redis', () => {
@@ -39,22 +58,9 @@ describe('approval in Redis', () => {
     const worker = new ApprovalGate({ timeoutMs: 10_000, admins: [], logger, board: waiting });
     const gateway = new ApprovalGate({ timeoutMs: 10_000, admins: ['slack:U-ADMIN'], logger, board: pressing });
     try {
-      let shown: ApprovalView | undefined;
-      const decision = worker.request({
-        platform: 'slack',
-        threadKey: 'slack:T1:C1:1.0',
-        askerId: 'U-ASKER',
-        language: 'python',
-        code: 'print(1)',
-        signal: new AbortController().signal,
-        show: async (view) => {
-          shown = view;
-          return { settle: async () => undefined };
-        },
-      });
-      while (!shown) await sleep(5);
+      const { view, decision } = await requestShown(worker);
       const press = (userId: string, platform: 'slack' | 'discord' = 'slack') =>
-        gateway.press(platform, { approvalId: shown!.approvalId, action: 'run', userId });
+        gateway.press(platform, { approvalId: view.approvalId, action: 'run', userId });
       expect(await press('U-OTHER')).toMatchObject({ ok: false, reason: 'not_allowed' });
       expect(await press('U-ASKER', 'discord')).toMatchObject({ ok: false, reason: 'unknown' });
       expect(await press('U-ADMIN')).toEqual({ ok: true, decision: 'run' });
@@ -70,20 +76,7 @@ describe('approval in Redis', () => {
     const raw = new Redis(redis.url);
     const gate = new ApprovalGate({ timeoutMs: 300, admins: [], logger, board: waiting });
     try {
-      let shown: ApprovalView | undefined;
-      const decision = gate.request({
-        platform: 'slack',
-        threadKey: 'slack:T1:C1:1.0',
-        askerId: 'U-ASKER',
-        language: 'python',
-        code: 'print(1)',
-        signal: new AbortController().signal,
-        show: async (view) => {
-          shown = view;
-          return { settle: async () => undefined };
-        },
-      });
-      while (!shown) await sleep(5);
+      const { view: shown, decision } = await requestShown(gate);
       // Decided in Redis without the announcement (as when the worker's subscription was reconnecting).
       await raw.set(`${keyPrefix}:${shown.approvalId}`, 'decided:{"kind":"skip","by":"U-ASKER"}', 'KEEPTTL');
       expect(await decision).toEqual({ kind: 'skip', by: 'U-ASKER' });
