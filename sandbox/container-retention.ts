@@ -1,7 +1,31 @@
 import type Docker from 'dockerode';
 import type { PurgedItem, RetentionSource } from '../src/governance/retention.js';
-import { LABELS } from './container-spec.js';
+import { LABELS, POOL_SESSION } from './container-spec.js';
 import { dockerUnreachable, isNotFound, isUnreachable } from './docker-errors.js';
+
+/**
+ * The hashes of the threads that have a sandbox container on this engine, whichever bot process holds it:
+ * their files and variables live in the container and are written back to the host, so a timed sweep
+ * leaves them (a running job always has one). A pool container taken by a thread carries the hash in its name.
+ */
+export async function liveThreadHashes(docker: Docker): Promise<Set<string>> {
+  let containers: Docker.ContainerInfo[];
+  try {
+    containers = await docker.listContainers({ all: true, filters: { label: [`${LABELS.sandbox}=1`] } });
+  } catch (err) {
+    throw isUnreachable(err) ? dockerUnreachable(err) : err;
+  }
+  const hashes = new Set<string>();
+  for (const info of containers) {
+    const label = info.Labels?.[LABELS.session];
+    if (label && label !== POOL_SESSION) hashes.add(label);
+    for (const name of info.Names ?? []) {
+      const match = /-([0-9a-f]{24})-[0-9a-f]{6}$/.exec(name);
+      if (match) hashes.add(match[1]!);
+    }
+  }
+  return hashes;
+}
 
 /**
  * A thread's live sandbox container, wherever a bot process on this engine holds it. Purging a thread

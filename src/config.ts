@@ -7,6 +7,7 @@ import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
 import { parseApprovalAdmins } from './governance/approval-settings.js';
 import { parseAllowlist as parseAccessList } from './governance/access-policy.js';
+import { parseDuration } from './governance/retention.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
 
@@ -222,6 +223,21 @@ const approval = {
   admins: v('THREADLAB_APPROVAL_ADMINS', parsedBy(parseApprovalAdmins).optional(), (a) => a ?? []),
 };
 
+/** A retention setting: `30d`, `12h`, `90m`, `2w`, or `off` (kept until purged), in ms (undefined: off). */
+function parseRetention(text: string): number | undefined {
+  if (text === 'off') return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new Error('expected a duration with its unit (90m, 12h, 30d, 2w) or off');
+  return ms;
+}
+
+/** Timed retention in `threadlab start` (README "Administering Threadlab → Retention"); unset or off: kept. */
+const retention = {
+  stateMs: v('THREADLAB_RETENTION_STATE', parsedBy(parseRetention).optional()),
+  webHistoryMs: v('THREADLAB_RETENTION_WEB_HISTORY', parsedBy(parseRetention).optional()),
+  auditMs: v('THREADLAB_RETENTION_AUDIT', parsedBy(parseRetention).optional()),
+};
+
 const sections = {
   llm,
   slack,
@@ -237,6 +253,7 @@ const sections = {
   audit,
   access,
   approval,
+  retention,
 };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
@@ -264,6 +281,8 @@ export interface Config {
   ops: SectionOf<typeof ops>;
   /** Approval before running the model's code (THREADLAB_APPROVAL*). */
   approval: SectionOf<typeof approval>;
+  /** How long each kind of data is kept, in ms; undefined: until purged (THREADLAB_RETENTION_*). */
+  retention: SectionOf<typeof retention>;
   /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
   egress: EgressSettings | undefined;
   /**
@@ -350,6 +369,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     budgets: readSection(budgets, env),
     ops: readSection(ops, env),
     approval: readSection(approval, env),
+    retention: readSection(retention, env),
   };
   // Credential values come from variables the operator names, so they are read here, by name.
   const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);

@@ -3,7 +3,8 @@ import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
-import type { PurgedItem, RetentionSource } from '../../src/governance/retention.js';
+import { threadHash } from '../../src/governance/audit-record.js';
+import type { IdleOptions, PurgedItem, RetentionSource } from '../../src/governance/retention.js';
 import { isSafeId } from './thread-store.js';
 import type { WebMessage, WebThread } from './types.js';
 
@@ -51,14 +52,17 @@ export class WebHistoryRetention implements RetentionSource {
     return isSafeId(id) ? this.removeThread(id, key) : [];
   }
 
-  async purgeIdle(cutoffMs: number): Promise<PurgedItem[]> {
+  async purgeIdle(cutoffMs: number, idle: IdleOptions = {}): Promise<PurgedItem[]> {
     const removed: PurgedItem[] = [];
     for (const id of await readdir(join(this.root, 'threads')).catch(() => [] as string[])) {
       if (!isSafeId(id)) continue;
+      if (removed.length >= (idle.maxThreads ?? Infinity)) break;
       const thread = await this.thread(id);
       if (thread && thread.updatedAtMs >= cutoffMs) continue;
       // The web chat's keys (adapters/web/map-request.ts): the report names the thread as purge --thread takes it.
       const key = threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id });
+      // A thread with a live session may have a job running whose answer is still to be stored.
+      if (idle.keep?.(threadHash(key))) continue;
       removed.push(...(await this.removeThread(id, key)));
     }
     return removed;

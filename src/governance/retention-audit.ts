@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { open, rm, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseAuditLine } from './audit-record.js';
 
@@ -25,13 +25,26 @@ export function newPseudonym(): string {
 /**
  * Rewrites the audit file (THREADLAB_AUDIT_LOG when it is a path): lines of `user` keep everything but their
  * identity, which becomes a pseudonym with `pseudonym: true` (the format's rule, audit-record.ts), and lines
- * older than `dropBeforeMs` are removed (THREADLAB_AUDIT_TTL_DAYS). Lines that are not audit records are kept
- * as they are. The new file replaces the old by rename, after copying lines appended while it was written.
+ * older than `dropBeforeMs` are removed (THREADLAB_RETENTION_AUDIT). Lines that are not audit records are kept
+ * as they are. The new file (same mode) replaces the old by rename, after copying lines appended while it was
+ * written; a file rotated meanwhile is read again.
  */
 export async function rewriteAuditFile(
   path: string,
   options: { user?: string; dropBeforeMs?: number; pseudonym?: string },
 ): Promise<AuditRewrite> {
+  // A file rotated while it was read is read again (it is then the newer file the path names).
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const result = await rewriteOnce(path, options);
+    if (result) return result;
+  }
+  throw new Error(`${path} was rotated three times while it was rewritten; run again when the bot is less busy`);
+}
+
+async function rewriteOnce(
+  path: string,
+  options: { user?: string; dropBeforeMs?: number; pseudonym?: string },
+): Promise<AuditRewrite | undefined> {
   const result: AuditRewrite = { pseudonymised: 0, dropped: 0 };
   const before = await stat(path).catch(() => undefined);
   if (!before || before.size === 0) return result;
@@ -53,13 +66,11 @@ export async function rewriteAuditFile(
       }
       if (line !== '') await out.write(`${line}\n`);
     }
-    // Lines the bot appended while this ran are carried over as they are (their user is handled next time).
-    const now = await stat(path);
-    if (now.size > before.size) {
-      for await (const chunk of createReadStream(path, { start: before.size })) await out.write(chunk as Buffer);
-    }
     await out.close();
-    await rename(tmp, path);
+    if (!finishSync({ path, tmp, ino: before.ino, from: before.size })) {
+      await rm(tmp, { force: true });
+      return undefined;
+    }
   } catch (err) {
     await out.close().catch(() => undefined);
     await rm(tmp, { force: true });
@@ -68,10 +79,61 @@ export async function rewriteAuditFile(
   return pseudonym ? { ...result, pseudonym } : result;
 }
 
+/**
+ * Copies what was appended to `path` since `from` into `tmp` and renames `tmp` over `path`, all synchronously:
+ * the bot's audit writer (FileAuditLog) appends synchronously on this same thread, so no line can land in the
+ * old file between the copy and the rename, and its next write sees the new inode and reopens. False, with
+ * nothing changed, when `path` is no longer the file read (rotated meanwhile): the rewrite is left for later.
+ */
+function finishSync(options: { path: string; tmp: string; ino: number; from: number }): boolean {
+  const { path, tmp } = options;
+  let src: number;
+  try {
+    src = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const now = fstatSync(src);
+    if (now.ino !== options.ino) return false;
+    copyRange(src, tmp, options.from, now.size);
+    renameSync(tmp, path);
+    // Another process's writer (one file shared by several processes, which the README advises against) may
+    // have appended between the copy and the rename: those bytes are carried over too, after the fact.
+    const after = fstatSync(src).size;
+    if (after > now.size) copyRange(src, path, now.size, after);
+    return true;
+  } finally {
+    closeSync(src);
+  }
+}
+
+/** Appends bytes `[from, to)` of the open file `src` to the file at `dest`. */
+function copyRange(src: number, dest: string, from: number, to: number): void {
+  if (to <= from) return;
+  const dst = openSync(dest, 'a');
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let at = from; at < to;) {
+      const read = readSync(src, chunk, 0, Math.min(chunk.length, to - at), at);
+      if (read === 0) break;
+      writeSync(dst, chunk, 0, read);
+      at += read;
+    }
+  } finally {
+    closeSync(dst);
+  }
+}
+
 /** Pseudonymises `user` in an audit file and its rotated files, with one pseudonym across all of them. */
-export async function pseudonymiseAudit(paths: string[], user: string): Promise<AuditRewrite> {
+export async function pseudonymiseAudit(paths: string[], user: string): Promise<AuditRewrite & { files: string[] }> {
   const pseudonym = newPseudonym();
   let pseudonymised = 0;
-  for (const path of paths) pseudonymised += (await rewriteAuditFile(path, { user, pseudonym })).pseudonymised;
-  return { pseudonymised, dropped: 0, pseudonym };
+  const files: string[] = [];
+  for (const path of paths) {
+    if (!(await stat(path).catch(() => undefined))) continue;
+    files.push(path);
+    pseudonymised += (await rewriteAuditFile(path, { user, pseudonym })).pseudonymised;
+  }
+  return { pseudonymised, dropped: 0, pseudonym, files };
 }

@@ -1,6 +1,6 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import type { PurgedItem, RetentionSource } from './retention.js';
+import type { IdleOptions, PurgedItem, RetentionSource } from './retention.js';
 
 /** The saved variables' directory inside a thread's host copy (sandbox/session-state.ts STATE_DIR_PARTS). */
 const STATE_DIR = join('.threadlab', 'state');
@@ -75,14 +75,17 @@ export class FilesRetention implements RetentionSource {
     return itemsOf(key, t);
   }
 
-  async purgeIdle(cutoffMs: number): Promise<PurgedItem[]> {
+  async purgeIdle(cutoffMs: number, idle: IdleOptions = {}): Promise<PurgedItem[]> {
     const removed: PurgedItem[] = [];
+    let threads = 0;
     for (const entry of await readdir(this.options.root, { withFileTypes: true }).catch(() => [])) {
-      if (!entry.isDirectory()) continue;
+      if (!entry.isDirectory() || idle.keep?.(entry.name)) continue;
+      if (threads >= (idle.maxThreads ?? Infinity)) break;
       const dir = join(this.options.root, entry.name);
       const t = await tally(dir);
       if (t.newestMs >= cutoffMs) continue;
       await rm(dir, { recursive: true, force: true });
+      threads += 1;
       removed.push(...itemsOf((await this.options.keyOf?.(entry.name)) ?? entry.name, t));
     }
     return removed;
@@ -90,7 +93,7 @@ export class FilesRetention implements RetentionSource {
 }
 
 /**
- * Only the saved variables of threads idle past a cutoff (THREADLAB_STATE_TTL_MS), leaving their files: a
+ * Only the saved variables of threads idle past a cutoff (THREADLAB_RETENTION_STATE), leaving their files: a
  * pickled session can hold more than the files do (credentials typed into a variable), so it may be kept
  * for less time.
  */
@@ -103,15 +106,19 @@ export class StateRetention implements RetentionSource {
     return this.removeState(this.options.nameOf(key), key);
   }
 
-  async purgeIdle(cutoffMs: number): Promise<PurgedItem[]> {
+  async purgeIdle(cutoffMs: number, idle: IdleOptions = {}): Promise<PurgedItem[]> {
     const removed: PurgedItem[] = [];
+    let threads = 0;
     for (const entry of await readdir(this.options.root, { withFileTypes: true }).catch(() => [])) {
-      if (!entry.isDirectory()) continue;
+      // A live session's variables are in its container and saved back on recycle: left to it.
+      if (!entry.isDirectory() || idle.keep?.(entry.name)) continue;
+      if (threads >= (idle.maxThreads ?? Infinity)) break;
       const stateDir = join(this.options.root, entry.name, STATE_DIR);
       const info = await lstat(stateDir).catch(() => undefined);
       if (!info?.isDirectory()) continue;
       const t = await tally(stateDir);
       if (t.newestMs >= cutoffMs) continue;
+      threads += 1;
       removed.push(...(await this.removeState(entry.name, (await this.options.keyOf?.(entry.name)) ?? entry.name)));
     }
     return removed;

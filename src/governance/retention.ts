@@ -19,14 +19,22 @@ export interface PurgedItem {
   note?: string;
 }
 
+/** Limits of an idle purge: threads it must leave, and how many it may remove in one call. */
+export interface IdleOptions {
+  /** True for a thread (by its hash, the name its files are stored under) that must stay: a live session's. */
+  keep?: (hash: string) => boolean;
+  /** Threads removed at most in this call; the rest are left for the next (a timed sweep's bound). */
+  maxThreads?: number;
+}
+
 /** A place that holds per-thread data. */
 export interface RetentionSource {
   /** For the report: `thread files`, `conversation memory`… */
   readonly name: string;
   /** Removes everything the source holds for the thread with this key. */
   purgeThread(key: string): Promise<PurgedItem[]>;
-  /** Removes the data of every thread untouched since `cutoffMs` (epoch ms). */
-  purgeIdle(cutoffMs: number): Promise<PurgedItem[]>;
+  /** Removes the data of every thread untouched since `cutoffMs` (epoch ms), within `options`. */
+  purgeIdle(cutoffMs: number, options?: IdleOptions): Promise<PurgedItem[]>;
 }
 
 /** Which threads who took part in, so `--user` can find theirs (see retention-index.ts). */
@@ -50,6 +58,8 @@ export interface PurgeReport {
 export interface PurgeOptions {
   sources: RetentionSource[];
   participants: ParticipantLookup;
+  /** Threads an `olderThanMs` purge must leave (live sessions). */
+  idle?: IdleOptions;
   /** @defaultValue Date.now() */
   nowMs?: number;
 }
@@ -86,7 +96,7 @@ export async function purge(target: PurgeTarget, options: PurgeOptions): Promise
     }
   } else {
     const cutoffMs = (options.nowMs ?? Date.now()) - target.olderThanMs;
-    await fromEach(options.sources, report, (s) => s.purgeIdle(cutoffMs));
+    await fromEach(options.sources, report, (s) => s.purgeIdle(cutoffMs, options.idle));
   }
   return report;
 }

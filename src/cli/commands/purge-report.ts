@@ -10,7 +10,11 @@ function describe(item: PurgedItem): string {
 }
 
 /** The text `threadlab purge` prints: what was removed, what was left and why, what failed. */
-export function formatPurgeReport(report: PurgeReport, audit: AuditRewrite | undefined, notes: string[]): string {
+export function formatPurgeReport(
+  report: PurgeReport,
+  audit: (AuditRewrite & { files?: string[] }) | undefined,
+  notes: string[],
+): string {
   const lines: string[] = [];
   if (report.removed.length === 0) lines.push('Nothing to remove.');
   else {
@@ -19,12 +23,14 @@ export function formatPurgeReport(report: PurgeReport, audit: AuditRewrite | und
   }
   for (const s of report.shared)
     lines.push(`Kept ${s.key}: ${s.others} other user(s) wrote in it too; purge it with --thread if it must go.`);
-  if (audit)
+  if (audit) {
+    const files = audit.files ? ` in ${audit.files.length ? audit.files.join(', ') : 'no file (none exists yet)'}` : '';
     lines.push(
       audit.pseudonymised > 0
-        ? `Audit trail: ${audit.pseudonymised} line(s) now name the user as ${audit.pseudonym}.`
-        : 'Audit trail: no line named the user.',
+        ? `Audit trail${files}: ${audit.pseudonymised} line(s) now name the user as ${audit.pseudonym}.`
+        : `Audit trail${files}: no line named the user.`,
     );
+  }
   for (const f of report.failures) lines.push(`FAILED ${f.source}${f.thread ? ` for ${f.thread}` : ''}: ${f.error}`);
   lines.push(...notes);
   return `${lines.join('\n')}\n`;

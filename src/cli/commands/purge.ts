@@ -1,11 +1,12 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
 import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
-import { ContainerRetention } from '../../../sandbox/container-retention.js';
+import { ContainerRetention, liveThreadHashes } from '../../../sandbox/container-retention.js';
 import { hashKey } from '../../../sandbox/session-registry.js';
-import { loadConfig } from '../../config.js';
+import { loadConfig, type Config } from '../../config.js';
 import { parseThreadKey } from '../../domain/thread-key.js';
 import { pseudonymiseAudit, type AuditRewrite } from '../../governance/retention-audit.js';
+import { auditFilesOf } from '../../governance/retention-audit-age.js';
 import { FilesRetention } from '../../governance/retention-files.js';
 import { createParticipantIndex } from '../../governance/retention-index.js';
 import { MemoryRetention } from '../../governance/retention-memory.js';
@@ -39,19 +40,29 @@ function targetOf(values: { thread?: string; user?: string; 'older-than'?: strin
     : { olderThanMs: ms };
 }
 
+/** The audit file to pseudonymise in: `--audit-log`, else the configured file; undefined for none. */
+function auditFileOf(option: string | undefined, config: Config): string | undefined {
+  if (option === 'none') return undefined;
+  if (option !== undefined) return resolve(option);
+  return config.audit.destination === 'file' ? config.audit.path : undefined;
+}
+
 export const purgeCommand: Command = {
   name: 'purge',
-  usage: `Usage: threadlab purge (--thread KEY | --user ID | --older-than DURATION) [--audit-log FILE] [--json]
+  usage: `Usage: threadlab purge (--thread KEY | --user ID | --older-than DURATION) [--audit-log FILE|none] [--json]
 
 Deletes threads' data and says what it removed: the host copies of their files, their saved variables,
 a live sandbox container, conversation memory and export log (in Redis when REDIS_URL is set), the web
 chat's history and files, and the record of who wrote in them.
   --thread KEY          one thread (platform:workspace:channel:thread, as the logs and audit trail name it)
   --user ID             the threads only this user wrote in (threads shared with others are listed, not
-                        removed: purge them with --thread); with --audit-log, the user's audit lines keep
-                        everything but their identity, which becomes a pseudonym
-  --older-than DURATION every thread untouched for this long (30d, 12h, 90m, 2w)
-  --audit-log FILE      the audit file (THREADLAB_AUDIT_LOG) to pseudonymise the user in
+                        removed: purge them with --thread); the user's audit lines keep everything but
+                        their identity, which becomes a pseudonym
+  --older-than DURATION every thread untouched for this long (30d, 12h, 90m, 2w); threads with a live
+                        sandbox container are left (their files would be written back)
+  --audit-log FILE|none the audit file to pseudonymise the user in, with its rotated files (FILE.1 …);
+                        default: THREADLAB_AUDIT_LOG's file (<THREADLAB_DATA_DIR>/audit.jsonl unless set);
+                        none: leave the audit trail as it is
   --json                print the report as JSON
 Exit status: 0 when every source was purged, 1 when one failed (the report says which), 2 on bad usage.`,
   async run(argv, io) {
@@ -75,11 +86,12 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
     const config = loadConfig(io.env);
     const logger = createLogger({ level: 'warn', secrets: config.secrets });
     const index = createParticipantIndex(config.dataDir);
+    const docker = createDocker(config.sandbox.dockerHost);
     const store = config.queue.redisUrl
       ? new RedisSessionStore({ redisUrl: config.queue.redisUrl, logger })
       : undefined;
     const sources: RetentionSource[] = [
-      new ContainerRetention({ docker: createDocker(config.sandbox.dockerHost), nameOf: hashKey }),
+      new ContainerRetention({ docker, nameOf: hashKey }),
       new FilesRetention({
         root: join(config.dataDir, 'sandbox-files'),
         nameOf: hashKey,
@@ -90,12 +102,18 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
       // Last: the other sources' idle purge asks it which threads are idle.
       index,
     ];
-    const auditPaths = values['audit-log'] ? [values['audit-log']] : undefined;
+    const auditFile = auditFileOf(values['audit-log'], config);
     let report: PurgeReport;
-    let audit: AuditRewrite | undefined;
+    let audit: (AuditRewrite & { files: string[] }) | undefined;
     try {
-      report = await purge(target, { sources, participants: index });
-      if ('user' in target && auditPaths) audit = await pseudonymiseAudit(auditPaths, target.user);
+      // The timed sweep's rule: a thread with a live container is left, or the bot would write it back.
+      const live = 'olderThanMs' in target ? await liveThreadHashes(docker) : undefined;
+      report = await purge(target, {
+        sources,
+        participants: index,
+        ...(live ? { idle: { keep: (hash) => live.has(hash) } } : {}),
+      });
+      if ('user' in target && auditFile) audit = await pseudonymiseAudit(await auditFilesOf(auditFile), target.user);
     } finally {
       await store?.close();
     }
@@ -104,7 +122,12 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
       : [
           'Conversation memory is not in Redis (no REDIS_URL): it lives in the bot process, ends with it and expires 7 days after the last message.',
         ];
-    if ('user' in target && !auditPaths) notes.push('No --audit-log given: audit lines were not pseudonymised.');
+    if ('user' in target && !auditFile)
+      notes.push(
+        values['audit-log'] === 'none'
+          ? '--audit-log none: audit lines were not pseudonymised.'
+          : `THREADLAB_AUDIT_LOG is ${config.audit.destination}: no audit file here to pseudonymise; give --audit-log FILE if lines were written to one.`,
+      );
     io.out(
       values.json
         ? `${JSON.stringify({ ...report, ...(audit ? { audit } : {}), notes }, null, 2)}\n`

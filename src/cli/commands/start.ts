@@ -6,6 +6,7 @@ import { buildRuntime, roleProblem, type Role } from '../../main.js';
 import { createDocker } from '../infra.js';
 import { ensureSandboxImage } from '../../../sandbox/image-builder.js';
 import { startOps } from '../ops.js';
+import { createRetentionSweeper } from '../retention-sweep.js';
 import { createMetrics } from '../../ops/metrics.js';
 
 export const startCommand: Command = {
@@ -56,6 +57,9 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
       throw err;
     }
     const ops = await startOps({ config, logger, metrics, runsCode: role !== 'gateway' });
+    // THREADLAB_RETENTION_*: a sweep now and hourly, in the role where each kind of data lives.
+    const sweeper = createRetentionSweeper({ config, logger, role });
+    sweeper?.start();
     const web = runtime.webUrl();
     io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);
 
@@ -68,7 +72,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
         }
         stopping = true;
         logger.info({ signal }, 'shutting down: no new jobs; running ones finish or go back to the queue');
-        void Promise.allSettled([runtime.stop(), ops?.close()]).then(() => resolve());
+        void Promise.allSettled([sweeper?.stop(), runtime.stop(), ops?.close()]).then(() => resolve());
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));

@@ -1,41 +1,14 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { auditFilesOldestFirst, FileAuditLog } from '../../../src/governance/audit-file.js';
 import { readAuditFiles } from '../../../src/governance/audit-read.js';
-import { threadHash, type AuditRecord } from '../../../src/governance/audit-record.js';
-import { createLogger } from '../../../src/logger.js';
+import type { AuditRecord } from '../../../src/governance/audit-record.js';
+import { egressRecord } from '../../support/audit-fixture.js';
+import { recordingLogger } from '../../support/recording-logger.js';
 
-function recordingLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', destination }) };
-}
-
-const record = (n: number): AuditRecord => ({
-  v: 1,
-  ts: new Date(1_700_000_000_000 + n).toISOString(),
-  kind: 'egress',
-  user: `U${n}`,
-  platform: null,
-  workspace: null,
-  channel: null,
-  thread: null,
-  threadHash: threadHash('k'),
-  job: null,
-  destination: 'pypi.org:443',
-  bytesUp: n,
-  bytesDown: 0,
-  verdict: 'allowed',
-  reason: null,
-});
+const record = (n: number): AuditRecord => egressRecord(`U${n}`, 1_700_000_000_000 + n, n);
 
 const dir = () => mkdtempSync(join(tmpdir(), 'audit-file-'));
 
