@@ -264,7 +264,7 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!handler.admit) return true;
     this.pendingCommands.set(inbound.id, interaction);
     try {
-      return (await handler.admit(inbound)).allowed;
+      return (await handler.admit(inbound, { slashCommand: true })).allowed;
     } finally {
       this.pendingCommands.delete(inbound.id);
     }

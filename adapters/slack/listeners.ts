@@ -118,6 +118,11 @@ export function registerListeners(ctx: ListenerContext): void {
         await ctx.handler.onMessage(message);
         return;
       }
+      // Access before the root message: a refused user must not make the bot post in the channel. The
+      // provisional message's place is the channel; a notice that cannot be ephemeral goes to response_url.
+      const provisional = mapSlashCommand({ body, parsed, rootTs: '', nowMs: Date.now() });
+      provisional.replyContext = { ...provisional.replyContext, ephemeral: true };
+      if (ctx.handler.admit && !(await ctx.handler.admit(provisional, { slashCommand: true })).allowed) return;
       const blocks = [section(commandRootText(body, parsed))];
       if (parsed.kind === 'command' && parsed.command.name === 'run') {
         blocks.push(section(`\`\`\`\n${escapeMrkdwn(parsed.command.code).slice(0, 2900)}\n\`\`\``));

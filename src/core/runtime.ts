@@ -7,7 +7,13 @@ import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { LlmClient } from '../ports/llm-client.js';
-import type { Admission, InboundHandler, InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
+import type {
+  AdmitOptions,
+  Admission,
+  InboundHandler,
+  InboundOutcome,
+  PlatformAdapter,
+} from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { intentOf } from './intent.js';
@@ -149,12 +155,12 @@ export class Runtime implements InboundHandler {
    * place and privately where the platform allows. Adapters ask before their own side effects (a thread
    * created, a root message posted); `onMessage` asks again, as the authority.
    */
-  async admit(message: InboundMessage): Promise<Admission> {
+  async admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
     if (!this.access) return { allowed: true };
     const adapter = this.adapters.find(message.thread.platform);
     const refusal = await this.access.check(message, intentOf(message), adapter);
     if (!refusal) return { allowed: true };
-    await this.access.tell(message, refusal, adapter);
+    await this.access.tell(message, refusal, adapter, { always: options.slashCommand === true });
     return { allowed: false, message: refusal.text };
   }
 

@@ -53,15 +53,22 @@ export class AccessGate {
 
   /**
    * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
-   * user expects an answer to) is answered every time, privately. Never throws: a notice that fails is logged.
+   * user expects an answer to: `message.command`, or `always`) is answered every time, privately. Never
+   * throws: a notice that fails is logged.
    */
-  async tell(message: InboundMessage, refusal: AccessRefusal, adapter: PlatformAdapter | undefined): Promise<boolean> {
+  async tell(
+    message: InboundMessage,
+    refusal: AccessRefusal,
+    adapter: PlatformAdapter | undefined,
+    options: { always?: boolean } = {},
+  ): Promise<boolean> {
     const { thread, user } = message;
     const key = [refusal.scope, thread.platform, thread.workspace, thread.channel, user.id].join('\u0000');
     const first = this.notices.firstTime(key);
+    const answer = first || Boolean(message.command) || options.always === true;
     const log = this.options.logger.child({ platform: thread.platform, channel: thread.channel, user: user.id });
-    log.info({ scope: refusal.scope, why: refusal.why, told: first || Boolean(message.command) }, 'access refused');
-    if (!adapter || (!first && !message.command)) return false;
+    log.info({ scope: refusal.scope, why: refusal.why, told: answer }, 'access refused');
+    if (!adapter || !answer) return false;
     try {
       if (await adapter.notifyPrivately?.(message, refusal.text)) return true;
       await adapter.reply(message, textReply(refusal.text));

@@ -38,7 +38,16 @@ export interface InboundHandler {
    * place the message came from. A refused user has been told, once and privately, when this resolves;
    * the adapter then does nothing more. `onMessage` checks again: it remains the authority.
    */
-  admit?(message: InboundMessage): Promise<Admission>;
+  admit?(message: InboundMessage, options?: AdmitOptions): Promise<Admission>;
+}
+
+export interface AdmitOptions {
+  /**
+   * The user typed a slash command and waits for an answer: a refusal is said every time, not once per
+   * place. (A parsed command, `message.command`, counts as one anyway; a question typed after the
+   * command's name has none.) @defaultValue false
+   */
+  slashCommand?: boolean;
 }
 
 /** What `InboundHandler.admit` decided: `message` is what the refused user was told. */

@@ -8,7 +8,7 @@ import type { Runtime } from '../../../src/core/runtime.js';
 import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
-import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack, USER_ID } from '../../fakes/fake-slack/index.js';
+import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack, slashCommand, USER_ID } from '../../fakes/fake-slack/index.js';
 import { testLogger } from '../slack/support.js';
 import { SlackTransport } from '../slack/transport.js';
 
@@ -98,6 +98,27 @@ describe('Slack access allowlists (socket mode, real Runtime)', () => {
     await settle();
     expect(ephemeralsTo(STRANGER)).toHaveLength(1);
     expect(postsIn(CHANNEL_ID)).toHaveLength(0);
+    expect(sandbox.runs).toHaveLength(0);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it('/interpreter from a refused person or channel posts no thread root: the notice is ephemeral, nothing runs', async () => {
+    const posts = fake.callsTo('chat.postMessage').length;
+    const command = (text: string, user: string, channel = CHANNEL_ID) =>
+      send.command({ ...slashCommand({ text, channel, responseUrl: fake.responseUrl() }), user_id: user });
+    await command('what is 6 * 7?', STRANGER);
+    const toStranger = await fake.waitFor(() => ephemeralsTo(STRANGER).find((c) => c.args.thread_ts === undefined), {
+      what: 'the notice to the stranger',
+    });
+    expect(toStranger.args.text).toContain('not on the list of people');
+    await command('run print(6 * 7)', USER_ID, OTHER_CHANNEL);
+    const inOther = await fake.waitFor(
+      () => ephemeralsTo(USER_ID, OTHER_CHANNEL).find((c) => c.args.thread_ts === undefined),
+      { what: 'the notice in the other channel' },
+    );
+    expect(inOther.args.text).toContain('not enabled in this channel');
+    await settle();
+    expect(fake.callsTo('chat.postMessage')).toHaveLength(posts);
     expect(sandbox.runs).toHaveLength(0);
     expect(llm.requests).toHaveLength(0);
   });
