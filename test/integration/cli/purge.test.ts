@@ -6,9 +6,10 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
-import { threadHash } from '../../../src/governance/audit-record.js';
+import { formatAuditLine, threadHash } from '../../../src/governance/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention-index.js';
 import { createLogger } from '../../../src/logger.js';
+import { egressRecord } from '../../support/audit-fixture.js';
 import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
 import { cliEnv, runCli } from './cli-process.js';
 
@@ -124,6 +125,52 @@ it('threadlab purge --user pseudonymises the user in the audit trail and --json 
     { ...record, user: report.audit.pseudonym, pseudonym: true },
     { ...record, user: 'U2' },
   ]);
+});
+
+it('threadlab purge --user pseudonymises the configured audit file and its rotated files without --audit-log; none skips', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'threadlab-purge-audit-'));
+  try {
+    const audit = join(dir, 'audit.jsonl');
+    const line = (user: string) => formatAuditLine(egressRecord(user, Date.now()));
+    writeFileSync(`${audit}.2`, line('U7') + line('U2'));
+    writeFileSync(`${audit}.1`, line('U7'));
+    writeFileSync(audit, line('U2') + line('U7'));
+    const users = (file: string) =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { user: string }).user);
+
+    const skipped = await runCli(['purge', '--user', 'U7', '--audit-log', 'none'], { env: cliEnv(dir) });
+    expect(skipped.code).toBe(0);
+    expect(skipped.stdout).toContain('--audit-log none: audit lines were not pseudonymised.');
+    expect(users(audit)).toEqual(['U2', 'U7']);
+
+    const result = await runCli(['purge', '--user', 'U7'], { env: cliEnv(dir) });
+    expect(result.code).toBe(0);
+    const pseudonym = /as (erased-[0-9a-f]{16})\./.exec(result.stdout)?.[1];
+    expect(result.stdout).toContain(`Audit trail in ${audit}.2, ${audit}.1, ${audit}: 3 line(s) now name the user as`);
+    expect([users(`${audit}.2`), users(`${audit}.1`), users(audit)]).toEqual([
+      [pseudonym, 'U2'],
+      [pseudonym],
+      ['U2', pseudonym],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('threadlab purge --older-than leaves a thread whose sandbox container is live, and removes an idle one', async () => {
+  const [idle, busy] = [webKey(`idle-${run}`), webKey(`busy-${run}`)];
+  seedThread(dataDir, idle, { ageMs: 3 * 86_400_000 });
+  seedThread(dataDir, busy, { ageMs: 3 * 86_400_000 });
+  await sandboxContainer(busy);
+
+  const result = await runCli(['purge', '--older-than', '1d', '--json'], { env: cliEnv(dataDir) });
+
+  expect(result.code).toBe(0);
+  expect(existsSync(join(dataDir, 'sandbox-files', threadHash(idle)))).toBe(false);
+  expect(existsSync(join(dataDir, 'sandbox-files', threadHash(busy), 'data.csv'))).toBe(true);
 });
 
 it('threadlab purge refuses bad usage with exit 2 and says how', async () => {
