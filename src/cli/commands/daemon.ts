@@ -2,6 +2,8 @@ import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
+import { auditLogFor } from '../../governance/audit-sink.js';
+import { auditedSandbox } from '../../governance/audited-sandbox.js';
 import { createLogger } from '../../logger.js';
 import { buildRuntime, createSandbox } from '../../main.js';
 import { InProcessJobQueue } from '../../queue/in-process-queue.js';
@@ -57,7 +59,8 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
     const done = new Promise<void>((r) => (resolveDone = r));
     const server = new DaemonServer({
       socketPath: socket,
-      sandbox,
+      // `threadlab exec` runs here, past the runtime: each leaves its audit line like the runtime's runs.
+      sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)),
       adapter,
       logger,
       configFingerprint: configFingerprint(config),

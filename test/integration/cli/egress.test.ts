@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,32 @@ describe('threadlab exec with THREADLAB_EGRESS_ALLOW (shipped process, real Dock
     for (const audit of toIndex) {
       expect(audit).toMatchObject({ verdict: 'allowed', thread: expect.stringMatching(/^[0-9a-f]{24}$/) });
       expect(audit.bytesDown).toBeGreaterThan(0);
+    }
+
+    // The same requests reach the audit trail (THREADLAB_AUDIT_LOG, by default <dataDir>/audit.jsonl) as egress
+    // lines of the run's thread, and `threadlab audit --kind egress` prints them.
+    const listed = await runCli(['audit', '--kind', 'egress', '--json'], { env: onEnv, cwd: onDir });
+    expect(listed.code, listed.stderr).toBe(0);
+    const trail = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.destination === `127.0.0.1:${index.port}`);
+    expect(trail).toHaveLength(index.requests.length);
+    const runs = readFileSync(join(onDir, 'audit.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"kind":"run"'))
+      .map((line) => JSON.parse(line) as { threadHash: string; language: string; codeSha256: string; status: string });
+    // Each exec is one run line (exec runs past the runtime, in the daemon).
+    expect(runs.map((r) => [r.language, r.status])).toEqual([
+      ['bash', 'ok'],
+      ['python', 'ok'],
+    ]);
+    expect(runs[0]!.codeSha256).toBe(createHash('sha256').update(pip(index.url)).digest('hex'));
+    const installRunThread = runs[0]!.threadHash;
+    for (const line of trail) {
+      expect(line).toMatchObject({ kind: 'egress', verdict: 'allowed', threadHash: installRunThread, thread: null });
+      expect(line.bytesDown).toBeGreaterThan(0);
     }
   });
 });
