@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -71,11 +71,22 @@ export class WebThreadStore {
   }
 
   listThreads(): WebThread[] {
-    return [...this.threads.values()].sort((a, b) => b.updatedAtMs - a.updatedAtMs);
+    return [...this.threads.values()].filter((t) => this.present(t.id)).sort((a, b) => b.updatedAtMs - a.updatedAtMs);
   }
 
   getThread(id: string): WebThread | undefined {
-    return this.threads.get(id);
+    return this.threads.has(id) && this.present(id) ? this.threads.get(id) : undefined;
+  }
+
+  /**
+   * Whether a known thread is still on disk; one removed by another hand (`threadlab purge`, the retention
+   * sweep of THREADLAB_RETENTION_WEB_HISTORY) is forgotten, so the page and the API see it gone (404), and
+   * a message is not accepted into a thread whose history no longer exists.
+   */
+  private present(id: string): boolean {
+    if (existsSync(this.threadFile(id))) return true;
+    this.threads.delete(id);
+    return false;
   }
 
   async createThread(title = ''): Promise<WebThread> {
@@ -187,7 +198,7 @@ export class WebThreadStore {
   /** Appends a message; the first user text becomes the thread's title. False when the thread is gone. */
   async appendMessage(message: WebMessage): Promise<boolean> {
     return this.serialized(message.threadId, async () => {
-      const thread = this.threads.get(message.threadId);
+      const thread = this.getThread(message.threadId);
       if (!thread) return false;
       // One write call per line: a line is never interleaved with another append's.
       await appendFile(join(this.root, 'threads', thread.id, 'messages.jsonl'), `${JSON.stringify(message)}\n`);
