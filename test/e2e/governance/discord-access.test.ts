@@ -116,10 +116,14 @@ describe('Discord access allowlists (discord.js, real Runtime and Docker sandbox
     expect(threadsCreated()).toHaveLength(0);
 
     for (const attempt of [1, 2]) {
+      const sentAtMs = Date.now();
       const command = run(stranger, `print("attempt ${attempt}")`);
       const [callback] = await waitFor('the ephemeral answer', () => callbacksOf(command)[0] && callbacksOf(command));
       expect(callback!.json).toMatchObject({ type: 4, data: { flags: EPHEMERAL } });
       expect(String(callback!.json.data.content)).toContain('not on the list of people');
+      // Discord drops an interaction not answered within 3 s: the check comes before any acknowledgement.
+      expect(callback!.atMs - sentAtMs).toBeLessThan(3000);
+      if (process.env.THREADLAB_TEST_LOG) process.stderr.write(`refusal answered in ${callback!.atMs - sentAtMs} ms\n`);
       await settle();
       expect(callbacksOf(command)).toHaveLength(1); // no public "thinking…" deferral before or after
     }
