@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseAuditLine } from './audit-record.js';
+import { parseAuditLine, type AuditRecord } from './audit-record.js';
 
 /** What a rewrite of the audit file changed. */
 export interface AuditRewrite {
-  /** Lines whose `user` became the pseudonym. */
+  /** Lines whose `user` (or approval `admin`) became the pseudonym. */
   pseudonymised: number;
   /** Lines older than the cutoff, removed. */
   dropped: number;
@@ -41,6 +41,22 @@ export async function rewriteAuditFile(
   throw new Error(`${path} was rotated three times while it was rewritten; run again when the bot is less busy`);
 }
 
+/**
+ * The line with every place `user` is named replaced by the pseudonym: the person the event was for
+ * (`user`), and an admin who decided an approval (`admin`). Undefined when the line does not name them.
+ */
+function erase(record: AuditRecord, user: string, pseudonym: string): AuditRecord | undefined {
+  const asUser = record.user === user;
+  const asAdmin = record.kind === 'approval' && record.admin === user;
+  if (!asUser && !asAdmin) return undefined;
+  return {
+    ...record,
+    ...(asUser ? { user: pseudonym } : {}),
+    ...(asAdmin ? { admin: pseudonym } : {}),
+    pseudonym: true,
+  } as AuditRecord;
+}
+
 async function rewriteOnce(
   path: string,
   options: { user?: string; dropBeforeMs?: number; pseudonym?: string },
@@ -59,9 +75,11 @@ async function rewriteOnce(
         result.dropped += 1;
         continue;
       }
-      if (record && pseudonym && options.user !== undefined && record.user === options.user) {
+      const erased =
+        record && pseudonym && options.user !== undefined ? erase(record, options.user, pseudonym) : undefined;
+      if (erased) {
         result.pseudonymised += 1;
-        await out.write(`${JSON.stringify({ ...record, user: pseudonym, pseudonym: true })}\n`);
+        await out.write(`${JSON.stringify(erased)}\n`);
         continue;
       }
       if (line !== '') await out.write(`${line}\n`);

@@ -59,3 +59,33 @@ it('drops lines older than the cutoff (audit retention) and keeps newer ones', a
 it('a missing or empty audit file is left alone', async () => {
   expect(await rewriteAuditFile(join(dir, 'none.log'), { user: 'U1' })).toEqual({ pseudonymised: 0, dropped: 0 });
 });
+
+it('erasing an admin replaces their id where they decided an approval, and nowhere else', async () => {
+  const file = join(dir, 'audit.log');
+  const now = new Date().toISOString();
+  const approval = (user: string, admin: string | null) => ({
+    ...line(user, now),
+    kind: 'approval',
+    decision: 'run',
+    by: admin ? 'admin' : 'asker',
+    admin,
+    waitedMs: 1200,
+    language: 'python',
+    codeBytes: 8,
+    approvalId: '0f0e0d0c-0b0a-4908-8706-050403020100',
+  });
+  const lines = [approval('U1', 'U_ADMIN'), approval('U_ADMIN', null), approval('U2', null)];
+  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+
+  const result = await rewriteAuditFile(file, { user: 'U_ADMIN' });
+
+  const after = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(result.pseudonymised).toBe(2);
+  expect(after[0]).toEqual({ ...lines[0], admin: result.pseudonym, pseudonym: true });
+  expect(after[1]).toEqual({ ...lines[1], user: result.pseudonym, pseudonym: true });
+  expect(after[2]).toEqual(lines[2]);
+  expect(readFileSync(file, 'utf8')).not.toContain('U_ADMIN');
+});
