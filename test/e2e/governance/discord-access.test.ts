@@ -52,17 +52,12 @@ describe('Discord access allowlists (discord.js, real Runtime and Docker sandbox
       ...(roles ? { roles } : {}),
     });
   const run = (user: payloads.FakeUser, code: string, roles?: string[]) =>
-    fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user,
-        name: 'run',
-        options: [{ name: 'code', type: 3, value: code }],
-        ...(roles ? { roles } : {}),
-      }),
-    );
+    fake.slashCommand({
+      name: 'run',
+      options: [{ name: 'code', type: 3, value: code }],
+      user,
+      ...(roles ? { roles } : {}),
+    });
   const callbacksOf = (interaction: Record<string, unknown>): RecordedRequest[] =>
     fake.requests.filter(
       (r) => r.path === `/interactions/${String(interaction.id)}/${String(interaction.token)}/callback`,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAdapter } from '../../../adapters/discord/index.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { InboundHandler } from '../../../src/ports/platform-adapter.js';
-import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { FAKE_TOKEN, silentLogger } from '../discord/harness.js';
 
 /**
@@ -37,16 +37,7 @@ describe('Discord private notice after a public deferral', () => {
   });
 
   it('deletes the deferred placeholder and sends the notice as an ephemeral follow-up', async () => {
-    const interaction = fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user: fake.human,
-        name: 'run',
-        options: [{ name: 'code', type: 3, value: 'print(1)' }],
-      }),
-    );
+    const interaction = fake.slashCommand({ name: 'run', options: [{ name: 'code', type: 3, value: 'print(1)' }] });
     const token = String(interaction.token);
     await fake.waitForRequest((r) => r.path === `/interactions/${String(interaction.id)}/${token}/callback`);
     await fake.waitForRequest(() => received.length === 1);

@@ -202,6 +202,26 @@ export class FakeDiscord implements RestState {
     return [...this.messages.values()].filter((m) => m.channel_id === channelId && channelId !== undefined);
   }
 
+  /** Sends a slash command used in the guild's text channel (by `ada` unless `user` says otherwise). */
+  slashCommand(o: {
+    name: string;
+    options?: { name: string; type: number; value: string }[];
+    user?: payloads.FakeUser;
+    roles?: string[];
+  }): Record<string, unknown> {
+    return this.interaction(
+      payloads.slashCommand({
+        applicationId: this.applicationId,
+        guildId: this.guildId,
+        channel: { id: this.textChannelId, type: 0 },
+        user: o.user ?? this.human,
+        name: o.name,
+        ...(o.options ? { options: o.options } : {}),
+        ...(o.roles ? { roles: o.roles } : {}),
+      }),
+    );
+  }
+
   /** Polls the recorded requests until `predicate` matches one (or throws after `timeoutMs`). */
   async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
     const deadline = Date.now() + timeoutMs;
