@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseAuditLine, type AuditRecord } from './audit-record.js';
+import { parseAuditLine, type AuditLine } from './audit-record.js';
 
 /** What a rewrite of the audit file changed. */
 export interface AuditRewrite {
@@ -45,7 +45,7 @@ export async function rewriteAuditFile(
  * The line with every place `user` is named replaced by the pseudonym: the person the event was for
  * (`user`), and an admin who decided an approval (`admin`). Undefined when the line does not name them.
  */
-function erase(record: AuditRecord, user: string, pseudonym: string): AuditRecord | undefined {
+function erase(record: AuditLine, user: string, pseudonym: string): AuditLine | undefined {
   const asUser = record.user === user;
   const asAdmin = record.kind === 'approval' && record.admin === user;
   if (!asUser && !asAdmin) return undefined;
@@ -54,7 +54,7 @@ function erase(record: AuditRecord, user: string, pseudonym: string): AuditRecor
     ...(asUser ? { user: pseudonym } : {}),
     ...(asAdmin ? { admin: pseudonym } : {}),
     pseudonym: true,
-  } as AuditRecord;
+  };
 }
 
 async function rewriteOnce(
