@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { z } from 'zod';
 import { threadHash } from './audit-record.js';
-import type { ParticipantLookup, PurgedItem, RetentionSource } from './retention.js';
+import type { IdleOptions, ParticipantLookup, PurgedItem, RetentionSource } from './retention.js';
 
 /** What the index keeps per thread. */
 export const PARTICIPANT_LIMITS = {
@@ -99,10 +99,13 @@ export class ParticipantIndex implements ParticipantLookup, RetentionSource {
     return keys;
   }
 
-  async purgeIdle(cutoffMs: number): Promise<PurgedItem[]> {
+  async purgeIdle(cutoffMs: number, options: IdleOptions = {}): Promise<PurgedItem[]> {
     const removed: PurgedItem[] = [];
     for (const name of await this.names()) {
+      if (removed.length >= (options.maxThreads ?? Infinity)) break;
+      if (options.keep?.(name)) continue;
       const entry = await this.read(name);
+      if (entry && options.keepKey?.(entry.key)) continue;
       const lastMs = entry?.lastAtMs ?? (await stat(this.file(name)).catch(() => undefined))?.mtimeMs;
       if (lastMs === undefined || lastMs >= cutoffMs) continue;
       await rm(this.file(name), { force: true });

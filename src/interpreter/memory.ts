@@ -77,6 +77,9 @@ export function historyToMessages(history: HistoryEntry[]): LlmMessage[] {
   return messages;
 }
 
+/** How long a thread's conversation memory outlives its last message, by default. */
+export const MEMORY_TTL_MS = 7 * 24 * 60 * 60_000;
+
 /** Conversation memory of threads, kept in a SessionStore within a token budget. */
 export class ThreadMemory {
   private readonly store: SessionStore;
@@ -87,7 +90,7 @@ export class ThreadMemory {
   constructor(options: ThreadMemoryOptions) {
     this.store = options.store;
     this.memoryTokens = options.memoryTokens;
-    this.ttlMs = options.ttlMs ?? 7 * 24 * 60 * 60_000;
+    this.ttlMs = options.ttlMs ?? MEMORY_TTL_MS;
     this.now = options.now ?? Date.now;
   }
 
