@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import {
@@ -11,31 +11,18 @@ import {
   messageEvent,
   slashCommand,
 } from '../../fakes/fake-slack/index.js';
-import { answer, makePng, PNG_SIGNATURE, ScriptedHandler, startAdapter, type Mode } from './support.js';
-import { SlackTransport } from './transport.js';
+import { answer, makePng, PNG_SIGNATURE, ScriptedHandler, type Mode } from './support.js';
+import type { SlackTransport } from './transport.js';
+import { useAdapterRig } from './adapter-rig.js';
 import { downloadAll } from '../../support/download.js';
 
 describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode against a fake Slack', (mode) => {
+  const rig = useAdapterRig(mode);
   let fake: FakeSlack;
   let adapter: SlackAdapter;
   let handler: ScriptedHandler;
   let send: SlackTransport;
-
-  beforeAll(async () => {
-    fake = await new FakeSlack().start();
-  });
-  afterAll(async () => {
-    await fake.stop();
-  });
-  beforeEach(async () => {
-    handler = new ScriptedHandler(async () => answer('ok'));
-    adapter = await startAdapter(fake, mode, handler);
-    handler.adapter = adapter;
-    send = new SlackTransport(fake, adapter, mode);
-  });
-  afterEach(async () => {
-    await adapter.stop();
-  });
+  beforeEach(() => ({ fake, adapter, handler, send } = rig));
 
   const repliesIn = (threadTs: string) => fake.state.messages.filter((m) => m.thread_ts === threadTs && !m.deleted);
 
@@ -211,10 +198,8 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     await fake.waitFor(() => repliesIn(mention.ts as string).some((m) => m.text === 'ok'), { what: 'the first reply' });
     // A new adapter process knows no threads in memory.
     await adapter.stop();
-    handler = new ScriptedHandler(async () => answer('ok again'));
-    adapter = await startAdapter(fake, mode, handler);
-    handler.adapter = adapter;
-    send = new SlackTransport(fake, adapter, mode);
+    await rig.startAdapter(async () => answer('ok again'));
+    ({ adapter, handler, send } = rig);
     const stranger = messageEvent({ text: 'people talking' });
     await send.event(messageEvent({ text: 'not for the bot', thread_ts: stranger.ts as string }));
     await send.event(messageEvent({ text: 'and a follow-up after restart', thread_ts: mention.ts as string }));

@@ -2,36 +2,21 @@
  * A rate-limited status write must not outlive its job: once the answer is being posted, the status is
  * neither posted nor edited again (no flicker, no wasted calls), only removed.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SlackAdapter } from '../../../adapters/slack/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { appMention, BOT_USER_ID, FakeSlack, type FakeSlackCall } from '../../fakes/fake-slack/index.js';
 import { isProgress } from '../roles/slack-thread.js';
-import { answer, ScriptedHandler, startAdapter } from './support.js';
-import { SlackTransport } from './transport.js';
+import { answer, ScriptedHandler } from './support.js';
+import type { SlackTransport } from './transport.js';
+import { useAdapterRig } from './adapter-rig.js';
 
 const RETRY_AFTER_SEC = 2;
 
 describe('Slack status writes refused with 429 and Retry-After', () => {
+  const rig = useAdapterRig('socket');
   let fake: FakeSlack;
-  let adapter: SlackAdapter;
   let handler: ScriptedHandler;
   let send: SlackTransport;
-
-  beforeAll(async () => {
-    fake = await new FakeSlack().start();
-  });
-  afterAll(async () => {
-    await fake.stop();
-  });
-  beforeEach(async () => {
-    handler = new ScriptedHandler(async () => answer('ok'));
-    adapter = await startAdapter(fake, 'socket', handler);
-    handler.adapter = adapter;
-    send = new SlackTransport(fake, adapter, 'socket');
-  });
-  afterEach(async () => {
-    await adapter.stop();
-  });
+  beforeEach(() => ({ fake, handler, send } = rig));
 
   /** Status calls into thread `ts` (posts with the Stop block, and updates of the status message). */
   const statusCalls = (ts: string, statusTs?: string): FakeSlackCall[] =>

@@ -1,34 +1,19 @@
 import { WebClient } from '@slack/web-api';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { postReply } from '../../../adapters/slack/post-reply.js';
-import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack } from '../../fakes/fake-slack/index.js';
 import { frameReply } from '../../support/table-frames.js';
-import { answer, ScriptedHandler, startAdapter, testLogger } from './support.js';
-import { SlackTransport } from './transport.js';
+import { ScriptedHandler, testLogger } from './support.js';
+import type { SlackTransport } from './transport.js';
+import { useAdapterRig } from './adapter-rig.js';
 
 // Issue 18, real tables: the Reply buildReply makes of a DataFrame display, posted by bolt's WebClient.
 describe('Slack: a DataFrame as a table block', () => {
+  const rig = useAdapterRig('http');
   let fake: FakeSlack;
-  let adapter: SlackAdapter;
   let handler: ScriptedHandler;
   let send: SlackTransport;
-
-  beforeAll(async () => {
-    fake = await new FakeSlack().start();
-  });
-  afterAll(async () => {
-    await fake.stop();
-  });
-  beforeEach(async () => {
-    handler = new ScriptedHandler(async () => answer('ok'));
-    adapter = await startAdapter(fake, 'http', handler);
-    handler.adapter = adapter;
-    send = new SlackTransport(fake, adapter, 'http');
-  });
-  afterEach(async () => {
-    await adapter.stop();
-  });
+  beforeEach(() => ({ fake, handler, send } = rig));
 
   type TableBlock = { type: 'table'; rows: { type: string; text: string }[][]; column_settings: { align: string }[] };
   const tableIn = (threadTs: string) =>
