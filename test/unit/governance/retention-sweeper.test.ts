@@ -124,7 +124,9 @@ describe('audit retention', () => {
       mode: 0o600,
     });
     const { logger } = recordingLogger();
-    const writer = new FileAuditLog({ path, maxBytes: 1 << 20, keepFiles: 4, logger });
+    // Large enough that the lines written during the sweep never rotate the file: on a loaded machine a slow
+    // sweep saw thousands of them, and a rotation mid-sweep moves old lines to the next sweep.
+    const writer = new FileAuditLog({ path, maxBytes: 256 << 20, keepFiles: 4, logger });
     writer.write(record('old0', old));
     writer.write(record('new0', now - 1000));
     const sweeper = new RetentionSweeper({
@@ -138,7 +140,7 @@ describe('audit retention', () => {
     let written = 0;
     let sweeping = true;
     const writing = (async () => {
-      while (sweeping) {
+      while (sweeping && written < 50_000) {
         writer.write(record(`during${written}`, now));
         written += 1;
         await new Promise((r) => setImmediate(r));
