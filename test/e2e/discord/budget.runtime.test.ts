@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBudgetCounters } from '../../../adapters/redis/redis-budget-counters.js';
 import { DailyBudgets } from '../../../src/governance/budget.js';
-import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { deleteKeys, testRedis } from '../../integration/queue/redis-server.js';
 import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 import { silentLogger } from './harness.js';
@@ -39,16 +39,7 @@ describe('Discord: a workspace run-time budget in Redis through the real discord
   });
 
   const command = (name: string, options: { name: string; type: number; value: string }[] = []) =>
-    fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user: fake.human,
-        name,
-        options,
-      }),
-    );
+    fake.slashCommand({ name, options });
   const answer = async (interaction: Record<string, unknown>, pattern: RegExp) =>
     String(
       (

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { validateNotebook } from '../../support/nbformat.js';
 import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 
@@ -17,16 +17,7 @@ describe('Discord: /export through the real discord.js REST client, Runtime and 
   });
 
   const command = (name: string, options: { name: string; type: number; value: string }[] = []) =>
-    fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user: fake.human,
-        name,
-        options,
-      }),
-    );
+    fake.slashCommand({ name, options });
 
   it('answers /export with thread.ipynb and requirements.txt of the channel session, the failed run left out', async () => {
     const code = 'import numpy as np\nprint(np.arange(4).sum())';

@@ -114,15 +114,7 @@ describe('Discord: existing threads, expired interactions, many charts', () => {
       status: 401,
       body: { message: 'Invalid Webhook Token', code: 50027 },
     });
-    fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user: fake.human,
-        name: 'files',
-      }),
-    );
+    fake.slashCommand({ name: 'files' });
     await fake.waitForRequest(
       (r) =>
         r.method === 'POST' &&

@@ -64,16 +64,7 @@ describe('Discord through the real Runtime, DockerSandbox and the openai client'
 
   it('/run is deferred, runs in the sandbox and completes the deferred reply', async () => {
     const sent = Date.now();
-    const interaction = fake.interaction(
-      payloads.slashCommand({
-        applicationId: fake.applicationId,
-        guildId: fake.guildId,
-        channel: { id: fake.textChannelId, type: 0 },
-        user: fake.human,
-        name: 'run',
-        options: [{ name: 'code', type: 3, value: 'print(6 * 7)' }],
-      }),
-    );
+    const interaction = fake.slashCommand({ name: 'run', options: [{ name: 'code', type: 3, value: 'print(6 * 7)' }] });
     const defer = await fake.waitForRequest(
       (r) => r.path === `/interactions/${interaction.id}/${interaction.token}/callback`,
     );

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
-import { launchChromium, screenshot, watchPageErrors } from '../web/browser.js';
+import { launchChromium, screenshot, watchPageErrors, openNewThread } from '../web/browser.js';
 
 const bot = new ShippedBot({ web: true });
 let browser: Browser;
@@ -31,9 +31,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   errors = watchPageErrors(page);
-  await page.goto(bot.webUrl);
-  await page.click('#new-thread');
-  await page.waitForURL(/#\/t\/[\w-]+$/);
+  await openNewThread(page, bot.webUrl);
 }, 180_000);
 
 afterAll(async () => {

@@ -4,7 +4,6 @@
  * status message, reply in the thread) and a slash command (the deferred reply, via the webhook).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloads } from '../../fakes/fake-discord/index.js';
 import { RolesCluster } from './cluster.js';
 import { fetchMetrics, metricValue, type ThreadlabProcess } from './processes.js';
 import { pythonBlock } from './slack-thread.js';
@@ -53,19 +52,13 @@ describe('Discord answers from a worker process', () => {
 
   it('a slash command: deferred by the gateway, answered by the worker through the interaction webhook', async () => {
     const { discord } = cluster;
-    const interaction = discord.interaction(
-      payloads.slashCommand({
-        applicationId: discord.applicationId,
-        guildId: discord.guildId,
-        channel: { id: discord.textChannelId, type: 0 },
-        user: discord.human,
-        name: 'run',
-        options: [
-          { name: 'code', type: 3, value: 'print(331 * 127)' },
-          { name: 'language', type: 3, value: 'python' },
-        ],
-      }),
-    );
+    const interaction = discord.slashCommand({
+      name: 'run',
+      options: [
+        { name: 'code', type: 3, value: 'print(331 * 127)' },
+        { name: 'language', type: 3, value: 'python' },
+      ],
+    });
     const token = String(interaction.token);
     const defer = await discord.waitForRequest((r) => r.path === `/interactions/${interaction.id}/${token}/callback`);
     expect(defer.json).toMatchObject({ type: 5 });

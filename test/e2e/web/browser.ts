@@ -34,6 +34,13 @@ export function watchPageErrors(page: Page, ignore: (text: string, url: string) 
   return errors;
 }
 
+/** Opens the web chat at `url` and starts a new thread in it; resolves once the page shows the thread. */
+export async function openNewThread(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.click('#new-thread');
+  await page.waitForURL(/#\/t\/[\w-]+$/);
+}
+
 /** Waits until an image is loaded and decoded, and returns its natural size. */
 export async function decodedSize(page: Page, selector: string): Promise<{ width: number; height: number }> {
   const img = page.locator(selector).first();

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
-import { launchChromium, screenshot, watchPageErrors } from './browser.js';
+import { launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 
 const TIMEOUT_MS = 5000;
 
@@ -25,9 +25,7 @@ describe('Approval before running in the web chat (threadlab start, real browser
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     // A press that lost the race with the timeout answers 409, which the page reports in its status.
     errors = watchPageErrors(page, (text) => text.includes('409'));
-    await page.goto(bot.webUrl);
-    await page.click('#new-thread');
-    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await openNewThread(page, bot.webUrl);
   }, 180_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { createLogger } from '../../../src/logger.js';
-import { decodedSize, launchChromium, screenshot, watchPageErrors } from './browser.js';
+import { decodedSize, launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 import { ScriptedWebHandler } from './scripted-web-handler.js';
 
 // The web adapter alone, in a real browser, against a scripted core (no Docker, no LLM).
@@ -48,9 +48,7 @@ describe('web chat adapter in a browser', () => {
   });
 
   it('uploads by picker and drag-and-drop, shows progress, the chart and a downloadable file', async () => {
-    await page.goto(adapter.url);
-    await page.click('#new-thread');
-    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await openNewThread(page, adapter.url);
     const threadId = /#\/t\/([\w-]+)$/.exec(page.url())![1]!;
 
     await page.setInputFiles('#file-input', { name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });

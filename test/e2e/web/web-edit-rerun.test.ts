@@ -9,7 +9,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { Runtime } from '../../../src/core/runtime.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildRuntime, createSandbox } from '../../../src/main.js';
-import { launchChromium, watchPageErrors } from './browser.js';
+import { launchChromium, watchPageErrors, openNewThread } from './browser.js';
 
 // The Edit action in the real browser, on the real Runtime, queue and Docker sandbox (direct code runs).
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
@@ -61,9 +61,7 @@ describe('web chat: Edit re-runs a message', () => {
   };
 
   it('an edit of the latest message replaces its answer; of an earlier one, answers anew naming it', async () => {
-    await page.goto(adapter.url);
-    await page.click('#new-thread');
-    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await openNewThread(page, adapter.url);
     const threadId = page.url().split('/').pop()!;
     await send(code('print(6 * 7 * 1001)'));
     await bot('42042').waitFor({ timeout: 90_000 });

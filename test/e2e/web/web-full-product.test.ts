@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
-import { decodedSize, launchChromium, screenshot, watchPageErrors } from './browser.js';
+import { decodedSize, launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 
 // The whole product behind the web chat: the real Runtime, queue, interpreter loop and Docker sandbox;
 // only the LLM is a local fake speaking the OpenAI wire protocol.
@@ -44,9 +44,7 @@ describe('web chat on the full product', () => {
   });
 
   it('uploads a CSV and runs a fenced block that plots it: chart inline, generated file downloads', async () => {
-    await page.goto(adapter.url);
-    await page.click('#new-thread');
-    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await openNewThread(page, adapter.url);
     await page.setInputFiles('#file-input', { name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
     await page.fill(
       '#text',

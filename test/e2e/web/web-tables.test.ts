@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
-import { launchChromium, screenshot, watchPageErrors } from './browser.js';
+import { launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 
 // Issue 18, real tables, on the whole product: the real runner makes the table display, the real reply
 // builder reads its CSV back, and the page draws it in a real browser. Direct mode: no LLM is involved.
@@ -21,9 +21,7 @@ describe('web chat: DataFrames as tables', () => {
     browser = await launchChromium();
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });
     errors = watchPageErrors(page);
-    await page.goto(adapter.url);
-    await page.click('#new-thread');
-    await page.waitForURL(/#\/t\/[\w-]+$/);
+    await openNewThread(page, adapter.url);
   });
 
   afterAll(async () => {
