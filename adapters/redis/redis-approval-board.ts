@@ -57,7 +57,11 @@ export class RedisApprovalBoard implements ApprovalBoard {
 
   async open(id: string, entry: OpenApproval, ttlMs: number, onDecided: (d: BoardDecision) => void): Promise<void> {
     // Listen before the request can be decided, so the announcement cannot pass unheard.
-    this.subscribed ??= this.subscriber.subscribe(this.channel);
+    // A failed subscription is forgotten, so the next request tries again once Redis is back.
+    this.subscribed ??= this.subscriber.subscribe(this.channel).catch((err: unknown) => {
+      this.subscribed = undefined;
+      throw err;
+    });
     await this.subscribed;
     this.waiting.set(id, onDecided);
     try {

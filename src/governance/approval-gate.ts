@@ -108,6 +108,8 @@ export class ApprovalGate {
         await within(this.board.open(approvalId, entry, timeoutMs + BOARD_GRACE_MS, decide), 'record the request');
         opened = true;
       } catch (err) {
+        // The record may still land once the store answers: closing it (whenever that is) leaves nothing behind.
+        void this.board.close(approvalId).catch(() => undefined);
         log.warn({ err }, 'could not record the approval request; the run is skipped');
         outcome = { kind: 'unavailable', reason: 'the approval could not be recorded (is Redis reachable?)' };
         return outcome;

@@ -6,7 +6,7 @@ import { ApprovalGate } from '../../../src/governance/approval-gate.js';
 import { createLogger } from '../../../src/logger.js';
 import type { ApprovalDecision, ApprovalView } from '../../../src/ports/approval.js';
 import { approvalBoardContract } from '../../contract/approval-board-contract.js';
-import { deleteKeys, testRedis } from './redis-server.js';
+import { deleteKeys, startRedisServer, testRedis } from './redis-server.js';
 
 const logger = createLogger({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -147,4 +147,50 @@ describe('approval in Redis', () => {
       await gate.close();
     }
   }, 20_000);
+
+  it('rides out a Redis restart: a request while it is down is skipped in time, the next one is decided again', async () => {
+    const server = await startRedisServer();
+    const keyPrefix = `test-approval-${randomUUID()}`;
+    const waiting = new RedisApprovalBoard({ redisUrl: server.url, logger, keyPrefix });
+    const pressing = new RedisApprovalBoard({ redisUrl: server.url, logger, keyPrefix });
+    const worker = new ApprovalGate({ timeoutMs: 10_000, admins: [], logger, board: waiting });
+    const gateway = new ApprovalGate({ timeoutMs: 10_000, admins: [], logger, board: pressing });
+    const pressRun = (view: ApprovalView) =>
+      gateway.press('slack', { approvalId: view.approvalId, action: 'run', userId: 'U-ASKER' });
+    try {
+      const before = await requestShown(worker);
+      expect(await pressRun(before.view)).toEqual({ ok: true, decision: 'run' });
+      expect(await before.decision).toEqual({ kind: 'run', by: 'U-ASKER' });
+
+      const back = server.restart({ downMs: 6000 });
+      await sleep(200);
+      const down = await worker.request({
+        platform: 'slack',
+        threadKey: 'slack:T1:C1:1.0',
+        askerId: 'U-ASKER',
+        language: 'python',
+        code: 'print(2)',
+        signal: new AbortController().signal,
+        show: async () => ({ settle: async () => undefined }),
+      });
+      expect(down).toMatchObject({ kind: 'unavailable' });
+      await back;
+
+      const after = await requestShown(worker);
+      expect(await pressRun(after.view)).toEqual({ ok: true, decision: 'run' });
+      expect(await after.decision).toEqual({ kind: 'run', by: 'U-ASKER' });
+      // The request recorded late (Redis came back after the wait gave up) was closed too: no key is left.
+      const raw = new Redis(server.url);
+      try {
+        const until = Date.now() + 3000;
+        while ((await raw.keys(`${keyPrefix}:*`)).length > 0 && Date.now() < until) await sleep(50);
+        expect(await raw.keys(`${keyPrefix}:*`)).toEqual([]);
+      } finally {
+        raw.disconnect();
+      }
+    } finally {
+      await Promise.all([worker.close(), gateway.close()]);
+      await server.stop();
+    }
+  }, 40_000);
 });
