@@ -63,11 +63,20 @@ describe('approval with the gateway and the worker in separate processes', () =>
     expect(String(refused.args.text)).toContain('Only the person who asked');
     expect(llm.requests).toHaveLength(1); // still waiting: nothing ran
 
+    const pressedAt = Date.now();
     await press(USER_ID);
+    const settled = await waitUntil(() => (prompt.text.includes('Run approved') ? Date.now() : undefined), {
+      timeoutMs: 30_000,
+      what: 'the worker to settle the approval message',
+      intervalMs: 10,
+    });
     await waitUntil(() => inThread().some((m) => m.text.includes('The answer is 42')), {
       timeoutMs: 60_000,
       what: 'the answer',
     });
+    process.stderr.write(
+      `[roles approval] Run pressed at the gateway → prompt settled by the worker in ${settled - pressedAt} ms, answer in ${Date.now() - pressedAt} ms\n`,
+    );
     const tools = JSON.stringify(llm.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool'));
     expect(tools).toContain('42');
     expect(tools).not.toContain('did NOT run');
