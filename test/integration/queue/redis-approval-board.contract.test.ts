@@ -31,10 +31,9 @@ function twoBoards(keyPrefix = `test-approval-${randomUUID()}`) {
   };
 }
 
-/** Asks `gate` for approval of `print(1)` and resolves once the buttons are shown, with the pending decision. */
-async function requestShown(gate: ApprovalGate): Promise<{ view: ApprovalView; decision: Promise<ApprovalDecision> }> {
-  let shown: ApprovalView | undefined;
-  const decision = gate.request({
+/** Asks `gate` for approval of `print(1)` by U-ASKER on Slack; `onShown` sees the buttons' view. */
+function ask(gate: ApprovalGate, onShown: (view: ApprovalView) => void = () => undefined): Promise<ApprovalDecision> {
+  return gate.request({
     platform: 'slack',
     threadKey: 'slack:T1:C1:1.0',
     askerId: 'U-ASKER',
@@ -42,10 +41,16 @@ async function requestShown(gate: ApprovalGate): Promise<{ view: ApprovalView; d
     code: 'print(1)',
     signal: new AbortController().signal,
     show: async (view) => {
-      shown = view;
+      onShown(view);
       return { settle: async () => undefined };
     },
   });
+}
+
+/** Asks `gate` for approval and resolves once the buttons are shown, with the pending decision. */
+async function requestShown(gate: ApprovalGate): Promise<{ view: ApprovalView; decision: Promise<ApprovalDecision> }> {
+  let shown: ApprovalView | undefined;
+  const decision = ask(gate, (view) => (shown = view));
   while (!shown) await sleep(5);
   return { view: shown, decision };
 }
@@ -126,18 +131,7 @@ describe('approval in Redis', () => {
     try {
       const started = Date.now();
       let shown = false;
-      const decision = await gate.request({
-        platform: 'slack',
-        threadKey: 'slack:T1:C1:1.0',
-        askerId: 'U-ASKER',
-        language: 'python',
-        code: 'print(1)',
-        signal: new AbortController().signal,
-        show: async () => {
-          shown = true;
-          return { settle: async () => undefined };
-        },
-      });
+      const decision = await ask(gate, () => (shown = true));
       expect(decision).toMatchObject({ kind: 'unavailable' });
       expect(shown).toBe(false);
       expect(Date.now() - started).toBeLessThan(8000);
@@ -164,15 +158,7 @@ describe('approval in Redis', () => {
 
       const back = server.restart({ downMs: 6000 });
       await sleep(200);
-      const down = await worker.request({
-        platform: 'slack',
-        threadKey: 'slack:T1:C1:1.0',
-        askerId: 'U-ASKER',
-        language: 'python',
-        code: 'print(2)',
-        signal: new AbortController().signal,
-        show: async () => ({ settle: async () => undefined }),
-      });
+      const down = await ask(worker);
       expect(down).toMatchObject({ kind: 'unavailable' });
       await back;
 
