@@ -15,10 +15,11 @@ import { generateSandboxCharts } from '../bench/sandbox-charts.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { benchQueue } from '../bench/queue-bench.js';
 import { benchEgress } from '../bench/egress-bench.js';
+import { benchGovernance } from '../bench/governance-bench.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|render|queue|egress [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance [--iterations N] [--threads N] [--messages N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -28,8 +29,11 @@ export const benchCommand: Command = {
             BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
   egress    the egress gateway's overhead, and small GETs from code in a sandbox (relay and gateway, runc and
             runsc) against the bot's own GETs of the same loopback server
-  --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12) or
-                   requests per side (egress; default 200)
+  governance  what each governance feature adds to a message: the access check, an audited run in a
+            sandbox, a turn's budget bookkeeping and an approval press reaching the waiting turn (in this
+            process and through Redis; starts a private redis-server unless REDIS_URL is set)
+  --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12),
+                   requests per side (egress; default 200) or samples per row (governance; default 200)
   --threads N      concurrent threads (queue; default 30)
   --messages N     messages in all (queue; default 300)`,
   async run(argv, io) {
@@ -39,7 +43,7 @@ export const benchCommand: Command = {
       'bench',
     );
     const which = positionals[0];
-    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress'].includes(which)) {
+    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress', 'governance'].includes(which)) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
     }
@@ -81,6 +85,17 @@ export const benchCommand: Command = {
       if (which === 'egress') {
         const requests = number(values.iterations, 200);
         await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
+        return 0;
+      }
+      if (which === 'governance') {
+        const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
+        try {
+          const redisUrl = config.queue.redisUrl ?? redis!.url;
+          const samples = number(values.iterations, 200);
+          await benchGovernance({ docker, image, limits: config.sandbox, dataDir, logger, redisUrl, samples, out });
+        } finally {
+          await redis?.stop();
+        }
         return 0;
       }
       await benchSandbox({
