@@ -10,6 +10,7 @@ import { RedisBudgetCounters } from '../../../adapters/redis/redis-budget-counte
 import { closeRedis, createRedis, deleteKeysUnder } from '../../../adapters/redis/connection.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { DockerSandbox } from '../../../sandbox/docker-sandbox.js';
+import type { RuntimeSetting } from '../../../sandbox/runtime.js';
 import { time } from './bench-stats.js';
 import { accessCheckSamples, approvalDeliverySamples, budgetTurnSamples, memoryBoards } from './governance-samples.js';
 
@@ -21,6 +22,8 @@ export interface GovernanceBenchOptions {
   logger: Logger;
   /** Redis for the shared stores' rows (budget counters, approval board). */
   redisUrl: string;
+  /** The sandbox runtime setting, as the bot would resolve it (THREADLAB_SANDBOX_RUNTIME). */
+  runtime: RuntimeSetting;
   /** Samples per row. @defaultValue 200 */
   samples?: number;
   out: (line: string) => void;
@@ -47,7 +50,7 @@ const fmt = (n: number) => (n === 0 ? '0' : Math.abs(n) < 0.1 ? n.toFixed(4) : n
 export async function benchGovernance(options: GovernanceBenchOptions): Promise<GovernanceRow[]> {
   const { out, logger } = options;
   const samples = options.samples ?? 200;
-  out(`threadlab governance bench: ${samples} samples per row; a run is print(1) in a warm runc sandbox`);
+  out(`threadlab governance bench: ${samples} samples per row`);
   const rows: GovernanceRow[] = [];
   // Without the feature, none of this work is done at all: the rows compare with zero.
   const row = (label: string, withSamples: number[]) =>
@@ -106,6 +109,8 @@ async function auditedRuns(
     dataDir: o.dataDir,
     logger: o.logger,
     instanceId: `bench-governance-${process.pid}-${randomBytes(3).toString('hex')}`,
+    // The runtime the bot would use here (THREADLAB_SANDBOX_RUNTIME): the run is the one a message makes.
+    runtime: o.runtime,
   });
   const file = new FileAuditLog({
     path: join(o.dataDir, 'audit.jsonl'),
@@ -134,7 +139,7 @@ async function auditedRuns(
       withAudit.push(...(await time(1, async () => void (await audited.run('bench-governance', request)))));
     }
     const run = {
-      label: '(b) a run, audited (one line to a file)',
+      label: `(b) print(1) in a warm ${sandbox.runtime?.runtime ?? o.runtime} sandbox, audited (a line to a file)`,
       withoutMs: percentile(bare, 0.5),
       withMs: percentile(withAudit, 0.5),
       p95Ms: percentile(withAudit, 0.95),
@@ -148,10 +153,10 @@ async function auditedRuns(
 
 function printRows(rows: GovernanceRow[], out: (line: string) => void): void {
   out(
-    `${'median ms'.padEnd(62)}${'without'.padStart(10)}${'with'.padStart(10)}${'added'.padStart(10)}${'p95 with'.padStart(10)}`,
+    `${'median ms'.padEnd(68)}${'without'.padStart(10)}${'with'.padStart(10)}${'added'.padStart(10)}${'p95 with'.padStart(10)}`,
   );
   for (const r of rows)
-    out(`${r.label.padEnd(62)}${fmt(r.withoutMs)}${fmt(r.withMs)}${fmt(r.withMs - r.withoutMs)}${fmt(r.p95Ms)}`);
+    out(`${r.label.padEnd(68)}${fmt(r.withoutMs)}${fmt(r.withMs)}${fmt(r.withMs - r.withoutMs)}${fmt(r.p95Ms)}`);
 }
 
 function percentile(samples: number[], q: number): number {

@@ -92,7 +92,18 @@ export const benchCommand: Command = {
         try {
           const redisUrl = config.queue.redisUrl ?? redis!.url;
           const samples = number(values.iterations, 200);
-          await benchGovernance({ docker, image, limits: config.sandbox, dataDir, logger, redisUrl, samples, out });
+          const runtime = config.sandbox.runtime;
+          await benchGovernance({
+            docker,
+            image,
+            limits: config.sandbox,
+            runtime,
+            dataDir,
+            logger,
+            redisUrl,
+            samples,
+            out,
+          });
         } finally {
           await redis?.stop();
         }

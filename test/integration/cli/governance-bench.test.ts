@@ -17,10 +17,10 @@ describe('threadlab bench governance', () => {
     const run = await runCli(['bench', 'governance', '--iterations', '10'], { env: cliEnv(dataDir), cwd: dataDir });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toBe('threadlab governance bench: 10 samples per row; a run is print(1) in a warm runc sandbox');
+    expect(lines[0]).toBe('threadlab governance bench: 10 samples per row');
     const rows = [
       /^\(a\) access check, 1,000 places and 1,000 people listed/,
-      /^\(b\) a run, audited \(one line to a file\)/,
+      /^\(b\) print\(1\) in a warm (runc|runsc) sandbox, audited \(a line to a file\)/,
       /^\(b\) the audit line alone \(file append\)/,
       /^\(c\) budgets per turn: admit, two charges, check \(memory\)/,
       /^\(c\) budgets per turn: admit, two charges, check \(Redis\)/,
