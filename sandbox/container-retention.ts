@@ -3,26 +3,40 @@ import type { PurgedItem, RetentionSource } from '../src/governance/retention.js
 import { LABELS, POOL_SESSION } from './container-spec.js';
 import { dockerUnreachable, isNotFound, isUnreachable } from './docker-errors.js';
 
-/**
- * The hashes of the threads that have a sandbox container on this engine, whichever bot process holds it:
- * their files and variables live in the container and are written back to the host, so a timed sweep
- * leaves them (a running job always has one). A pool container taken by a thread carries the hash in its name.
- */
-export async function liveThreadHashes(docker: Docker): Promise<Set<string>> {
-  let containers: Docker.ContainerInfo[];
+/** Every sandbox container on the engine, whichever bot process made it. */
+async function sandboxContainers(docker: Docker): Promise<Docker.ContainerInfo[]> {
   try {
-    containers = await docker.listContainers({ all: true, filters: { label: [`${LABELS.sandbox}=1`] } });
+    return await docker.listContainers({ all: true, filters: { label: [`${LABELS.sandbox}=1`] } });
   } catch (err) {
     throw isUnreachable(err) ? dockerUnreachable(err) : err;
   }
+}
+
+/**
+ * The hash of the thread a sandbox container belongs to, or undefined for a warm-pool container no thread
+ * took. A pool container keeps the label `pool` once a thread takes it; its new name carries the hash
+ * (container-launcher.ts `containerName`: `threadlab-<instance>-<hash>-<6 hex>`).
+ */
+function threadHashOf(info: Docker.ContainerInfo): string | undefined {
+  const label = info.Labels?.[LABELS.session];
+  if (label && label !== POOL_SESSION) return label;
+  for (const name of info.Names ?? []) {
+    const match = /-([0-9a-f]{24})-[0-9a-f]{6}$/.exec(name);
+    if (match) return match[1]!;
+  }
+  return undefined;
+}
+
+/**
+ * The hashes of the threads that have a sandbox container on this engine, whichever bot process holds it:
+ * their files and variables live in the container and are written back to the host, so a timed sweep
+ * leaves them (a running job always has one).
+ */
+export async function liveThreadHashes(docker: Docker): Promise<Set<string>> {
   const hashes = new Set<string>();
-  for (const info of containers) {
-    const label = info.Labels?.[LABELS.session];
-    if (label && label !== POOL_SESSION) hashes.add(label);
-    for (const name of info.Names ?? []) {
-      const match = /-([0-9a-f]{24})-[0-9a-f]{6}$/.exec(name);
-      if (match) hashes.add(match[1]!);
-    }
+  for (const info of await sandboxContainers(docker)) {
+    const hash = threadHashOf(info);
+    if (hash) hashes.add(hash);
   }
   return hashes;
 }
@@ -39,17 +53,9 @@ export class ContainerRetention implements RetentionSource {
 
   async purgeThread(key: string): Promise<PurgedItem[]> {
     const hash = this.options.nameOf(key);
-    let containers: Docker.ContainerInfo[];
-    try {
-      containers = await this.options.docker.listContainers({ all: true, filters: { label: [`${LABELS.sandbox}=1`] } });
-    } catch (err) {
-      throw isUnreachable(err) ? dockerUnreachable(err) : err;
-    }
     const removed: PurgedItem[] = [];
-    for (const info of containers) {
-      // A warm-pool container keeps the label `pool` once a thread takes it; its new name carries the hash.
-      const mine = info.Labels?.[LABELS.session] === hash || (info.Names ?? []).some((n) => n.includes(`-${hash}-`));
-      if (!mine) continue;
+    for (const info of await sandboxContainers(this.options.docker)) {
+      if (threadHashOf(info) !== hash) continue;
       try {
         await this.options.docker.getContainer(info.Id).remove({ force: true });
         removed.push({ what: 'container', thread: key, note: (info.Names?.[0] ?? info.Id).replace(/^\//, '') });
