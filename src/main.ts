@@ -269,12 +269,13 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       ? noSandbox()
       : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {}));
   try {
+    // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
+    const audit = auditLogFor(config.audit, logger);
     const runtime = new Runtime({
       config,
       logger,
-      // Every run and model call leaves one audit line (THREADLAB_AUDIT_LOG).
-      sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)),
-      ...(llm ? { llm: auditedLlm(llm, auditLogFor(config.audit, logger)) } : {}),
+      sandbox: auditedSandbox(sandbox, audit),
+      ...(llm ? { llm: auditedLlm(llm, audit) } : {}),
       store: o.store ?? createStore(config, logger),
       queue:
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
@@ -285,7 +286,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
         return budgets ? { budgets } : {};
       })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
-      audit: auditLogFor(config.audit, logger),
+      audit,
       ...(() => {
         const board = 'approvalBoard' in o ? o.approvalBoard : createApprovalBoard(config, logger);
         return board ? { approvalBoard: board } : {};

@@ -94,7 +94,7 @@ export class RedisApprovalBoard implements ApprovalBoard {
   async close(id: string): Promise<BoardDecision | undefined> {
     this.waiting.delete(id);
     const text = (await this.redis.eval(CLOSE_SCRIPT, 1, this.key(id))) as string | null;
-    return text?.startsWith(DECIDED) ? parseDecision(text.slice(DECIDED.length)) : undefined;
+    return text?.startsWith(DECIDED) ? decisionOf(safeJson(text.slice(DECIDED.length))) : undefined;
   }
 
   async shutdown(): Promise<void> {
@@ -108,7 +108,7 @@ export class RedisApprovalBoard implements ApprovalBoard {
     const parsed = safeJson(text) as { id?: unknown } | undefined;
     if (typeof parsed?.id !== 'string') return;
     const notify = this.waiting.get(parsed.id);
-    const decision = parseDecision(text);
+    const decision = decisionOf(parsed);
     if (!notify || !decision) return;
     this.waiting.delete(parsed.id);
     try {
@@ -138,8 +138,9 @@ function parseOpen(text: string): OpenApproval | undefined {
   return { platform: v.platform as OpenApproval['platform'], askerId: v.askerId };
 }
 
-function parseDecision(text: string): BoardDecision | undefined {
-  const v = safeJson(text) as Partial<BoardDecision> | undefined;
+/** A decision out of a parsed value (a stored one or an announcement), checked field by field. */
+function decisionOf(value: unknown): BoardDecision | undefined {
+  const v = value as Partial<BoardDecision> | undefined;
   if (!v || (v.kind !== 'run' && v.kind !== 'skip') || typeof v.by !== 'string') return undefined;
   return { kind: v.kind, by: v.by };
 }

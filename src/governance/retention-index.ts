@@ -99,7 +99,14 @@ export class ParticipantIndex implements ParticipantLookup, RetentionSource {
     return keys;
   }
 
-  async purgeIdle(cutoffMs: number, options: IdleOptions = {}): Promise<PurgedItem[]> {
+  /**
+   * Entries of threads nobody wrote in since `cutoffMs`, within `options`; `keepKey` names threads (by key,
+   * which the index knows) that stay whatever their age.
+   */
+  async purgeIdle(
+    cutoffMs: number,
+    options: IdleOptions & { keepKey?: (key: string) => boolean } = {},
+  ): Promise<PurgedItem[]> {
     const removed: PurgedItem[] = [];
     for (const name of await this.names()) {
       if (removed.length >= (options.maxThreads ?? Infinity)) break;

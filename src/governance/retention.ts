@@ -25,8 +25,6 @@ export interface IdleOptions {
   keep?: (hash: string) => boolean;
   /** Threads removed at most in this call; the rest are left for the next (a timed sweep's bound). */
   maxThreads?: number;
-  /** True for a thread (by its key, for sources that know keys) that must stay whatever its age. */
-  keepKey?: (key: string) => boolean;
 }
 
 /** A place that holds per-thread data. */
