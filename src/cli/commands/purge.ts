@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
 import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
@@ -40,6 +41,14 @@ function targetOf(values: { thread?: string; user?: string; 'older-than'?: strin
     : { olderThanMs: ms };
 }
 
+/** Why `--audit-log` cannot be used, checked before anything is deleted; undefined when it can. */
+function auditLogProblem(option: string | undefined): string | undefined {
+  if (option === undefined || option === 'none') return undefined;
+  if (option.trim() === '') return "--audit-log: expected the audit file's path, or none.";
+  const info = statSync(resolve(option), { throwIfNoEntry: false });
+  return info && !info.isFile() ? `--audit-log: ${resolve(option)} is not a file.` : undefined;
+}
+
 /** The audit file to pseudonymise in: `--audit-log`, else the configured file; undefined for none. */
 function auditFileOf(option: string | undefined, config: Config): string | undefined {
   if (option === 'none') return undefined;
@@ -79,8 +88,9 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
     );
     if (values.help) return (io.out(`${this.usage}\n`), 0);
     const target = targetOf(values);
-    if (typeof target === 'string') {
-      io.err(`${target}\nRun \`threadlab purge --help\` for usage.\n`);
+    const usageProblem = typeof target === 'string' ? target : auditLogProblem(values['audit-log']);
+    if (usageProblem !== undefined || typeof target === 'string') {
+      io.err(`${usageProblem}\nRun \`threadlab purge --help\` for usage.\n`);
       return 2;
     }
     const config = loadConfig(io.env);
@@ -113,7 +123,14 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
         participants: index,
         ...(live ? { idle: { keep: (hash) => live.has(hash) } } : {}),
       });
-      if ('user' in target && auditFile) audit = await pseudonymiseAudit(await auditFilesOf(auditFile), target.user);
+      if ('user' in target && auditFile) {
+        // The threads are gone by now: a trail that cannot be rewritten is reported with them, not instead.
+        try {
+          audit = await pseudonymiseAudit(await auditFilesOf(auditFile), target.user);
+        } catch (err) {
+          report.failures.push({ source: 'audit trail', error: `${auditFile}: ${(err as Error).message}` });
+        }
+      }
     } finally {
       await store?.close();
     }

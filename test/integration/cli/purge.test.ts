@@ -191,3 +191,30 @@ it('without REDIS_URL the report says where the memory is and that it was not re
   expect(result.code).toBe(0);
   expect(result.stdout).toContain('Conversation memory is not in Redis');
 });
+
+it('threadlab purge --user: a bad --audit-log is refused before anything is removed; an unreadable trail is reported with the rest', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'threadlab-purge-badaudit-'));
+  try {
+    const key = `slack:T1:C1:${run}.9`;
+    seedThread(dir, key);
+    await createParticipantIndex(dir).record(key, 'U5');
+    const files = join(dir, 'sandbox-files', threadHash(key));
+    for (const bad of ['', ' ', dir]) {
+      const refused = await runCli(['purge', '--user', 'U5', '--audit-log', bad], { env: cliEnv(dir) });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--audit-log: (expected the audit file's path, or none|.* is not a file)\./);
+      expect(existsSync(files)).toBe(true);
+    }
+    // The configured trail is a directory: the thread still goes, and the report says the trail failed.
+    const result = await runCli(['purge', '--user', 'U5', '--json'], {
+      env: cliEnv(dir, { THREADLAB_AUDIT_LOG: dir }),
+    });
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.removed.map((i: { what: string }) => i.what)).toContain('files');
+    expect(report.failures).toEqual([{ source: 'audit trail', error: expect.stringContaining(dir) }]);
+    expect(existsSync(files)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
