@@ -12,9 +12,12 @@ export interface RedisBudgetCountersOptions {
   keyPrefix?: string;
 }
 
+/** At least a minute: a key must outlive the write that made it, whatever the caller computed. */
+const keepMs = (ms: number): number => Math.max(60_000, Math.ceil(ms));
+
 /**
  * Daily budget counters in Redis, shared by every worker: one hash per day and key (`tokens`, `runMs`,
- * and the once-flags), expiring at the end of its day, so the key count is bounded by a day's users.
+ * and the once-flags), kept until an hour past the end of its day (a relative expiry, on Redis's clock), so the key count is bounded by a day's users.
  */
 export class RedisBudgetCounters implements BudgetCounters {
   private readonly redis: Redis;
@@ -34,13 +37,13 @@ export class RedisBudgetCounters implements BudgetCounters {
     this.prefix = options.keyPrefix ?? 'threadlab:budget';
   }
 
-  async add(o: { day: string; keys: string[]; spend: BudgetSpend; expireAtMs: number }): Promise<BudgetSpend[]> {
+  async add(o: { day: string; keys: string[]; spend: BudgetSpend; keepMs: number }): Promise<BudgetSpend[]> {
     const tx = this.redis.multi();
     for (const key of o.keys) {
       const k = this.key(o.day, key);
       tx.hincrby(k, 'tokens', Math.round(o.spend.tokens));
       tx.hincrby(k, 'runMs', Math.round(o.spend.runMs));
-      tx.pexpireat(k, o.expireAtMs);
+      tx.pexpire(k, keepMs(o.keepMs));
     }
     const replies = (await tx.exec()) ?? [];
     return o.keys.map((_, i) => ({
@@ -59,12 +62,12 @@ export class RedisBudgetCounters implements BudgetCounters {
     });
   }
 
-  async claimOnce(o: { day: string; key: string; flag: string; expireAtMs: number }): Promise<boolean> {
+  async claimOnce(o: { day: string; key: string; flag: string; keepMs: number }): Promise<boolean> {
     const k = this.key(o.day, o.key);
     const [[, set] = []] = ((await this.redis
       .multi()
       .hsetnx(k, `once:${o.flag}`, '1')
-      .pexpireat(k, o.expireAtMs)
+      .pexpire(k, keepMs(o.keepMs))
       .exec()) ?? []) as [unknown, unknown][];
     return Number(set) === 1;
   }

@@ -119,14 +119,15 @@ export class DailyBudgets {
     const { counters, limits, logger } = this.options;
     const nowMs = this.now();
     const day = budgetDay(nowMs);
-    const expireAtMs = budgetResetAtMs(nowMs) + 60 * 60 * 1000;
+    // Kept for the rest of the day and an hour more, as a duration: the store applies it on its own clock.
+    const keepMs = budgetResetAtMs(nowMs) - nowMs + 60 * 60 * 1000;
     const k = this.keys(subject);
-    const [user, workspace] = await counters.add({ day, keys: [k.user, k.workspace], spend, expireAtMs });
+    const [user, workspace] = await counters.add({ day, keys: [k.user, k.workspace], spend, keepMs });
     const notices: string[] = [];
     for (const l of limitsOf(limits, { user: user!, workspace: workspace! })) {
       if (l.limit === 0 || l.used * 100 < l.limit * limits.warnPercent) continue;
       const key = l.scope === 'user' ? k.user : k.workspace;
-      if (!(await counters.claimOnce({ day, key, flag: `warn:${l.dimension}`, expireAtMs }))) continue;
+      if (!(await counters.claimOnce({ day, key, flag: `warn:${l.dimension}`, keepMs }))) continue;
       const percent = Math.floor((l.used * 100) / l.limit);
       logger.warn(
         { ...subject, budget: l.name, used: l.used, limit: l.limit, percent },

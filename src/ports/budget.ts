@@ -22,11 +22,15 @@ export interface TurnBudget {
  * when REDIS_URL is set, this process's memory otherwise. Both pass one contract suite.
  */
 export interface BudgetCounters {
-  /** Adds `spend` to each key's totals of `day` and returns the totals after, in order; they expire at `expireAtMs`. */
-  add(options: { day: string; keys: string[]; spend: BudgetSpend; expireAtMs: number }): Promise<BudgetSpend[]>;
+  /**
+   * Adds `spend` to each key's totals of `day` and returns the totals after, in order. The totals are kept
+   * for at least `keepMs` from now on the store's own clock: a duration, not an instant, so a caller whose
+   * clock differs from the store's (another worker, a test's fixed clock) can never set an expiry in the past.
+   */
+  add(options: { day: string; keys: string[]; spend: BudgetSpend; keepMs: number }): Promise<BudgetSpend[]>;
   /** Each key's totals of `day`, in order (zero when none). */
   read(day: string, keys: string[]): Promise<BudgetSpend[]>;
   /** True for the first caller only, per day, key and flag (the 80 % notice is given once). */
-  claimOnce(options: { day: string; key: string; flag: string; expireAtMs: number }): Promise<boolean>;
+  claimOnce(options: { day: string; key: string; flag: string; keepMs: number }): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
 import { startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
+import { nextUtcMidnightDay, withinOneUtcDay } from '../../support/utc-day.js';
 import { waitUntil } from '../roles/processes.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { WebClientForTests, type WebMessageView } from '../shipped/web-client.js';
@@ -26,7 +27,8 @@ beforeAll(async () => {
   // A Redis of our own: other tests' counters for the same web user and day must not mix in.
   redis = await startPrivateRedis();
   env = { REDIS_URL: redis.url, THREADLAB_BUDGET_USER_DAILY_TOKENS: '100' };
-}, 60_000);
+  await withinOneUtcDay(3 * 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await bot.cleanup();
@@ -70,10 +72,7 @@ describe('daily budgets in Redis across a restart of threadlab start', () => {
     const asked = bot.llm.requests.length;
     bot.llm.push(answer('This must not be shown.', 1, 1));
     const refused = await say(thread, 'a third question', 'so this message was not run');
-    const now = new Date();
-    const resetDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
-      .toISOString()
-      .slice(0, 10);
+    const resetDay = nextUtcMidnightDay();
     expect(refused.text).toMatch(
       new RegExp(
         `You have used your daily model token budget \\(105 tokens of 100 tokens\\), so this message was not run\\. ` +

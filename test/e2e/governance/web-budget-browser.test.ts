@@ -6,6 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
+import { nextUtcMidnightDay, withinOneUtcDay } from '../../support/utc-day.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { launchChromium, screenshot, watchPageErrors, openNewThread } from '../web/browser.js';
 
@@ -20,19 +21,14 @@ const answer = (content: string, prompt: number, completion: number): FakeReply 
   usage: { prompt_tokens: prompt, completion_tokens: completion },
 });
 
-/** The UTC date the budgets reset on: the next midnight UTC. */
-function resetDate(): string {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString().slice(0, 10);
-}
-
 beforeAll(async () => {
+  await withinOneUtcDay(3 * 60_000);
   await bot.start({ THREADLAB_BUDGET_USER_DAILY_TOKENS: '100' });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   errors = watchPageErrors(page);
   await openNewThread(page, bot.webUrl);
-}, 180_000);
+}, 360_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -74,7 +70,7 @@ describe('a daily token budget in the web chat page (threadlab start, Chromium)'
     expect(await refusal.textContent()).toMatch(
       new RegExp(
         `You have used your daily model token budget \\(105 tokens of 100 tokens\\), so this message was not run\\. ` +
-          `It resets at 00:00 UTC \\(${resetDate()}\\), in \\d`,
+          `It resets at 00:00 UTC \\(${nextUtcMidnightDay()}\\), in \\d`,
       ),
     );
     expect(bot.llm.requests).toHaveLength(asked);

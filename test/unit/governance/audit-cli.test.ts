@@ -40,6 +40,11 @@ const run = (user: string, thread: string, ts: string): AuditRecord => ({
   filesOutMore: 0,
 });
 
+// Two recent lines and one from 2020, relative to the real clock: --since must hold whenever CI runs.
+const DAY_MS = 24 * 60 * 60 * 1000;
+const recent = (agoMs: number): string => new Date(Date.now() - agoMs).toISOString();
+const sinceDay = new Date(Date.now() - 2 * DAY_MS).toISOString().slice(0, 10);
+
 describe('threadlab audit (the shipped CLI process)', () => {
   // The default destination, written as the bot writes it, with one rotation and a foreign line.
   const log = new FileAuditLog({
@@ -49,9 +54,9 @@ describe('threadlab audit (the shipped CLI process)', () => {
     logger: createLogger({ level: 'silent' }),
   });
   log.write(run('U1', 'slack:T1:C1:1', '2020-01-01T00:00:00.000Z'));
-  log.write(run('U2', 'slack:T1:C1:2', '2030-01-01T00:00:00.000Z'));
+  log.write(run('U2', 'slack:T1:C1:2', recent(60 * 60_000)));
   log.write({
-    ...base('U1', 'x', '2030-01-02T00:00:00.000Z'),
+    ...base('U1', 'x', recent(30 * 60_000)),
     thread: null,
     threadHash: threadHash('slack:T1:C1:1'),
     kind: 'egress',
@@ -81,7 +86,7 @@ describe('threadlab audit (the shipped CLI process)', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(thread.map((l: { kind: string }) => l.kind)).toEqual(['run', 'egress']);
-    const since = audit('--since', '2029-06-01', '--json').stdout.trim().split('\n');
+    const since = audit('--since', sinceDay, '--json').stdout.trim().split('\n');
     expect(since).toHaveLength(2);
     expect(audit('--since', '1d').stdout).not.toContain('2020-01-01');
   }, 30_000);
