@@ -29,6 +29,8 @@ const llm = {
   temperature: v('THREADLAB_LLM_TEMPERATURE', num(0, 2).optional()),
   images: v('THREADLAB_LLM_IMAGES', bool.default(true)),
   stream: v('THREADLAB_LLM_STREAM', bool.default(true)),
+  tools: v('THREADLAB_LLM_TOOLS', z.enum(['auto', 'native', 'text']).default('auto')),
+  dialect: v('THREADLAB_LLM_DIALECT', z.string().max(500).optional()),
   memoryTokens: v('THREADLAB_MEMORY_TOKENS', int(500).default(24_000)),
 };
 

@@ -114,6 +114,7 @@ export function createLlmClient(config: Config, logger: Logger): LlmClient | und
     maxRetries: llm.maxRetries,
     stream: llm.stream,
     images: llm.images,
+    ...(llm.dialect ? { dialect: llm.dialect } : {}),
     logger,
   });
 }

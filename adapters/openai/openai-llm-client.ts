@@ -1,12 +1,17 @@
 import OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { parseEndpointUrl, redactUrlCredentials } from '../../src/domain/endpoint-url.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/logger.js';
-import type { LlmClient, LlmRequest, LlmResponse, ToolCall } from '../../src/ports/llm-client.js';
-import { mapOpenAiError } from './map-error.js';
-import { mapFinishReason, toOpenAiMessages, toOpenAiTools } from './map-messages.js';
+import type { LlmClient, LlmRequest, LlmResponse } from '../../src/ports/llm-client.js';
+import { applyDialectOverride, describeDialect, initialDialect, type Dialect } from './dialect.js';
+import { learn, lessonOf, type SentRequest } from './dialect-learning.js';
+import { normalizingFetch } from './error-body.js';
+import { isToolUseFailed, mapOpenAiError, serverErrorOfApiError } from './map-error.js';
+import { toOpenAiMessages, toOpenAiTools } from './map-messages.js';
+import { retryDelayMs, sleepUnlessAborted } from './retry.js';
 import { StreamAssembler } from './stream-assembler.js';
+import { wholeResponse } from './whole-response.js';
 
 /** Options of {@link OpenAiLlmClient}. */
 export interface OpenAiLlmClientOptions {
@@ -14,28 +19,36 @@ export interface OpenAiLlmClientOptions {
   apiKey?: string;
   /**
    * Base URL of an OpenAI-compatible API. User info (`user:pass@`) is sent as basic auth and query
-   * parameters (`?key=…`) with every request; neither is ever shown. @defaultValue https://api.openai.com/v1
+   * parameters (`?key=…`, Azure's `?api-version=…`) with every request; neither secret is ever shown.
+   * @defaultValue https://api.openai.com/v1
    */
   baseUrl?: string;
   model: string;
   /** Time limit of one HTTP request, in ms. */
   requestTimeoutMs: number;
-  /** Retries of 408/409/429/5xx and connection failures, done by the SDK (honouring retry-after). */
+  /**
+   * Tries after the first for failures a later try may not have: no answer, 408/409/429/5xx, an error
+   * inside a stream, Groq's tool_use_failed. Honours retry-after.
+   */
   maxRetries: number;
   /** Stream responses (text deltas arrive live). */
   stream: boolean;
   /** Whether the model is given images (chart PNGs). */
   images: boolean;
+  /** `THREADLAB_LLM_DIALECT`: what this server needs that its answers cannot teach. */
+  dialect?: string;
   logger: Logger;
   /** Replaces `fetch`, for tests. @defaultValue globalThis.fetch */
   fetch?: typeof fetch;
 }
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** Most lessons drawn from refusals of one request; each changes the request, so this is a safety net. */
+const MAX_LESSONS = 6;
 
 /**
- * Settles with `promise`, or rejects as soon as `signal` aborts: the SDK sleeps through a long
- * retry-after without watching the signal, and a user's Stop must not wait for that.
+ * Settles with `promise`, or rejects as soon as `signal` aborts: a user's Stop must not wait for a slow
+ * server.
  */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -48,27 +61,37 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   });
 }
 
-/** The LlmClient over the `openai` SDK's Chat Completions with tool calling; works with any compatible server. */
+/**
+ * The LlmClient over the `openai` SDK's Chat Completions, for any OpenAI-compatible server: it learns the
+ * server's dialect from its refusals (a refused parameter is left out and the request sent again, once
+ * per lesson, with a log line), sends what the server needs back (thought signatures, thinking), takes
+ * thinking out of answers, reads error bodies of every shape, and retries what is transient.
+ */
 export class OpenAiLlmClient implements LlmClient {
   readonly model: string;
   readonly acceptsImages: boolean;
+  readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly options: OpenAiLlmClientOptions;
-  /** The endpoint with its credentials redacted: the only form in messages and logs. */
-  private readonly shownUrl: string;
   private readonly endpointSecrets: string[];
+  private readonly dialect: Dialect;
+  private readonly log: Logger;
 
   constructor(options: OpenAiLlmClientOptions) {
     this.options = options;
     this.model = options.model;
     this.acceptsImages = options.images;
-    const endpoint = parseEndpointUrl(options.baseUrl ?? DEFAULT_BASE_URL);
-    this.shownUrl = endpoint.display;
+    const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+    const endpoint = parseEndpointUrl(baseUrl);
+    this.endpoint = endpoint.display;
     this.endpointSecrets = endpoint.secrets;
-    const log = options.logger.child({ component: 'openai' });
+    this.dialect = applyDialectOverride(initialDialect(baseUrl), options.dialect);
+    this.log = options.logger.child({ component: 'openai' });
+    const apiKey = options.apiKey ?? 'not-needed';
+    const log = this.log;
     this.client = new OpenAI({
       // Passed explicitly so the SDK reads nothing from process.env (config.ts is the only reader).
-      apiKey: options.apiKey ?? 'not-needed',
+      apiKey,
       baseURL: endpoint.base,
       ...(Object.keys(endpoint.query).length > 0 ? { defaultQuery: endpoint.query } : {}),
       ...(endpoint.authorization ? { defaultHeaders: { Authorization: endpoint.authorization } } : {}),
@@ -76,7 +99,8 @@ export class OpenAiLlmClient implements LlmClient {
       project: null,
       webhookSecret: null,
       timeout: options.requestTimeoutMs,
-      maxRetries: options.maxRetries,
+      // Retries are ours (retry.ts): they also cover errors inside a stream and tool_use_failed, and count.
+      maxRetries: 0,
       logLevel: 'info',
       logger: {
         error: (msg, ...rest) => log.error({ details: rest }, msg),
@@ -84,69 +108,134 @@ export class OpenAiLlmClient implements LlmClient {
         info: (msg, ...rest) => log.debug({ details: rest }, msg),
         debug: (msg, ...rest) => log.trace({ details: rest }, msg),
       },
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: this.fetchFor(options.fetch ?? globalThis.fetch, apiKey, Boolean(endpoint.authorization)),
     });
   }
 
+  /** What this server is known to need beyond the ideal protocol, as learned so far. */
+  dialectFacts(): string[] {
+    return describeDialect(this.dialect);
+  }
+
   async complete(request: LlmRequest): Promise<LlmResponse> {
-    const body: ChatCompletionCreateParamsBase = {
-      model: this.model,
-      messages: toOpenAiMessages(request.messages, { images: this.acceptsImages }),
-      ...(request.tools.length > 0 ? { tools: toOpenAiTools(request.tools) } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
-    };
-    try {
-      const pending = this.options.stream ? this.streamed(body, request) : this.whole(body, request);
-      return await untilAborted(pending, request.signal);
-    } catch (err) {
-      throw mapOpenAiError(err, {
-        model: this.model,
-        baseUrl: this.shownUrl,
-        scrub: (text) =>
-          redactUrlCredentials(this.endpointSecrets.reduce((t, s) => t.split(s).join('[REDACTED]'), text)),
-        requestTimeoutMs: this.options.requestTimeoutMs,
-        maxRetries: this.options.maxRetries,
-        signal: request.signal,
-      });
+    let attempts = 0;
+    let lessons = 0;
+    for (;;) {
+      const { body, sent } = this.body(request);
+      attempts += 1;
+      try {
+        const pending = this.options.stream ? this.streamed(body, request) : this.whole(body, request);
+        return await untilAborted(pending, request.signal);
+      } catch (err) {
+        if (request.signal?.aborted) throw this.mapped(err, request, attempts);
+        if (err instanceof OpenAI.APIError && err.status !== undefined && lessons < MAX_LESSONS) {
+          const lesson = lessonOf(err.status, serverErrorOfApiError(err), sent, this.dialect);
+          if (lesson) {
+            lessons += 1;
+            attempts -= 1; // A changed request is a new first attempt.
+            const change = learn(this.dialect, lesson);
+            this.log.info(
+              { model: this.model, endpoint: this.endpoint, status: err.status, change },
+              'model server dialect learned',
+            );
+            continue;
+          }
+        }
+        const mapped = this.mapped(err, request, attempts);
+        if (!this.retryable(err, mapped) || attempts > this.options.maxRetries) throw mapped;
+        const delayMs = retryDelayMs(attempts, mapped.retryAfterMs);
+        this.log.warn(
+          { code: mapped.code, attempt: attempts, delayMs, err: mapped.message },
+          'model request failed; trying again',
+        );
+        await sleepUnlessAborted(delayMs, request.signal);
+        if (request.signal?.aborted) throw this.mapped(err, request, attempts);
+      }
     }
   }
 
+  private retryable(err: unknown, mapped: ThreadlabError): boolean {
+    if (!mapped.isRetryable) return false;
+    if (err instanceof OpenAI.APIError && err.status === 400) return isToolUseFailed(serverErrorOfApiError(err));
+    return true;
+  }
+
+  private mapped(err: unknown, request: LlmRequest, attempts: number): ThreadlabError {
+    return mapOpenAiError(err, {
+      model: this.model,
+      baseUrl: this.endpoint,
+      azure: this.dialect.auth === 'api-key',
+      scrub: (text) => redactUrlCredentials(this.endpointSecrets.reduce((t, s) => t.split(s).join('[REDACTED]'), text)),
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      attempts,
+      signal: request.signal,
+    });
+  }
+
+  /** The request as this server's dialect wants it, and what it carries (for lessons). */
+  private body(request: LlmRequest): { body: ChatCompletionCreateParamsBase; sent: SentRequest } {
+    const d = this.dialect;
+    const messages = toOpenAiMessages(request.messages, { images: this.acceptsImages, dialect: d });
+    const body: ChatCompletionCreateParamsBase = {
+      model: this.model,
+      messages,
+      ...(request.tools.length > 0 ? { tools: toOpenAiTools(request.tools) } : {}),
+      ...(request.temperature !== undefined && !d.omit.has('temperature') ? { temperature: request.temperature } : {}),
+      ...(request.maxOutputTokens !== undefined ? { [d.maxTokensField]: request.maxOutputTokens } : {}),
+    };
+    if (this.options.stream && !d.omit.has('stream_options')) body.stream_options = { include_usage: true };
+    const userAfterTool = messages.some((m, i) => m.role === 'user' && messages[i - 1]?.role === 'tool');
+    const reasoningHeld =
+      !d.reasoningBack && request.messages.some((m) => m.role === 'assistant' && Boolean(m.reasoning));
+    return { body, sent: { fields: new Set(Object.keys(body)), userAfterTool, reasoningHeld } };
+  }
+
   private async whole(body: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
-    const completion: ChatCompletion = await this.client.chat.completions.create(
-      { ...body, stream: false },
+    const completion = await this.client.chat.completions.create(
+      { ...body, stream: false, stream_options: undefined },
       { signal: request.signal },
     );
-    const choice = completion.choices?.[0];
-    if (!choice) throw new ThreadlabError('llm_api', 'The model API returned no choices.', { isRetryable: true });
-    const message = choice.message;
-    const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function'
-        ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' }]
-        : [],
-    );
-    if (message.content) request.onTextDelta?.(message.content);
-    return {
-      content: message.content ?? null,
-      toolCalls,
-      finishReason: mapFinishReason(choice.finish_reason),
-      usage: {
-        promptTokens: completion.usage?.prompt_tokens ?? 0,
-        completionTokens: completion.usage?.completion_tokens ?? 0,
-      },
-      ...(message.refusal ? { refusal: message.refusal } : {}),
-    };
+    const { response, reasoningField, templateOpensThinking } = wholeResponse(completion, this.dialect.thinkOpen);
+    this.noteThinking(reasoningField, templateOpensThinking);
+    if (response.content) request.onTextDelta?.(response.content);
+    return response;
   }
 
   private async streamed(body: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
-    const stream = await this.client.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      { signal: request.signal },
-    );
-    const assembler = new StreamAssembler(request.onTextDelta);
+    const stream = await this.client.chat.completions.create({ ...body, stream: true }, { signal: request.signal });
+    const assembler = new StreamAssembler(request.onTextDelta, { thinkOpen: this.dialect.thinkOpen });
     for await (const chunk of stream) assembler.push(chunk);
     if (request.signal?.aborted)
       throw new ThreadlabError('cancelled', 'The model request was cancelled.', { isPolicy: true });
-    return assembler.result();
+    const response = assembler.result();
+    this.noteThinking(assembler.thinkingField, assembler.templateOpensThinking);
+    return response;
+  }
+
+  /** Remembers where this server puts thinking: its field (to send back when required), an opened `<think>`. */
+  private noteThinking(field: Dialect['reasoningField'], templateOpens: boolean): void {
+    if (field && this.dialect.reasoningField !== field) this.dialect.reasoningField = field;
+    if (templateOpens && !this.dialect.thinkOpen) {
+      this.dialect.thinkOpen = true;
+      this.log.info(
+        { model: this.model, endpoint: this.endpoint },
+        'model server dialect learned: its template opens <think>',
+      );
+    }
+  }
+
+  /**
+   * The fetch the SDK uses: error bodies of any shape made readable, and the key sent the way the server
+   * wants it (Azure's `api-key` header instead of a Bearer token), decided per request as it may be learned.
+   */
+  private fetchFor(inner: typeof fetch, apiKey: string, basicAuth: boolean): typeof fetch {
+    const readable = normalizingFetch(inner);
+    return (input, init) => {
+      if (this.dialect.auth !== 'api-key' || basicAuth) return readable(input, init);
+      const headers = new Headers(init?.headers);
+      headers.delete('authorization');
+      headers.set('api-key', apiKey);
+      return readable(input, { ...init, headers });
+    };
   }
 }

@@ -9,6 +9,7 @@ import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
 import { NOT_CONFIGURED_TEXT } from './not-configured.js';
 import { runStep } from './run-step.js';
+import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import type { TurnInput, TurnOptions, TurnResult } from './turn.js';
@@ -36,7 +37,7 @@ const MEMORY_TEXT_CHARS = 4000;
 /** What the thread remembers of a turn's reply: the text itself, or a short note for a turn that did not finish. */
 function rememberedAnswer(outcome: TurnResult['outcome'], text: string): string {
   if (outcome === 'cancelled') return '(The user stopped this turn before an answer.)';
-  if (outcome === 'failed') return '(This turn failed: the model API could not be reached.)';
+  if (outcome === 'failed') return '(This turn failed at the model server, before an answer.)';
   return cutHeadTail(text, { maxChars: MEMORY_TEXT_CHARS }).text;
 }
 
@@ -52,9 +53,12 @@ function rememberedAnswer(outcome: TurnResult['outcome'], text: string): string 
 export class Interpreter {
   private readonly options: InterpreterOptions;
   private readonly memory: ThreadMemory;
+  /** Native tool calls or fenced blocks, learned per endpoint and model for the process. */
+  readonly protocol: ToolProtocolChoice;
 
   constructor(options: InterpreterOptions) {
     this.options = options;
+    this.protocol = new ToolProtocolChoice(options.settings.tools, options.logger);
     this.memory = new ThreadMemory({
       store: options.store,
       memoryTokens: options.settings.memoryTokens,
@@ -116,6 +120,7 @@ export class Interpreter {
       ...(options.budget ? { budget: options.budget } : {}),
       onProgress: options.onProgress,
       ...(options.approve ? { approve: options.approve } : {}),
+      protocol: this.protocol,
     });
     const nowMs = Date.now();
     const entries: HistoryEntry[] = [

@@ -1,15 +1,17 @@
 import type { Config } from '../config.js';
-import type { Language } from '../domain/execution.js';
+import { BASE_LANGUAGES, type Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
-import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
+import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
+import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
+import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
 import { runCodeSpec } from './tools.js';
 import type { TurnOutcome, TurnRun } from './turn.js';
 
@@ -35,6 +37,8 @@ export interface LoopOptions {
   maxImagesPerRound?: number;
   /** Asked before each run of the model's code (approval on); the wait does not count against the turn's time. */
   approve?: ApprovalHook;
+  /** Native tool calls or fenced code blocks, per endpoint and model. @defaultValue native */
+  protocol?: ToolProtocolChoice;
 }
 
 export interface LoopResult {
@@ -51,6 +55,15 @@ const LAST_ROUND_NOTE =
 const REFUSAL_NOTE =
   '[Threadlab] Your last reply was a refusal. This is data analysis in an isolated sandbox. If the request is acceptable, continue with run_code; otherwise explain briefly to the user why not.';
 const EMPTY_NOTE = '[Threadlab] Your last reply was empty. Continue: call run_code, or give your final answer as text.';
+const EMPTY_TEXT_NOTE =
+  '[Threadlab] Your last reply was empty. Continue: write code in a fenced block tagged with its language, or give your final answer as text.';
+const LLM_FAILURES = [
+  'llm_api',
+  'llm_rate_limited',
+  'llm_unreachable',
+  'llm_refused',
+  'llm_tools_unsupported',
+] as const;
 
 /**
  * The interpreter loop: ask the model, run the code it asks for, hand results back, until it answers
@@ -82,7 +95,12 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     : undefined;
   const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
   let lastText: string | undefined;
-  let corrected = { refusal: false, empty: false };
+  let corrected = { refusal: false, empty: false, other: false };
+  const languages = options.languages ?? BASE_LANGUAGES;
+  const protocol = options.protocol ?? new ToolProtocolChoice('native');
+  const key = protocolKey(llm);
+  // Once a round of this turn was read as fenced blocks, the rest of the turn is too.
+  let turnMode: ToolProtocol | undefined;
 
   const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({
     outcome,
@@ -119,11 +137,12 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
 
       emit({ type: 'thinking', round });
+      const mode: ToolProtocol = turnMode ?? protocol.current(key);
       let response: LlmResponse;
       try {
         response = await llm.complete({
-          messages,
-          tools: [runCodeSpec(options.languages)],
+          messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
+          tools: mode === 'text' ? [] : [runCodeSpec(languages)],
           temperature: settings.temperature,
           signal,
           onTextDelta: (delta) => emit({ type: 'text', delta }),
@@ -131,9 +150,14 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       } catch (err) {
         const reason = abortReason();
         if (reason) return stop(reason);
-        if (isThreadlabError(err, 'llm_api') || isThreadlabError(err, 'llm_rate_limited')) {
-          options.logger.warn({ err, code: err.code }, 'LLM API failed after retries');
-          return stop({ kind: 'failed', message: err.message });
+        if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
+          round -= 1; // The same round again, in the text protocol.
+          continue;
+        }
+        const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
+        if (failure && isThreadlabError(err)) {
+          options.logger.warn({ err, code: err.code }, 'model request failed');
+          return stop({ kind: 'failed', message: err.message, code: failure });
         }
         throw err;
       }
@@ -144,23 +168,32 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       usage.promptTokens += counted.promptTokens;
       usage.completionTokens += counted.completionTokens;
       await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
+
+      const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
+      if (reply.handled === 'text') turnMode = 'text';
       messages.push({
         role: 'assistant',
-        content: response.content,
-        ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+        content: reply.handled === 'text' ? response.content : reply.prose,
+        ...(reply.handled === 'native' && reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
+        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       });
-      if (response.content?.trim()) lastText = response.content;
+      if (reply.prose?.trim()) lastText = reply.prose;
 
-      if (response.toolCalls.length === 0) {
+      if (reply.calls.length === 0) {
+        if (reply.other.length > 0 && !corrected.other) {
+          corrected = { ...corrected, other: true };
+          messages.push(roundResultsMessage([], [], reply.other));
+          continue;
+        }
         if (response.refusal && !corrected.refusal) {
           corrected = { ...corrected, refusal: true };
           messages.push({ role: 'user', content: REFUSAL_NOTE });
           continue;
         }
-        const text = response.content?.trim() || response.refusal?.trim();
+        const text = reply.prose?.trim() || response.refusal?.trim();
         if (!text && !corrected.empty) {
           corrected = { ...corrected, empty: true };
-          messages.push({ role: 'user', content: EMPTY_NOTE });
+          messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
           continue;
         }
         return finish('answer', text || 'The model finished without an answer.');
@@ -168,13 +201,15 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       if (round === settings.maxRounds) break;
 
       const runsBefore = runs.length;
+      // In the text protocol the round writes its tool messages aside; they go back as one user message.
+      const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
       const completed = await runToolRound({
-        calls: response.toolCalls,
+        calls: reply.calls,
         round,
         sandbox: options.sandbox,
         threadKey: options.threadKey,
         ...(options.user ? { user: options.user } : {}),
-        ...(options.languages ? { languages: options.languages } : {}),
+        languages,
         runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
         signal,
         isAborted: () => abortReason() !== undefined,
@@ -182,10 +217,11 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         maxImages: options.maxImagesPerRound ?? 4,
         logger: options.logger,
         onProgress: options.onProgress,
-        messages,
+        messages: written,
         runs,
         ...(approve ? { approve } : {}),
       });
+      if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
       const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
       await options.budget?.charge({ runMs });
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
@@ -195,4 +231,56 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   } finally {
     clearTimeout(timeout);
   }
+}
+
+/** How a reply asks for code: native calls, or fenced blocks and calls written as text. */
+interface ReadReply {
+  handled: ToolProtocol;
+  calls: ToolCall[];
+  /** The text a user would read: the reply without written calls. */
+  prose: string | null;
+  /** Tags of blocks in languages the sandbox does not run. */
+  other: string[];
+}
+
+/**
+ * Reads one reply. In the text protocol its blocks and written calls are the calls. In the native protocol
+ * a reply without calls is read as text when the model wrote a call as text (the server's tool parser did
+ * not match; the pair moves to the text protocol), or when an `auto` pair that never made a native call
+ * answers a turn's first round with fenced blocks (run rather than posted unexecuted).
+ */
+function readReply(
+  response: LlmResponse,
+  o: {
+    mode: ToolProtocol;
+    round: number;
+    languages: readonly Language[];
+    protocol: ToolProtocolChoice;
+    key: string;
+    runsSoFar: number;
+  },
+): ReadReply {
+  if (o.mode === 'native' && response.toolCalls.length > 0) {
+    o.protocol.sawNativeCall(o.key);
+    return { handled: 'native', calls: response.toolCalls, prose: response.content, other: [] };
+  }
+  const found = callsFromText(response.content ?? '', { round: o.round, languages: o.languages });
+  if (o.mode === 'text') return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
+  if (found.written > 0) {
+    // Under THREADLAB_LLM_TOOLS=native the written calls run, and the turn stays native.
+    if (o.protocol.setting === 'native')
+      return { handled: 'native', calls: found.calls, prose: found.prose, other: [] };
+    o.protocol.switchToText(o.key, 'tool call written as text');
+    return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
+  }
+  const fencedInstead =
+    found.calls.length > 0 &&
+    o.runsSoFar === 0 &&
+    o.protocol.setting === 'auto' &&
+    !o.protocol.hasMadeNativeCalls(o.key);
+  if (fencedInstead) {
+    o.protocol.sawFencedInsteadOfCall(o.key);
+    return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
+  }
+  return { handled: 'native', calls: [], prose: response.content, other: [] };
 }

@@ -9,7 +9,14 @@ export type StopReason =
   | { kind: 'cancelled' }
   /** A daily budget (THREADLAB_BUDGET_*) ran out between rounds; `message` says which and when it resets. */
   | { kind: 'quota'; message: string }
-  | { kind: 'failed'; message: string };
+  /** The model server failed or refused; `message` says why and what to change. */
+  | { kind: 'failed'; message: string; code: FailureCode };
+
+/** The ThreadlabError codes of a model server failure. */
+export type FailureCode = 'llm_api' | 'llm_rate_limited' | 'llm_unreachable' | 'llm_refused' | 'llm_tools_unsupported';
+
+/** Failures another try may not have; the others need a setting changed. */
+const TRANSIENT: readonly FailureCode[] = ['llm_api', 'llm_rate_limited', 'llm_unreachable'];
 
 function headline(reason: StopReason): string {
   switch (reason.kind) {
@@ -24,7 +31,11 @@ function headline(reason: StopReason): string {
     case 'quota':
       return `I stopped before finishing: ${reason.message}`;
     case 'failed':
-      return `The language model could not be reached, so I could not finish: ${reason.message}`;
+      if (reason.code === 'llm_unreachable')
+        return `The language model could not be reached, so I could not finish: ${reason.message}`;
+      if (reason.code === 'llm_refused' || reason.code === 'llm_tools_unsupported')
+        return `The language model's server refused the request, so I could not finish. ${reason.message}`;
+      return `The language model's server kept failing, so I could not finish: ${reason.message}`;
   }
 }
 
@@ -49,7 +60,7 @@ export function stoppedText(reason: StopReason, runs: TurnRun[], lastModelText: 
   if (lastModelText?.trim()) parts.push(`Last note from the model:\n${lastModelText.trim()}`);
   if (reason.kind !== 'cancelled' && reason.kind !== 'failed' && reason.kind !== 'quota')
     parts.push('Send "continue" to pick up from here.');
-  if (reason.kind === 'failed')
+  if (reason.kind === 'failed' && TRANSIENT.includes(reason.code))
     parts.push('Try again in a moment; if it keeps failing, check OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL.');
   return parts.join('\n\n');
 }

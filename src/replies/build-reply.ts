@@ -42,7 +42,7 @@ const FALLBACK_TEXT: Record<TurnOutcome, string> = {
   answer: 'Done.',
   budget: 'I ran out of my budget for this message before finishing.',
   cancelled: 'Stopped.',
-  failed: 'The language model could not be reached, so there is no answer. Please try again.',
+  failed: 'The language model failed, so there is no answer.',
   not_configured: 'No language model is configured. Send code in a ``` block and I will run it directly.',
 };
 

@@ -23,6 +23,8 @@ export function settings(overrides: Partial<Config['llm']> = {}): Config['llm'] 
     temperature: undefined,
     images: true,
     stream: true,
+    tools: 'auto',
+    dialect: undefined,
     memoryTokens: 24_000,
     ...overrides,
   };

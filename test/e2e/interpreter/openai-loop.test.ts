@@ -158,7 +158,7 @@ describe('interpreter loop through the real openai client', () => {
     const result = await interpreter.handle(input('hi'), {});
     expect(result.outcome).toBe('failed');
     expect(result.text).toContain('500');
-    expect(result.text).toContain('after 2 attempts');
+    expect(result.text).toContain('(2 attempts)');
     expect(server.requests).toHaveLength(2);
   });
 

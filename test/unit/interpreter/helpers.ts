@@ -25,6 +25,8 @@ export function llmSettings(overrides: Partial<Config['llm']> = {}): Config['llm
     temperature: undefined,
     images: true,
     stream: false,
+    tools: 'auto',
+    dialect: undefined,
     memoryTokens: 24_000,
     ...overrides,
   };

@@ -18,7 +18,7 @@ function chunk(
   };
 }
 
-const ctx = { model: 'gpt-x', baseUrl: 'http://127.0.0.1:1/v1', requestTimeoutMs: 1000, maxRetries: 2 };
+const ctx = { model: 'gpt-x', baseUrl: 'http://127.0.0.1:1/v1', requestTimeoutMs: 1000, attempts: 3 };
 
 describe('OpenAI adapter pieces', () => {
   it('assembles interleaved parallel tool calls by index', () => {
@@ -95,12 +95,13 @@ describe('OpenAI adapter pieces', () => {
       ctx,
     );
     expect(limited).toMatchObject({ code: 'llm_rate_limited', isRetryable: true, retryAfterMs: 7000 });
-    expect(limited.message).toContain('after 3 attempts');
+    expect(limited.message).toContain('(3 attempts)');
     const auth = mapOpenAiError(
       OpenAI.APIError.generate(401, { error: { message: 'bad key' } }, undefined, new Headers()),
       ctx,
     );
-    expect(auth).toMatchObject({ code: 'llm_api', isRetryable: false });
+    expect(auth).toMatchObject({ code: 'llm_refused', isRetryable: false });
+    expect(auth.message).toContain('"bad key"');
     expect(auth.message).toContain('OPENAI_API_KEY');
     const missing = mapOpenAiError(
       OpenAI.APIError.generate(404, { error: { message: 'no model' } }, undefined, new Headers()),
@@ -108,7 +109,7 @@ describe('OpenAI adapter pieces', () => {
     );
     expect(missing.message).toContain('OPENAI_MODEL (gpt-x)');
     expect(mapOpenAiError(new OpenAI.APIConnectionTimeoutError(), ctx)).toMatchObject({
-      code: 'llm_api',
+      code: 'llm_unreachable',
       isRetryable: true,
     });
     expect(mapOpenAiError(new OpenAI.APIUserAbortError(), ctx).code).toBe('cancelled');

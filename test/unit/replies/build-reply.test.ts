@@ -257,7 +257,7 @@ describe('buildReply: model answers', () => {
   it.each([
     ['budget', 'notice', 'I ran out of my budget'],
     ['cancelled', 'notice', 'Stopped.'],
-    ['failed', 'error', 'could not be reached'],
+    ['failed', 'error', 'The language model failed'],
     ['not_configured', 'notice', 'No language model is configured'],
   ] as const)('maps outcome %s to kind %s with a plain fallback text', async (outcome, kind, text) => {
     const reply = await buildReply(turn({ outcome }), deps());

@@ -1,0 +1,147 @@
+import { fenceLabel, languageFromLabel, type Language } from '../domain/execution.js';
+import { findFences } from '../replies/fences.js';
+import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
+import { RUN_CODE_TOOL } from './tools.js';
+import { toolCallsInText } from './text-tool-calls.js';
+
+/**
+ * The text protocol, for models and servers without tool calling: the model writes fenced code blocks,
+ * each block tagged with a language the sandbox runs is run as a `run_code` call would be, and the results
+ * come back as a user message. The loop keeps one record of the turn; this module turns it into what a
+ * text-protocol request carries, and a reply into calls.
+ */
+
+/** What the system prompt adds in the text protocol. */
+export function textProtocolPrompt(languages: readonly Language[]): string {
+  const tags = languages.map((l) => fenceLabel(l)).join(', ');
+  return [
+    '',
+    'How to run code here (there is no run_code tool in this conversation): write the code in a fenced block tagged with its language, for example',
+    '```python',
+    'import pandas as pd',
+    'print(pd.read_csv("/mnt/data/data.csv").describe())',
+    '```',
+    `Every block tagged ${tags} in your reply runs, in order, in this thread's sandbox as described above, and the output comes back in the next message. Then fix and run again, or give your final answer.`,
+    'Your final answer must contain no such block (to show code without running it, tag the block `text`). Never write the output yourself: wait for it.',
+  ].join('\n');
+}
+
+/** A block in a reply that names a language the sandbox runs. */
+export interface CodeBlock {
+  language: Language;
+  code: string;
+}
+
+/** Tags of blocks that show things rather than ask for a run. */
+const SHOWN = /^(text|txt|output|console|json|csv|tsv|markdown|md|yaml|yml|xml|html|plaintext|log)$/i;
+
+/**
+ * The fenced blocks of `text` that run, in order: tagged with a language the sandbox has. Untagged blocks
+ * and blocks tagged `text`, `output`, `json`… are shown, not run (models put output and data in them).
+ * `other` counts blocks tagged with a language the sandbox lacks, so the model can be told.
+ */
+export function codeBlocksOf(text: string, languages: readonly Language[]): { blocks: CodeBlock[]; other: string[] } {
+  const blocks: CodeBlock[] = [];
+  const other: string[] = [];
+  for (const span of findFences(text)) {
+    const tag = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
+    if (!tag || SHOWN.test(tag)) continue;
+    const code = text.slice(span.bodyStart, span.closeStart).replace(/\n$/, '');
+    if (!code.trim()) continue;
+    const language = languageFromLabel(tag);
+    if (language && languages.includes(language)) blocks.push({ language, code });
+    else other.push(tag);
+  }
+  return { blocks, other };
+}
+
+/** Nine letters and digits: the one id format every server accepts (Mistral refuses any other). */
+const textCallId = (round: number, index: number): string =>
+  `tl${round.toString(36).padStart(3, '0')}${index.toString(36).padStart(4, '0')}`.slice(-9);
+
+/** Calls for the blocks and written tool calls of one reply, with ids the round's results refer to. */
+export function callsFromText(
+  text: string,
+  options: { round: number; languages: readonly Language[] },
+): { calls: ToolCall[]; written: number; prose: string; other: string[] } {
+  const written = toolCallsInText(text, [RUN_CODE_TOOL]);
+  const { blocks, other } = codeBlocksOf(written.rest, options.languages);
+  const calls: ToolCall[] = [
+    ...written.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+    ...blocks.map((b) => ({ name: RUN_CODE_TOOL, arguments: JSON.stringify({ language: b.language, code: b.code }) })),
+  ].map((c, i) => ({ id: textCallId(options.round, i), ...c }));
+  return { calls, written: written.calls.length, prose: written.rest, other };
+}
+
+/**
+ * The user message that carries a text-protocol round's results back to the model: the round wrote a tool
+ * message per call (and a user message with its charts) into `written`, as in the native protocol.
+ */
+export function roundResultsMessage(calls: ToolCall[], written: LlmMessage[], other: string[]): LlmMessage {
+  const results = written.flatMap((m) => {
+    if (m.role !== 'tool') return [];
+    const index = calls.findIndex((c) => c.id === m.toolCallId);
+    return [{ index: index + 1, language: languageOfCall(calls[index]), text: m.content }];
+  });
+  const images = written.flatMap((m) =>
+    m.role === 'user' && Array.isArray(m.content) ? m.content.filter((p) => p.type === 'image') : [],
+  );
+  return resultsMessage(results, { other, images });
+}
+
+function languageOfCall(call: ToolCall | undefined): string | undefined {
+  if (!call) return undefined;
+  try {
+    const language = (JSON.parse(call.arguments) as { language?: unknown }).language;
+    return typeof language === 'string' ? language : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function resultsMessage(
+  results: Array<{ index: number; language?: string; text: string }>,
+  options: { other: string[]; images: ContentPart[] },
+): LlmMessage {
+  const parts = results.map((r) => `Block ${r.index}${r.language ? ` (${r.language})` : ''}:\n${r.text}`);
+  if (options.other.length)
+    parts.push(
+      `Not run: blocks tagged ${[...new Set(options.other)].join(', ')} (this sandbox runs only the languages listed above).`,
+    );
+  const text = `[Threadlab] Output of the code in your last message:\n\n${parts.join('\n\n')}\n\nContinue: run more code the same way, or give your final answer without code blocks.`;
+  return { role: 'user', content: options.images.length ? [{ type: 'text', text }, ...options.images] : text };
+}
+
+function fenced(call: ToolCall): string {
+  try {
+    const args = JSON.parse(call.arguments) as { language?: string; code?: string };
+    if (typeof args.code === 'string') return `\`\`\`${args.language ?? 'python'}\n${args.code}\n\`\`\``;
+  } catch {
+    // Malformed arguments are shown as written.
+  }
+  return `\`\`\`text\n${call.name}(${call.arguments})\n\`\`\``;
+}
+
+/**
+ * The turn's messages as a text-protocol request carries them: the protocol added to the system prompt,
+ * assistant tool calls written as fenced blocks, and tool results as user messages. Messages recorded in
+ * the text protocol pass unchanged; native ones (a turn that switched protocol half-way) are rewritten.
+ */
+export function asTextProtocol(messages: LlmMessage[], languages: readonly Language[]): LlmMessage[] {
+  const out: LlmMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') out.push({ role: 'system', content: m.content + textProtocolPrompt(languages) });
+    else if (m.role === 'assistant' && m.toolCalls?.length) {
+      const content = [m.content?.trim(), ...m.toolCalls.map(fenced)].filter(Boolean).join('\n\n');
+      out.push({ role: 'assistant', content, ...(m.reasoning ? { reasoning: m.reasoning } : {}) });
+    } else if (m.role === 'tool') {
+      const text = `[Threadlab] Output of your code:\n${m.content}`;
+      const last = out.at(-1);
+      // Results of one round go in one user message.
+      if (last?.role === 'user' && typeof last.content === 'string' && last.content.startsWith('[Threadlab] Output'))
+        out[out.length - 1] = { role: 'user', content: `${last.content}\n\n${m.content}` };
+      else out.push({ role: 'user', content: text });
+    } else out.push(m);
+  }
+  return out;
+}
