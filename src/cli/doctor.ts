@@ -2,6 +2,8 @@ import type Docker from 'dockerode';
 import type { Config } from '../config.js';
 import { parseEndpointUrl } from '../domain/endpoint-url.js';
 import { toThreadlabError } from '../domain/errors.js';
+import type { LlmClient } from '../ports/llm-client.js';
+import { describeProbe, probeModel } from './model-probe.js';
 import { sandboxImageTag, VERSION_LABEL } from '../../sandbox/image-builder.js';
 import { chooseRuntime, registeredRuntimes, RUNSC_INSTALL_HINT } from '../../sandbox/runtime.js';
 
@@ -21,6 +23,8 @@ export interface DoctorDeps {
   docker: Pick<Docker, 'ping' | 'version' | 'getImage' | 'info'>;
   /** Pings Redis at the URL; rejects when it does not answer. */
   pingRedis: (url: string) => Promise<void>;
+  /** The configured model's client, to probe what it supports; without it the endpoint is only described. */
+  llm?: LlmClient;
 }
 
 async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promise<Check[]> {
@@ -148,7 +152,7 @@ function checkPlatforms(config: Config): Check[] {
   return [slack, discord, web];
 }
 
-function checkLlm(config: Config): Check {
+async function checkLlm(config: Config, llm: LlmClient | undefined): Promise<Check> {
   if (!config.llm.configured) {
     return {
       name: 'LLM endpoint',
@@ -157,11 +161,33 @@ function checkLlm(config: Config): Check {
       fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, Ollama, vLLM, LM Studio) and OPENAI_MODEL',
     };
   }
-  return {
-    name: 'LLM endpoint',
-    status: 'ok',
-    detail: `model ${config.llm.model} at ${config.llm.baseUrl ? parseEndpointUrl(config.llm.baseUrl).display : 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`,
-  };
+  const where = `model ${config.llm.model} at ${config.llm.baseUrl ? parseEndpointUrl(config.llm.baseUrl).display : 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`;
+  if (!llm) return { name: 'LLM endpoint', status: 'ok', detail: `${where} (not probed)` };
+  const setting = config.llm.tools;
+  const probe = await probeModel(llm, { setting, images: config.llm.images, signal: AbortSignal.timeout(120_000) });
+  const detail = [where, ...describeProbe(probe, setting)].join('\n');
+  if (!probe.text)
+    return {
+      name: 'LLM endpoint',
+      status: 'fail',
+      detail,
+      fix: 'the line above quotes the server and names the setting to change',
+    };
+  if (setting === 'native' && probe.tools?.kind !== 'native')
+    return {
+      name: 'LLM endpoint',
+      status: 'fail',
+      detail,
+      fix: 'set THREADLAB_LLM_TOOLS=auto (or text): this model does not make native tool calls here',
+    };
+  if (probe.images === 'refused')
+    return {
+      name: 'LLM endpoint',
+      status: 'warn',
+      detail,
+      fix: 'set THREADLAB_LLM_IMAGES=false: this model is not given chart images then',
+    };
+  return { name: 'LLM endpoint', status: 'ok', detail };
 }
 
 /** Checks every component; the caller prints the lines and exits non-zero when one failed. */
@@ -185,7 +211,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
     ...(await checkDocker(deps.docker, config)),
     await checkRedis(config, deps.pingRedis),
     ...checkPlatforms(config),
-    checkLlm(config),
+    await checkLlm(config, deps.llm),
   ];
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

@@ -67,4 +67,6 @@ export interface LlmClient {
   /** Whether tool results may include images for this model. */
   readonly acceptsImages: boolean;
   complete(request: LlmRequest): Promise<LlmResponse>;
+  /** What is known of the server beyond the ideal protocol (parameters left out, auth header…), for `doctor`. */
+  dialectFacts?(): string[];
 }

@@ -3,17 +3,22 @@ import { parse } from '../args.js';
 import { loadConfig } from '../../config.js';
 import { createDocker, pingRedis } from '../infra.js';
 import { formatChecks, runDoctor } from '../doctor.js';
+import { createLogger } from '../../logger.js';
+import { createLlmClient } from '../../main.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  usage: `Usage: threadlab doctor
+  usage: `Usage: threadlab doctor [--no-model]
 
 Checks every component and prints one line each, with how to fix what is wrong:
 Docker engine reachable, sandbox image present and its version, Redis reachable (when REDIS_URL is set),
-Slack and Discord credentials present and well-formed, LLM endpoint configured.
+Slack and Discord credentials present and well-formed, and the model: a text round trip, a tool-call
+round trip and an image, then what it supports (tools, streaming, usage, images, reasoning) and which
+protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks).
+  --no-model   describe the model endpoint without sending it anything
 Exits 1 when a blocking problem was found.`,
   async run(argv, io) {
-    const { values } = parse(argv, {}, 'doctor');
+    const { values } = parse(argv, { 'no-model': { type: 'boolean' } }, 'doctor');
     if (values.help) return (io.out(`${this.usage}\n`), 0);
     let config;
     try {
@@ -22,7 +27,11 @@ Exits 1 when a blocking problem was found.`,
       config = err as Error;
     }
     const docker = createDocker(config instanceof Error ? undefined : config.sandbox.dockerHost);
-    const { ok, checks } = await runDoctor({ config, docker, pingRedis });
+    const llm =
+      config instanceof Error || values['no-model']
+        ? undefined
+        : createLlmClient(config, createLogger({ level: 'silent', secrets: config.secrets }));
+    const { ok, checks } = await runDoctor({ config, docker, pingRedis, ...(llm ? { llm } : {}) });
     io.out(`${formatChecks(checks)}\n`);
     io.out(ok ? 'Everything needed is in place.\n' : 'Blocking problems found (✘ above).\n');
     return ok ? 0 : 1;
