@@ -40,6 +40,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./bench.js')).benchCommand,
   },
   {
+    name: 'eval',
+    summary: 'run the bundled data-analysis tasks against the configured model, with and without code execution',
+    load: async () => (await import('./eval.js')).evalCommand,
+  },
+  {
     name: 'discord',
     summary: 'register the Discord slash commands (discord register)',
     load: async () => (await import('./discord.js')).discordCommand,

@@ -1,0 +1,34 @@
+import type { Category } from './task.js';
+
+/** `code`: the bot's real loop with the sandbox; `no-code`: the same model, the files in the prompt, no tools. */
+export type Mode = 'code' | 'no-code';
+export const MODES: readonly Mode[] = ['code', 'no-code'];
+
+/**
+ * How a task's turn ended: `answer` (the model answered), `budget` (rounds, tokens or time ran out),
+ * `failed` (the model API failed after its retries), `error` (the sandbox or the eval itself failed).
+ */
+export type RunOutcome = 'answer' | 'budget' | 'cancelled' | 'failed' | 'error';
+
+/** One task run in one mode. */
+export interface TaskRun {
+  taskId: string;
+  category: Category;
+  mode: Mode;
+  correct: boolean;
+  outcome: RunOutcome;
+  /** The reply's `ANSWER:` line. */
+  given?: string;
+  /** Why it is not right (the expected answer, a missing figure, the error). */
+  reason?: string;
+  /** Model requests made. */
+  rounds: number;
+  /** Code runs made (0 without code execution). */
+  runs: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Wall-clock time of the turn, without uploading the files. */
+  seconds: number;
+  /** Without code execution: whether the files were cut to fit the prompt. */
+  truncated?: boolean;
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { formatReport, reportJson, totalsOf, type EvalContext } from '../../../src/cli/eval/report.js';
+import type { Mode, TaskRun } from '../../../src/cli/eval/result.js';
+import type { TaskReport } from '../../../src/cli/eval/runner.js';
+import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
+
+const context: EvalContext = {
+  model: 'model-x',
+  endpoint: 'http://127.0.0.1:1/v1',
+  modes: ['code', 'no-code'],
+  concurrency: 2,
+  timeoutMs: 60_000,
+  inlineChars: 60_000,
+  wallSeconds: 12.34,
+};
+
+function run(taskId: string, mode: Mode, fields: Partial<TaskRun>): TaskRun {
+  const task = EVAL_TASKS.find((t) => t.id === taskId)!;
+  return {
+    taskId,
+    category: task.category,
+    mode,
+    correct: true,
+    outcome: 'answer',
+    rounds: mode === 'code' ? 3 : 1,
+    runs: mode === 'code' ? 2 : 0,
+    promptTokens: 1000,
+    completionTokens: 200,
+    seconds: 2.5,
+    ...fields,
+  };
+}
+
+async function reports(): Promise<TaskReport[]> {
+  const rows: [string, Partial<TaskRun>, Partial<TaskRun>][] = [
+    ['agg-total-revenue', {}, { correct: false, given: '87000', reason: 'expected 87297.67' }],
+    ['stats-correlation', {}, { correct: false, outcome: 'failed', reason: 'The model API could not be reached.' }],
+    ['excel-hired-2021', { correct: false, given: '9', reason: 'expected 8' }, {}],
+  ];
+  return Promise.all(
+    rows.map(async ([id, code, noCode]) => {
+      const task = EVAL_TASKS.find((t) => t.id === id)!;
+      return {
+        task,
+        built: await task.build(),
+        runs: { code: run(id, 'code', code), 'no-code': run(id, 'no-code', noCode) },
+      };
+    }),
+  );
+}
+
+describe('the eval report', () => {
+  it('prints a row per task, the totals side by side, the categories and what was not right', async () => {
+    const text = formatReport(await reports(), context);
+    expect(text).toMatch(
+      /^threadlab eval: 3 tasks, model model-x at http:\/\/127\.0\.0\.1:1\/v1, code execution and no code$/m,
+    );
+    expect(text).toMatch(/^agg-total-revenue\s+aggregation\s+✔\s+3\s+1,200\s+2\.5\s+✘\s+1\s+1,200\s+2\.5$/m);
+    expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+✘ failed\s+1/m);
+    expect(text).toMatch(/^accuracy\s+2\/3 = 66\.7 %\s+1\/3 = 33\.3 %$/m);
+    expect(text).toMatch(/^rounds per task\s+3\.0\s+1\.0$/m);
+    expect(text).toMatch(/^tokens\s+3,600\s+3,600$/m);
+    expect(text).toMatch(/^unanswered\s+0\s+1$/m);
+    expect(text).toMatch(/^ {2}excel\s+0\/1 = 0\.0 %\s+1\/1 = 100\.0 %$/m);
+    expect(text).toContain('  agg-total-revenue (no code): gave "87000"; expected 87297.67\n');
+    expect(text).toContain('  stats-correlation (no code): The model API could not be reached.\n');
+    expect(text).toContain('  excel-hired-2021 (code execution): gave "9"; expected 8\n');
+    expect(text).toMatch(/12\.3 s in all, 2 at a time/);
+  });
+
+  it('prints only the columns of the one mode asked for', async () => {
+    const only = (await reports()).map((r) => ({ ...r, runs: { 'no-code': r.runs['no-code']! } }));
+    const text = formatReport(only, { ...context, modes: ['no-code'] });
+    expect(text).toMatch(/^task\s+category\s+no-code\s+rounds\s+tokens\s+seconds$/m);
+    expect(text).toMatch(/^accuracy\s+1\/3 = 33\.3 %$/m);
+    expect(text).not.toContain('code execution');
+  });
+
+  it('gives the same figures as JSON, with each task and its expected answer', async () => {
+    const json = reportJson(await reports(), context) as {
+      tasks: { id: string; expected: string; code: TaskRun }[];
+      totals: Record<Mode, ReturnType<typeof totalsOf>>;
+    };
+    expect(json.tasks[0]).toMatchObject({ id: 'agg-total-revenue', expected: '87297.67', code: { correct: true } });
+    expect(json.totals.code).toEqual({
+      tasks: 3,
+      correct: 2,
+      accuracy: 2 / 3,
+      rounds: 9,
+      runs: 6,
+      promptTokens: 3000,
+      completionTokens: 600,
+      seconds: 7.5,
+      unanswered: 0,
+    });
+    expect(json.totals['no-code']).toMatchObject({ correct: 1, unanswered: 1 });
+  });
+});
