@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DialectRequest, DraftReply, Refusal, RouteRequest, ServerDialect } from './model-servers/dialect.js';
+import { OPENAI_STYLE, writeBrokenStream, writeCompletion, writeStream } from './model-servers/reply-writer.js';
 
 /** A scripted tool call as the API returns it; `arguments` is raw text and may be malformed. */
 export interface FakeToolCall {
@@ -13,12 +15,17 @@ export type FakeReply =
   | {
       kind: 'message';
       content?: string | null;
+      /** What the model thought; sent only by a dialect that returns reasoning, where that server puts it. */
+      reasoning?: string;
       toolCalls?: FakeToolCall[];
       refusal?: string;
       finishReason?: string;
       usage?: { prompt_tokens: number; completion_tokens: number } | null;
     }
-  | { kind: 'error'; status: number; body?: unknown; headers?: Record<string, string> }
+  /** `body` is sent as is; without one, `message` in the error shape of the dialect (or OpenAI's). */
+  | { kind: 'error'; status: number; body?: unknown; message?: string; headers?: Record<string, string> }
+  /** A stream that starts (status 200, `content` so far) and then fails the way the server fails a stream midway. */
+  | { kind: 'broken-stream'; content?: string; message: string }
   /** Accept the request and never answer (for timeouts and cancellation). */
   | { kind: 'hang' };
 
@@ -53,7 +60,13 @@ export type FakeStep = FakeReply | ((body: ChatRequestBody, index: number) => Fa
 /** The parts of a request body tests look at; the whole parsed body is kept. */
 export interface ChatRequestBody {
   model: string;
-  messages: Array<{ role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string }>;
+  messages: Array<{
+    role: string;
+    content?: unknown;
+    tool_calls?: unknown[];
+    tool_call_id?: string;
+    [key: string]: unknown;
+  }>;
   tools?: Array<{ type: string; function: { name: string } }>;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
@@ -67,6 +80,8 @@ export interface RecordedChatRequest {
   url: string;
   /** Epoch ms when it arrived, to measure retry delays. */
   atMs: number;
+  /** Set when the dialect refused the request (the scripted step was then kept for the next one). */
+  refusal?: Refusal;
 }
 
 export interface FakeOpenAiServerOptions {
@@ -77,20 +92,17 @@ export interface FakeOpenAiServerOptions {
   omitStreamUsage?: boolean;
   /** Characters per streamed content or arguments chunk. @defaultValue 7 */
   chunkChars?: number;
-}
-
-let idSeq = 0;
-
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
+  /**
+   * Behave like one real server (test/fakes/model-servers/): its base path, refusals and error bodies, reply shape
+   * and stream quirks. @defaultValue OpenAI's API under `/v1`, accepting everything
+   */
+  dialect?: ServerDialect;
 }
 
 /**
  * A local OpenAI-compatible server on 127.0.0.1 for the real `openai` client: scripted replies,
  * stream:true as SSE chunks ending with [DONE], failures (429 with retry-after, 500, hangs), and a
- * record of every request body.
+ * record of every request body. With a `dialect` it plays one real server instead of OpenAI.
  */
 export class FakeOpenAiServer {
   readonly requests: RecordedChatRequest[] = [];
@@ -111,7 +123,7 @@ export class FakeOpenAiServer {
     return this.steps.length;
   }
 
-  /** Starts listening on a free port of 127.0.0.1 and returns the base URL (`…/v1`). */
+  /** Starts listening on a free port of 127.0.0.1 and returns the base URL (`…/v1`, or the dialect's base path). */
   async start(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -121,7 +133,7 @@ export class FakeOpenAiServer {
   get baseUrl(): string {
     const address = this.server?.address() as AddressInfo | null;
     if (!address) throw new Error('FakeOpenAiServer is not started');
-    return `http://127.0.0.1:${address.port}/v1`;
+    return `http://127.0.0.1:${address.port}${this.options.dialect?.basePath ?? '/v1'}`;
   }
 
   async stop(): Promise<void> {
@@ -136,98 +148,98 @@ export class FakeOpenAiServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.method !== 'POST' || !req.url?.split('?')[0]?.endsWith('/chat/completions')) {
-      return this.json(res, 404, {
-        error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' },
-      });
+    const { dialect } = this.options;
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const route: RouteRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+    };
+    const errorBody = (status: number, message: string, type: string): unknown =>
+      dialect ? dialect.errorBody(status, message) : { error: { message, type } };
+    const routed = dialect
+      ? route.method === 'POST' && route.path === `${dialect.basePath}/chat/completions`
+      : req.method === 'POST' && req.url?.split('?')[0]?.endsWith('/chat/completions');
+    if (!routed) {
+      if (dialect?.notFound) return this.send(res, dialect.notFound(route));
+      return this.json(res, 404, errorBody(404, `no route ${req.method} ${req.url}`, 'invalid_request_error'));
     }
     let body: ChatRequestBody;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
     } catch {
-      return this.json(res, 400, { error: { message: 'invalid JSON body', type: 'invalid_request_error' } });
+      return this.json(res, 400, errorBody(400, 'invalid JSON body', 'invalid_request_error'));
     }
     const index = this.requests.length;
-    this.requests.push({ body, headers: req.headers, url: req.url ?? '', atMs: Date.now() });
-    const step = this.steps.shift() ??
-      this.options.fallback ?? {
-        kind: 'error',
-        status: 500,
-        body: { error: { message: `fake: no scripted reply for request #${index + 1}` } },
-      };
-    const reply = typeof step === 'function' ? step(body, index) : step;
+    const recorded: RecordedChatRequest = { body, headers: req.headers, url: req.url ?? '', atMs: Date.now() };
+    this.requests.push(recorded);
+    const request: DialectRequest = { ...route, body };
+    for (const check of dialect?.checks ?? []) {
+      const refusal = check(request);
+      if (!refusal) continue;
+      recorded.refusal = refusal;
+      return this.send(res, refusal);
+    }
+    const exhausted = `fake: no scripted reply for request #${index + 1}`;
+    const step: FakeStep =
+      this.steps.shift() ??
+      this.options.fallback ??
+      (dialect
+        ? { kind: 'error', status: 500, message: exhausted }
+        : { kind: 'error', status: 500, body: { error: { message: exhausted } } });
+    this.answer(res, typeof step === 'function' ? step(body, index) : step, request);
+  }
+
+  /** Sends one scripted reply, shaped by the dialect. */
+  private answer(res: ServerResponse, reply: FakeReply, request: DialectRequest): void {
+    const { dialect } = this.options;
     if (reply.kind === 'hang') {
       this.hanging.add(res);
       res.on('close', () => this.hanging.delete(res));
       return;
     }
     if (reply.kind === 'error') {
-      return this.json(
-        res,
-        reply.status,
-        reply.body ?? { error: { message: `fake error ${reply.status}`, type: 'server_error' } },
-        reply.headers,
-      );
+      const message = reply.message ?? `fake error ${reply.status}`;
+      const fallback = dialect
+        ? dialect.errorBody(reply.status, message)
+        : { error: { message, type: 'server_error' } };
+      return this.json(res, reply.status, reply.body ?? fallback, reply.headers);
     }
-    const calls = (reply.toolCalls ?? []).map((c) => ({
-      id: c.id ?? `call_${++idSeq}`,
-      type: 'function' as const,
-      function: { name: c.name, arguments: c.arguments },
-    }));
-    const finish = reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    const usage = reply.usage === undefined ? { prompt_tokens: 50, completion_tokens: 10 } : reply.usage;
-    const id = `chatcmpl-${++idSeq}`;
-    const created = Math.floor(Date.now() / 1000);
-    if (!body.stream) {
-      const message = {
-        role: 'assistant',
-        content: reply.content ?? null,
-        refusal: reply.refusal ?? null,
-        ...(calls.length > 0 ? { tool_calls: calls } : {}),
-      };
-      return this.json(res, 200, {
-        id,
-        object: 'chat.completion',
-        created,
-        model: body.model,
-        choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
-        ...(usage ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } } : {}),
-      });
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    const size = this.options.chunkChars ?? 7;
-    const send = (
-      delta: Record<string, unknown>,
-      finishReason: string | null = null,
-      extra: Record<string, unknown> = {},
-    ): void => {
-      const chunk = {
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model: body.model,
-        choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-        ...extra,
-      };
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    const style = { ...OPENAI_STYLE, ...dialect?.style };
+    const ctx = {
+      request,
+      style,
+      chunkChars: this.options.chunkChars ?? 7,
+      omitStreamUsage: this.options.omitStreamUsage ?? false,
     };
-    send({ role: 'assistant', content: '' });
-    for (const text of pieces(reply.content ?? '', size)) send({ content: text });
-    if (reply.refusal) send({ refusal: reply.refusal });
-    calls.forEach((call, index) => {
-      send({
-        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+    if (reply.kind === 'broken-stream') return writeBrokenStream(res, reply.content ?? '', reply.message, ctx);
+    const calls = reply.toolCalls ?? [];
+    const draft: DraftReply = {
+      content: reply.content ?? null,
+      ...(reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {}),
+      ...(reply.refusal !== undefined ? { refusal: reply.refusal } : {}),
+      toolCalls: calls.map((c) => ({ id: c.id ?? style.toolCallId(), name: c.name, arguments: c.arguments })),
+      finishReason: reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+      usage: reply.usage === undefined ? { prompt_tokens: 50, completion_tokens: 10 } : reply.usage,
+    };
+    const shaped = dialect?.shapeReply ? dialect.shapeReply(draft, request) : draft;
+    if ('kind' in shaped) {
+      if (!request.body.stream) return this.send(res, shaped.failure);
+      // The generation failed after the 200 and the SSE headers had gone out.
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
       });
-      for (const args of pieces(call.function.arguments, size))
-        send({ tool_calls: [{ index, function: { arguments: args } }] });
-    });
-    send({}, finish);
-    if (usage && body.stream_options?.include_usage && !this.options.omitStreamUsage) {
-      res.write(
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
-      );
+      return void res.end(shaped.streamed);
     }
-    res.end('data: [DONE]\n\n');
+    if (request.body.stream) writeStream(res, shaped, ctx);
+    else writeCompletion(res, shaped, ctx);
+  }
+
+  private send(res: ServerResponse, refusal: Refusal): void {
+    this.json(res, refusal.status, refusal.body, refusal.headers);
   }
 
   private json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
