@@ -52,6 +52,7 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
   if (reply.omitted?.length) message.omitted = reply.omitted;
   if (reply.tables?.length) message.tables = reply.tables.map((t) => webTable(t, files));
   if (reply.footer) message.footer = reply.footer;
+  if (reply.thinking) message.thinking = reply.thinking;
   return message;
 }
 

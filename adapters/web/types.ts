@@ -56,6 +56,8 @@ export interface WebMessage {
   /** DataFrames the runs displayed, drawn as tables by the page. */
   tables?: WebTable[];
   footer?: ReplyFooter;
+  /** The model's thinking, shown folded away above the answer. */
+  thinking?: string;
   /** Set when this is a revision of the message with the same id (an edited message, a re-run's answer). */
   revisedAtMs?: number;
   /** Set on user messages that carried a command (`reset`, `stop`…). */

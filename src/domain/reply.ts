@@ -88,6 +88,8 @@ export interface Reply {
   /** DataFrames the runs displayed; not in `text` (see replyTextWithTables for surfaces without tables). */
   tables?: ReplyTable[];
   footer?: ReplyFooter;
+  /** The model's thinking: for surfaces with a place to show it folded away (the web chat); never the answer. */
+  thinking?: string;
 }
 
 export function textReply(text: string, kind: Reply['kind'] = 'notice'): Reply {

@@ -142,6 +142,7 @@ export class Interpreter {
       usage: result.usage,
       durationMs: nowMs - startedMs,
       model: llm.model,
+      ...(result.thinking ? { thinking: result.thinking } : {}),
       direct: false,
     };
   }

@@ -8,6 +8,7 @@ import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
+import { cutHeadTail } from './text-cut.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
@@ -44,6 +45,8 @@ export interface LoopOptions {
 export interface LoopResult {
   outcome: Exclude<TurnOutcome, 'not_configured'>;
   text: string;
+  /** The model's thinking over the turn, when its server sent any: never part of `text`. */
+  thinking?: string;
   runs: TurnRun[];
   usage: { promptTokens: number; completionTokens: number };
   /** Every message sent and received, for debugging and tests. */
@@ -57,6 +60,8 @@ const REFUSAL_NOTE =
 const EMPTY_NOTE = '[Threadlab] Your last reply was empty. Continue: call run_code, or give your final answer as text.';
 const EMPTY_TEXT_NOTE =
   '[Threadlab] Your last reply was empty. Continue: write code in a fenced block tagged with its language, or give your final answer as text.';
+/** Longest thinking kept for a reply (the web chat shows it collapsed). */
+const MAX_THINKING_CHARS = 20_000;
 const LLM_FAILURES = [
   'llm_api',
   'llm_rate_limited',
@@ -102,9 +107,11 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   // Once a round of this turn was read as fenced blocks, the rest of the turn is too.
   let turnMode: ToolProtocol | undefined;
 
+  const thoughts: string[] = [];
   const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({
     outcome,
     text,
+    ...(thoughts.length ? { thinking: cutHeadTail(thoughts.join('\n\n'), { maxChars: MAX_THINKING_CHARS }).text } : {}),
     runs,
     usage,
     messages,
@@ -178,6 +185,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       });
       if (reply.prose?.trim()) lastText = reply.prose;
+      if (response.reasoning?.trim()) thoughts.push(response.reasoning.trim());
 
       if (reply.calls.length === 0) {
         if (reply.other.length > 0 && !corrected.other) {

@@ -44,6 +44,8 @@ export interface TurnResult {
   usage: { promptTokens: number; completionTokens: number };
   durationMs: number;
   model?: string;
+  /** The model's thinking, when its server sent any; shown collapsed where a surface has room, never as the answer. */
+  thinking?: string;
   /** True when the turn ran a fenced code block as is, without an LLM. */
   direct: boolean;
 }

@@ -138,6 +138,7 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     files: [...collected.files, ...tables.files, ...outputFiles, ...originals],
     ...(allOmitted.length > 0 ? { omitted: allOmitted } : {}),
     ...(tables.tables.length > 0 ? { tables: tables.tables } : {}),
+    ...(turn.thinking ? { thinking: turn.thinking } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,

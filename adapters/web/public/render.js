@@ -170,6 +170,12 @@ export function renderMessage(message) {
     el('time', '', new Date(message.createdAtMs).toLocaleTimeString()),
   );
   body.append(meta);
+  if (bot && message.thinking) {
+    // The model's thinking, folded away: plain text, never rendered as markdown or HTML.
+    const thinking = el('details', 'thinking');
+    thinking.append(el('summary', '', 'Thinking'), el('pre', 'thinking-text', message.thinking));
+    body.append(thinking);
+  }
   const runs = message.runs ?? [];
   if (runs.length) {
     const box = el('div', 'runs');
