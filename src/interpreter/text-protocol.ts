@@ -35,42 +35,88 @@ export interface CodeBlock {
 /** Tags of blocks that show things rather than ask for a run. */
 const SHOWN = /^(text|txt|output|console|json|csv|tsv|markdown|md|yaml|yml|xml|html|plaintext|log)$/i;
 
+/** A fenced block of a reply as the text protocol reads it: a block that runs, or one that does not. */
+interface ReadBlock {
+  /** Where the block starts and ends in the text, its fence lines included. */
+  start: number;
+  end: number;
+  tag: string;
+  /** Set when it runs: tagged with a language the sandbox has, and not empty. */
+  block?: CodeBlock;
+}
+
+function readBlocks(text: string, languages: readonly Language[]): ReadBlock[] {
+  const read: ReadBlock[] = [];
+  for (const span of findFences(text)) {
+    const tag = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
+    if (!tag || SHOWN.test(tag)) continue;
+    const code = text.slice(span.bodyStart, span.closeStart).replace(/\n$/, '');
+    if (!code.trim()) continue;
+    const closeEnd = text.indexOf('\n', span.closeStart);
+    const end = closeEnd < 0 ? text.length : closeEnd + 1;
+    const language = languageFromLabel(tag);
+    read.push({
+      start: span.openStart,
+      end,
+      tag,
+      ...(language && languages.includes(language) ? { block: { language, code } } : {}),
+    });
+  }
+  return read;
+}
+
 /**
  * The fenced blocks of `text` that run, in order: tagged with a language the sandbox has. Untagged blocks
  * and blocks tagged `text`, `output`, `json`… are shown, not run (models put output and data in them).
  * `other` counts blocks tagged with a language the sandbox lacks, so the model can be told.
  */
 export function codeBlocksOf(text: string, languages: readonly Language[]): { blocks: CodeBlock[]; other: string[] } {
-  const blocks: CodeBlock[] = [];
-  const other: string[] = [];
-  for (const span of findFences(text)) {
-    const tag = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
-    if (!tag || SHOWN.test(tag)) continue;
-    const code = text.slice(span.bodyStart, span.closeStart).replace(/\n$/, '');
-    if (!code.trim()) continue;
-    const language = languageFromLabel(tag);
-    if (language && languages.includes(language)) blocks.push({ language, code });
-    else other.push(tag);
+  return blocksOf(readBlocks(text, languages));
+}
+
+function blocksOf(read: ReadBlock[]): { blocks: CodeBlock[]; other: string[] } {
+  return {
+    blocks: read.flatMap((r) => (r.block ? [r.block] : [])),
+    other: read.flatMap((r) => (r.block ? [] : [r.tag])),
+  };
+}
+
+/**
+ * `text` without the blocks that run: what the model says around its code. The blocks are calls, shown to the
+ * user as runs; left in, a stopped turn's "last note from the model" repeated them as fenced code.
+ */
+function withoutRunBlocks(text: string, read: ReadBlock[]): string {
+  const runs = read.filter((r) => r.block);
+  if (runs.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const r of runs) {
+    out += text.slice(from, r.start);
+    from = r.end;
   }
-  return { blocks, other };
+  return (out + text.slice(from)).replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /** Nine letters and digits: the one id format every server accepts (Mistral refuses any other). */
 const textCallId = (round: number, index: number): string =>
   `tl${round.toString(36).padStart(3, '0')}${index.toString(36).padStart(4, '0')}`.slice(-9);
 
-/** Calls for the blocks and written tool calls of one reply, with ids the round's results refer to. */
+/**
+ * Calls for the blocks and written tool calls of one reply, with ids the round's results refer to, and its
+ * prose: the reply without them (unchanged when it has neither: it is then the answer).
+ */
 export function callsFromText(
   text: string,
   options: { round: number; languages: readonly Language[] },
 ): { calls: ToolCall[]; written: number; prose: string; other: string[] } {
   const written = toolCallsInText(text, [RUN_CODE_TOOL]);
-  const { blocks, other } = codeBlocksOf(written.rest, options.languages);
+  const read = readBlocks(written.rest, options.languages);
+  const { blocks, other } = blocksOf(read);
   const calls: ToolCall[] = [
     ...written.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
     ...blocks.map((b) => ({ name: RUN_CODE_TOOL, arguments: JSON.stringify({ language: b.language, code: b.code }) })),
   ].map((c, i) => ({ id: textCallId(options.round, i), ...c }));
-  return { calls, written: written.calls.length, prose: written.rest, other };
+  return { calls, written: written.calls.length, prose: withoutRunBlocks(written.rest, read), other };
 }
 
 /**

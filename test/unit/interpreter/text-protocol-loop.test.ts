@@ -127,8 +127,9 @@ describe('the text protocol (models without tool calling)', () => {
     expect(sandbox.runs).toHaveLength(1);
   });
 
-  it('Stop during a fenced block run ends the turn as cancelled', async () => {
-    const llm = new ScriptedLlm({ steps: [said(fence('import time; time.sleep(60)'))] });
+  it('Stop during a fenced block run ends the turn as cancelled, quoting the model’s words but not its block', async () => {
+    const sleeper = `I will wait for the data first.\n\n${fence('import time; time.sleep(60)')}\n\nThen I sum it.`;
+    const llm = new ScriptedLlm({ steps: [said(sleeper)] });
     const { interpreter, sandbox } = rig({ llm, settings: { tools: 'text' } });
     sandbox.enqueue({ delayMs: 60_000, stdout: '' });
     const controller = new AbortController();
@@ -137,6 +138,19 @@ describe('the text protocol (models without tool calling)', () => {
     const result = await pending;
     expect(result.outcome).toBe('cancelled');
     expect(result.runs[0]?.result).toMatchObject({ interruptedBy: 'cancelled' });
+    // The block is the run listed above the note; quoted again it would read as code to run.
+    expect(result.text).toContain('Last note from the model:\nI will wait for the data first.\n\nThen I sum it.');
+    expect(result.text).not.toContain('```');
+  });
+
+  it('out of rounds: the last note quotes what the model said around its blocks, not the blocks', async () => {
+    const llm = new ScriptedLlm({ steps: [said(fence('print(1)')), said(`One more look.\n${fence('print(2)')}`)] });
+    const { interpreter, sandbox } = rig({ llm, settings: { tools: 'text', maxRounds: 2 } });
+    sandbox.enqueue({ stdout: '1\n' });
+    const result = await interpreter.handle(input('count'));
+    expect(result.outcome).toBe('budget');
+    expect(result.text).toContain('Last note from the model:\nOne more look.');
+    expect(result.text).not.toContain('```');
   });
 
   it('a block in a language the sandbox lacks: the model is told once, then its answer stands', async () => {
