@@ -52,7 +52,7 @@ async function listTasks(tasks: EvalTask[], io: CliIo): Promise<number> {
 function progress(io: CliIo): (run: TaskRun) => void {
   return (run) =>
     io.err(
-      `${run.correct ? '✔' : '✘'} ${run.taskId} (${MODE_TITLES[run.mode]}): ${run.rounds} rounds, ${run.seconds.toFixed(1)} s\n`,
+      `${run.correct ? '✔' : '✘'} ${run.taskId} (${MODE_TITLES[run.mode]}): ${run.rounds} round${run.rounds === 1 ? '' : 's'}, ${run.seconds.toFixed(1)} s\n`,
     );
 }
 

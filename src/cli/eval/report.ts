@@ -91,9 +91,12 @@ function totalRows(reports: readonly TaskReport[], modes: readonly Mode[]): stri
     ['', ...modes.map((m) => MODE_TITLES[m])],
     ['accuracy', ...totals.map(percent)],
     ['rounds per task', ...totals.map((t) => per(t, t.rounds))],
-    ['code runs per task', ...totals.map((t) => per(t, t.runs))],
+    ['code runs per task', ...modes.map((m, i) => (m === 'code' ? per(totals[i]!, totals[i]!.runs) : '—'))],
     ['tokens', ...totals.map((t) => int(t.promptTokens + t.completionTokens))],
-    ['tokens per task', ...totals.map((t) => per(t, t.promptTokens + t.completionTokens, 0))],
+    [
+      'tokens per task',
+      ...totals.map((t) => (t.tasks === 0 ? '—' : int((t.promptTokens + t.completionTokens) / t.tasks))),
+    ],
     ['seconds per task', ...totals.map((t) => per(t, t.seconds))],
     ['unanswered', ...totals.map((t) => String(t.unanswered))],
   ];

@@ -59,6 +59,7 @@ describe('the eval report', () => {
     expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+✘ failed\s+1/m);
     expect(text).toMatch(/^accuracy\s+2\/3 = 66\.7 %\s+1\/3 = 33\.3 %$/m);
     expect(text).toMatch(/^rounds per task\s+3\.0\s+1\.0$/m);
+    expect(text).toMatch(/^code runs per task\s+2\.0\s+—$/m);
     expect(text).toMatch(/^tokens\s+3,600\s+3,600$/m);
     expect(text).toMatch(/^unanswered\s+0\s+1$/m);
     expect(text).toMatch(/^ {2}excel\s+0\/1 = 0\.0 %\s+1\/1 = 100\.0 %$/m);
