@@ -77,14 +77,15 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
       const figure = await chartVerdict(deps.sandbox, threadKey, built);
       if (!figure.correct) verdict = { ...verdict, ...figure };
     }
-    const ended = result.outcome === 'answer' || verdict.correct ? {} : { reason: `${result.outcome}: ${result.text}` };
+    // A turn that stopped before an answer (rounds, tokens or time ran out; the model API failed) says why.
+    const reason =
+      result.outcome === 'answer' || verdict.correct ? verdict.reason : `${result.outcome}: ${result.text}`;
     return {
       ...base,
       correct: verdict.correct,
       outcome: result.outcome === 'not_configured' ? 'failed' : result.outcome,
       ...(verdict.given !== undefined ? { given: verdict.given } : {}),
-      ...(verdict.reason !== undefined ? { reason: verdict.reason } : {}),
-      ...ended,
+      ...(reason !== undefined ? { reason } : {}),
       rounds: rounds(),
       runs: result.runs.length,
       promptTokens: result.usage.promptTokens,
