@@ -29,6 +29,7 @@ export function refusesTools(e: ServerError): boolean {
     /tools? param(eter)? requires --jinja/i.test(e.message) || // llama-server without --jinja
     /(function|tool)[ _-]?call(ing|s)? (is |are )?not (supported|enabled|available)/i.test(e.message) ||
     /does not support (function|tool)[ _-]?call/i.test(e.message) ||
+    /no endpoints found that support tool use/i.test(e.message) || // OpenRouter: no provider of the model takes tools
     /\btools?\b.{0,40}\b(not supported|unsupported)\b/i.test(e.message)
   );
 }

@@ -114,6 +114,14 @@ function mapError(err: unknown, ctx: ErrorContext): ThreadlabError {
         { cause: err, isRetryable: true, details },
       );
     }
+    // Before the status classes: llama-server refuses tools without --jinja with a 500, which no retry helps.
+    if (status >= 400 && refusesTools(e)) {
+      return new ThreadlabError(
+        'llm_tools_unsupported',
+        `The model server refuses tools for ${ctx.model}: "${e.message}". Set THREADLAB_LLM_TOOLS=auto (or text) to have the model write fenced code blocks instead, or ${toolsHint(e)}.`,
+        { cause: err, isPolicy: true, details },
+      );
+    }
     if (status === 429) {
       return new ThreadlabError(
         'llm_rate_limited',
@@ -133,13 +141,6 @@ function mapError(err: unknown, ctx: ErrorContext): ThreadlabError {
         isRetryable: true,
         details,
       });
-    }
-    if ((status === 400 || status === 422 || status === 404) && refusesTools(e)) {
-      return new ThreadlabError(
-        'llm_tools_unsupported',
-        `The model server refuses tools for ${ctx.model}: "${e.message}". Set THREADLAB_LLM_TOOLS=auto (or text) to have the model write fenced code blocks instead, or ${toolsHint(e)}.`,
-        { cause: err, isPolicy: true, details },
-      );
     }
     return new ThreadlabError(
       'llm_refused',

@@ -64,7 +64,8 @@ export class StreamAssembler {
       const index = part.index ?? this.calls.size;
       if (!this.calls.has(index) && this.calls.size >= MAX_ASSEMBLED_CALLS) continue;
       const call = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
-      if (part.id) call.id = part.id;
+      // LM Studio sends numeric ids; they go back as the text they are.
+      if (part.id !== undefined && part.id !== null && part.id !== '') call.id = String(part.id);
       if (part.function?.name) call.name = append(call.name, part.function.name).slice(0, 200);
       if (part.function?.arguments) call.arguments = append(call.arguments, part.function.arguments);
       const echo = echoOf(part);

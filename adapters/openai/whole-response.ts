@@ -21,7 +21,12 @@ export function wholeResponse(
     if (call.type !== 'function' || !call.function) return [];
     const echo = echoOf(call);
     return [
-      { id: call.id, name: call.function.name, arguments: call.function.arguments ?? '', ...(echo ? { echo } : {}) },
+      {
+        id: String(call.id),
+        name: call.function.name,
+        arguments: call.function.arguments ?? '',
+        ...(echo ? { echo } : {}),
+      },
     ];
   });
   const field = reasoningOf(message);

@@ -113,5 +113,27 @@ describe('OpenAI adapter pieces', () => {
       isRetryable: true,
     });
     expect(mapOpenAiError(new OpenAI.APIUserAbortError(), ctx).code).toBe('cancelled');
+    // llama-server without --jinja refuses tools with a 500: a refusal no retry helps, with the server flag.
+    const jinja = mapOpenAiError(
+      OpenAI.APIError.generate(
+        500,
+        { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } },
+        undefined,
+        new Headers(),
+      ),
+      ctx,
+    );
+    expect(jinja).toMatchObject({ code: 'llm_tools_unsupported', isRetryable: false });
+    expect(jinja.message).toContain('start llama-server with --jinja');
+    const openrouter = mapOpenAiError(
+      OpenAI.APIError.generate(
+        404,
+        { error: { code: 404, message: 'No endpoints found that support tool use.' } },
+        undefined,
+        new Headers(),
+      ),
+      ctx,
+    );
+    expect(openrouter.code).toBe('llm_tools_unsupported');
   });
 });
