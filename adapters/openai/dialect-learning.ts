@@ -7,6 +7,7 @@ export type Lesson =
   | { kind: 'max-completion-tokens' }
   | { kind: 'reasoning-back' }
   | { kind: 'no-user-after-tool' }
+  | { kind: 'no-stream-with-tools' }
   | { kind: 'api-key' };
 
 /** What the refused request carried, so a lesson is only drawn about something that was sent. */
@@ -47,6 +48,14 @@ export function lessonOf(status: number, e: ServerError, sent: SentRequest, dial
     const azureWords = /api-key|subscription key|wrong API endpoint/i.test(e.message);
     return azureWords && dialect.auth === 'bearer' ? { kind: 'api-key' } : undefined;
   }
+  // llama-server before streamed tool calls: a 500 for tools with stream: true.
+  if (
+    sent.fields.has('tools') &&
+    sent.fields.has('stream') &&
+    dialect.streamWithTools &&
+    /cannot use tools with stream/i.test(e.message)
+  )
+    return { kind: 'no-stream-with-tools' };
   if (status !== 400 && status !== 422) return undefined;
   if (
     sent.fields.has('max_tokens') &&
@@ -81,6 +90,9 @@ export function learn(dialect: Dialect, lesson: Lesson): string {
     case 'no-user-after-tool':
       dialect.noUserAfterTool = true;
       return 'putting a short assistant turn between tool results and the next user message';
+    case 'no-stream-with-tools':
+      dialect.streamWithTools = false;
+      return 'not streaming requests that carry tools, which this server refuses';
     case 'api-key':
       dialect.auth = 'api-key';
       return 'sending the key in the api-key header (Azure)';

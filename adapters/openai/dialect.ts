@@ -20,6 +20,8 @@ export interface Dialect {
   thinkOpen: boolean;
   /** The server refuses a user message right after a tool message (Mistral): a short assistant turn goes between. */
   noUserAfterTool: boolean;
+  /** The server streams requests that carry tools (llama-server builds before spring 2025 refused). */
+  streamWithTools: boolean;
 }
 
 /** Fields that a server may refuse and that the request works without. */
@@ -57,6 +59,7 @@ export function initialDialect(baseUrl: string): Dialect {
     reasoningBack: false,
     thinkOpen: false,
     noUserAfterTool: false,
+    streamWithTools: true,
   };
 }
 
@@ -68,6 +71,7 @@ const WORDS: Record<string, (d: Dialect) => void> = {
   'reasoning-back': (d) => (d.reasoningBack = true),
   'think-open': (d) => (d.thinkOpen = true),
   'no-user-after-tool': (d) => (d.noUserAfterTool = true),
+  'no-stream-with-tools': (d) => (d.streamWithTools = false),
   ...Object.fromEntries(OMITTABLE.map((f) => [`no-${f.replace(/_/g, '-')}`, (d: Dialect) => d.omit.add(f)])),
 };
 
@@ -103,5 +107,6 @@ export function describeDialect(d: Dialect): string[] {
   if (d.reasoningField) facts.push(`thinking in ${d.reasoningField}${d.reasoningBack ? ', sent back' : ''}`);
   if (d.thinkOpen) facts.push('thinking opened by the chat template');
   if (d.noUserAfterTool) facts.push('no user message right after a tool result');
+  if (!d.streamWithTools) facts.push('requests with tools not streamed');
   return facts;
 }

@@ -124,7 +124,8 @@ export class OpenAiLlmClient implements LlmClient {
       const { body, sent } = this.body(request);
       attempts += 1;
       try {
-        const pending = this.options.stream ? this.streamed(body, request) : this.whole(body, request);
+        const stream = this.options.stream && (request.tools.length === 0 || this.dialect.streamWithTools);
+        const pending = stream ? this.streamed(body, request) : this.whole(body, request);
         return await untilAborted(pending, request.signal);
       } catch (err) {
         if (request.signal?.aborted) throw this.mapped(err, request, attempts);
@@ -183,11 +184,14 @@ export class OpenAiLlmClient implements LlmClient {
       ...(request.temperature !== undefined && !d.omit.has('temperature') ? { temperature: request.temperature } : {}),
       ...(request.maxOutputTokens !== undefined ? { [d.maxTokensField]: request.maxOutputTokens } : {}),
     };
-    if (this.options.stream && !d.omit.has('stream_options')) body.stream_options = { include_usage: true };
+    const stream = this.options.stream && (request.tools.length === 0 || d.streamWithTools);
+    if (stream && !d.omit.has('stream_options')) body.stream_options = { include_usage: true };
     const userAfterTool = messages.some((m, i) => m.role === 'user' && messages[i - 1]?.role === 'tool');
     const reasoningHeld =
       !d.reasoningBack && request.messages.some((m) => m.role === 'assistant' && Boolean(m.reasoning));
-    return { body, sent: { fields: new Set(Object.keys(body)), userAfterTool, reasoningHeld } };
+    const fields = new Set(Object.keys(body));
+    if (stream) fields.add('stream');
+    return { body, sent: { fields, userAfterTool, reasoningHeld } };
   }
 
   private async whole(body: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {

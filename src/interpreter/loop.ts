@@ -9,6 +9,7 @@ import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-
 import type { Sandbox } from '../ports/sandbox.js';
 import { estimateUsage } from './usage.js';
 import { cutHeadTail } from './text-cut.js';
+import { ShownText } from './shown-text.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
@@ -146,14 +147,20 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       emit({ type: 'thinking', round });
       const mode: ToolProtocol = turnMode ?? protocol.current(key);
       let response: LlmResponse;
+      const shown = new ShownText({ fences: mode === 'text' });
       try {
         response = await llm.complete({
           messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
           tools: mode === 'text' ? [] : [runCodeSpec(languages)],
           temperature: settings.temperature,
           signal,
-          onTextDelta: (delta) => emit({ type: 'text', delta }),
+          onTextDelta: (delta) => {
+            const text = shown.push(delta);
+            if (text) emit({ type: 'text', delta: text });
+          },
         });
+        const rest = shown.end();
+        if (rest) emit({ type: 'text', delta: rest });
       } catch (err) {
         const reason = abortReason();
         if (reason) return stop(reason);

@@ -7,6 +7,8 @@
  * - Mistral: `[TOOL_CALLS][{"name": …, "arguments": {…}}]`, and the newer `[TOOL_CALLS]name[ARGS]{…}`
  * - Llama on some servers (and in Groq's failed_generation): `<function=name>{…}</function>`
  * - DeepSeek: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>name` followed by a ```json block
+ * - LM Studio's default format for models without native tool use: `[TOOL_REQUEST]{…}[END_TOOL_REQUEST]`, left in
+ *   the content when LM Studio cannot parse it (the end marker may be missing)
  * - a reply that is only such a JSON object, bare or in a ```json block.
  */
 
@@ -69,9 +71,55 @@ const FORMATS: Array<{ pattern: RegExp; calls: (m: RegExpExecArray) => TextToolC
   },
 ];
 
-const findInMarkup: Finder = (text) => {
+/**
+ * The JSON object that starts at `start` (a `{`), by balanced braces outside strings, and where it ends. An
+ * object the text ends inside (a call cut off, or written without its last braces, as LM Studio leaves one it
+ * could not parse) is closed with the braces it lacks.
+ */
+function objectAt(text: string, start: number): { json: string; end: number } | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth += 1;
+    else if (c === '}' && --depth === 0) return { json: text.slice(start, i + 1), end: i + 1 };
+    else if (c === '[' && depth > 0 && text.startsWith('[END_TOOL_REQUEST]', i))
+      return { json: text.slice(start, i).trimEnd() + '}'.repeat(depth), end: i };
+  }
+  return inString || depth === 0
+    ? undefined
+    : { json: text.slice(start).trimEnd() + '}'.repeat(depth), end: text.length };
+}
+
+/** `[TOOL_REQUEST]{…}[END_TOOL_REQUEST]` (LM Studio), read with a brace scan: the end marker may be missing. */
+function toolRequests(text: string): { calls: TextToolCall[]; rest: string } {
   const calls: TextToolCall[] = [];
-  let rest = text;
+  let rest = '';
+  let from = 0;
+  const marker = /\[TOOL_REQUEST\]\s*/g;
+  for (let m = marker.exec(text); m; m = marker.exec(text)) {
+    const start = m.index + m[0].length;
+    const object = text[start] === '{' ? objectAt(text, start) : undefined;
+    const found = object ? callsOf(parseJson(object.json)) : [];
+    if (found.length === 0 || !object) continue;
+    calls.push(...found);
+    rest += text.slice(from, m.index);
+    from = object.end;
+    const close = /^\s*\[END_TOOL_REQUEST\]/.exec(text.slice(from));
+    if (close) from += close[0].length;
+    marker.lastIndex = from;
+  }
+  return { calls, rest: rest + text.slice(from) };
+}
+
+const findInMarkup: Finder = (text) => {
+  const requested = toolRequests(text);
+  const calls: TextToolCall[] = [...requested.calls];
+  let rest = requested.rest;
   for (const format of FORMATS) {
     rest = rest.replace(format.pattern, (...args: unknown[]) => {
       const match = args.slice(0, -2) as unknown as RegExpExecArray;

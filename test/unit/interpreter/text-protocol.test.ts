@@ -119,3 +119,22 @@ describe('text-protocol messages', () => {
     expect(text[3]!.content).toContain('stdout:\n2');
   });
 });
+
+describe("LM Studio's default tool format", () => {
+  it('reads [TOOL_REQUEST] calls with or without the end marker, braces inside strings included', () => {
+    const args = { language: 'python', code: 'print({"a": "}"})' };
+    const call = JSON.stringify({ name: 'run_code', arguments: args });
+    expect(toolCallsInText(`Running.\n[TOOL_REQUEST]${call}[END_TOOL_REQUEST]\nDone?`, ['run_code'])).toEqual({
+      calls: [{ name: 'run_code', arguments: JSON.stringify(args) }],
+      rest: 'Running.\n\nDone?',
+    });
+    expect(toolCallsInText(`[TOOL_REQUEST]${call}`, ['run_code']).calls).toHaveLength(1);
+    // Without its last brace (how LM Studio leaves a call it could not parse): closed and read.
+    expect(
+      toolCallsInText('[TOOL_REQUEST]{"name": "run_code", "arguments": {"code": "x"}', ['run_code']).calls,
+    ).toEqual([{ name: 'run_code', arguments: '{"code":"x"}' }]);
+    expect(toolCallsInText('[TOOL_REQUEST]{"name": "run_code", "arguments": {"code": "x', ['run_code']).calls).toEqual(
+      [],
+    );
+  });
+});

@@ -84,6 +84,15 @@ describe('lessons from refusals', () => {
     expect(lessonOf(400, back, sent([], { reasoningHeld: true }), d)).toEqual({ kind: 'reasoning-back' });
   });
 
+  it('old llama-server builds: tools are sent without streaming after its 500', () => {
+    const d = fresh();
+    const refused = { message: 'Cannot use tools with stream' };
+    expect(lessonOf(500, refused, sent(['tools', 'stream']), d)).toEqual({ kind: 'no-stream-with-tools' });
+    learn(d, { kind: 'no-stream-with-tools' });
+    expect(lessonOf(500, refused, sent(['tools', 'stream']), d)).toBeUndefined();
+    expect(describeDialect(d)).toContain('requests with tools not streamed');
+  });
+
   it('nothing to learn from a refusal that names nothing the request can change', () => {
     expect(lessonOf(400, { message: 'This model does not exist' }, sent(['temperature']), fresh())).toBeUndefined();
     expect(lessonOf(500, { message: 'temperature unsupported' }, sent(['temperature']), fresh())).toBeUndefined();
