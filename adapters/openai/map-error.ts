@@ -105,7 +105,8 @@ function mapError(err: unknown, ctx: ErrorContext): ThreadlabError {
   if (err instanceof OpenAI.APIError) {
     const status = err.status;
     const e = serverErrorOfApiError(err);
-    const details = { status, requestId: err.requestID, serverCode: e.code };
+    // `reason`: the server's own words, for a caller that shows them without the advice around them.
+    const details = { status, requestId: err.requestID, serverCode: e.code, reason: e.message };
     if (status === undefined) {
       // An `error` object inside a 200 stream (OpenRouter when the provider fails mid-answer).
       return new ThreadlabError(

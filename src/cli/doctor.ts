@@ -164,7 +164,12 @@ async function checkLlm(config: Config, llm: LlmClient | undefined): Promise<Che
   const where = `model ${config.llm.model} at ${config.llm.baseUrl ? parseEndpointUrl(config.llm.baseUrl).display : 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`;
   if (!llm) return { name: 'LLM endpoint', status: 'ok', detail: `${where} (not probed)` };
   const setting = config.llm.tools;
-  const probe = await probeModel(llm, { setting, images: config.llm.images, signal: AbortSignal.timeout(120_000) });
+  const probe = await probeModel(llm, {
+    setting,
+    images: config.llm.images,
+    ...(config.llm.temperature !== undefined ? { temperature: config.llm.temperature } : {}),
+    signal: AbortSignal.timeout(120_000),
+  });
   const detail = [where, ...describeProbe(probe, setting)].join('\n');
   if (!probe.text)
     return {

@@ -57,7 +57,7 @@ function toolSupportOf(response: LlmResponse): ToolSupport {
  */
 export async function probeModel(
   llm: LlmClient,
-  options: { setting: ToolProtocolSetting; images: boolean; signal?: AbortSignal },
+  options: { setting: ToolProtocolSetting; images: boolean; temperature?: number; signal?: AbortSignal },
 ): Promise<ModelProbe> {
   const learned = (): string[] => llm.dialectFacts?.() ?? [];
   const startedMs = Date.now();
@@ -67,6 +67,7 @@ export async function probeModel(
       messages: [SYSTEM, { role: 'user', content: 'Reply with the single word: ready' }],
       tools: [],
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     });
   } catch (err) {
     return { text: false, failure: short(err), protocol: 'native', learned: learned() };
@@ -109,12 +110,14 @@ export async function probeModel(
         ],
         tools: [runCodeSpec()],
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       });
       probe.toolResultRoundTrip = back.toolCalls.length > 0 || Boolean(back.content?.trim());
     }
   } catch (err) {
     // Refused tools (llm_tools_unsupported) or a tool round the server could not take: either way not native.
-    probe.tools = { kind: 'refused', reason: isThreadlabError(err) ? err.message.slice(0, 400) : short(err) };
+    const reason = isThreadlabError(err) && typeof err.details?.reason === 'string' ? err.details.reason : short(err);
+    probe.tools = { kind: 'refused', reason: reason.slice(0, 400) };
   }
 
   if (!options.images || !llm.acceptsImages) probe.images = 'off';
@@ -133,6 +136,7 @@ export async function probeModel(
         ],
         tools: [],
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
       });
       probe.images = 'accepted';
     } catch (err) {

@@ -1,0 +1,100 @@
+/**
+ * One variant of each model server (the most demanding one the catalogue has) driving the product as shipped:
+ * `threadlab chat` (the CLI process and its daemon) and `threadlab start` (the web chat's HTTP API), with the
+ * real Docker sandbox. The question needs code; the answer must be the computed one, clean. The loop test beside
+ * this file covers every variant in-process, streamed and not.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
+import { modelServer, threadlabEnv, type ModelServerEntry } from '../../fakes/model-servers/index.js';
+import { freePort } from '../../support/redis-server.js';
+import { cliEnv, runCli } from '../../integration/cli/cli-process.js';
+import { removeContainersOf } from '../roles/containers.js';
+import { spawnThreadlab, stopProcess } from '../roles/processes.js';
+import { WebClientForTests } from '../shipped/web-client.js';
+import { CODE, NEVER_SHOWN, QUESTION, RESULT, sumOfSquaresModel } from './model-script.js';
+
+/** Per server, the variant that asks the most of the product. */
+const SHIPPED = [
+  'ollama-no-tools', // refuses tools: the text protocol
+  'vllm-parser-mismatch', // the call comes back as <tool_call> text
+  'llama-cpp-reasoning-none', // <think> in the content
+  'lm-studio-unparsed', // an unparsed [TOOL_REQUEST] in the content
+  'azure-2024-02-01', // api-key header, api-version, stream_options refused, an empty first chunk
+  'gemini', // thought signatures required back, error arrays
+  'mistral', // include_usage refused (422), no user after tool, 9-character ids
+  'groq', // reasoning field, x_groq usage
+  'openrouter', // processing comments in the stream
+  'deepseek', // reasoning_content required back
+  'openai-reasoning', // temperature and max_tokens refused
+];
+
+function expectClean(text: string): void {
+  expect(text).toContain(RESULT);
+  for (const never of NEVER_SHOWN) expect(text).not.toMatch(never);
+}
+
+describe.each(SHIPPED)('%s', (name) => {
+  const entry: ModelServerEntry = modelServer(name);
+  const dataDir = mkdtempSync(join(tmpdir(), `model-${name}-`));
+  let server: FakeOpenAiServer;
+  let env: Record<string, string | undefined>;
+
+  beforeAll(async () => {
+    server = new FakeOpenAiServer({ dialect: entry.dialect(), fallback: sumOfSquaresModel });
+    await server.start();
+    env = cliEnv(dataDir, {
+      ...threadlabEnv(entry, server),
+      THREADLAB_LLM_TEMPERATURE: '0.2',
+      THREADLAB_LLM_MAX_RETRIES: '1',
+    });
+  });
+  afterAll(async () => {
+    await runCli(['daemon', 'stop'], { env, cwd: dataDir }).catch(() => undefined);
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('threadlab chat: the computed answer, clean', async () => {
+    const run = await runCli(['chat', '--thread', 'squares', QUESTION], { env, cwd: dataDir });
+    expect(run.code, run.stderr + run.stdout).toBe(0);
+    expectClean(run.stdout);
+    expect(server.requests.length).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('threadlab start: the computed answer in the web chat, clean, its code run in the sandbox', async () => {
+    const port = await freePort();
+    const p = spawnThreadlab({
+      name: `start-${name}`,
+      role: 'all',
+      metricsPort: await freePort(),
+      env: {
+        ...(env as Record<string, string>),
+        THREADLAB_WEB_ENABLED: 'true',
+        THREADLAB_WEB_HOST: '127.0.0.1',
+        THREADLAB_WEB_PORT: String(port),
+        THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
+        THREADLAB_DATA_DIR: join(dataDir, 'start'),
+      },
+    });
+    try {
+      await p.ready(120_000);
+      const web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
+      const thread = await web.createThread();
+      const before = server.requests.length;
+      await web.post(thread, { text: QUESTION });
+      const reply = await web.waitForAnswer(thread, 90_000);
+      expectClean(reply.text);
+      // The model's code ran: its output reached the model in the requests of this turn.
+      const sent = JSON.stringify(server.requests.slice(before).map((r) => r.body.messages));
+      expect(sent).toContain(CODE.replace(/"/g, '\\"').slice(0, 20));
+      expect(sent).toContain(RESULT);
+    } finally {
+      await stopProcess(p, 'SIGTERM');
+      await removeContainersOf([p.pid]).catch(() => undefined);
+    }
+  }, 180_000);
+});
