@@ -10,6 +10,7 @@ import { parseAllowlist as parseAccessList } from './governance/access-policy.js
 import { parseDuration } from './governance/retention.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
+import { isLoopbackHost } from './domain/loopback.js';
 
 /** The version of the sandbox image definition; bump when sandbox/image changes incompatibly. */
 export const SANDBOX_IMAGE_REPO = 'threadlab-sandbox';
@@ -322,8 +323,7 @@ function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit'>
       problems.push('SLACK_SIGNING_SECRET: required in HTTP mode to verify requests');
   }
   if (c.discord.token && !c.discord.applicationId) problems.push('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
-  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(c.web.host);
-  if (!loopback && !c.web.token)
+  if (!isLoopbackHost(c.web.host) && !c.web.token)
     problems.push(`THREADLAB_WEB_TOKEN: required when THREADLAB_WEB_HOST is not loopback (${c.web.host})`);
   return problems;
 }

@@ -1,14 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
+import { isLoopbackHost } from '../../src/domain/loopback.js';
 import { parseRequestUrl } from './request-url.js';
 
 /** The cookie the page carries its token in. */
 export const TOKEN_COOKIE = 'threadlab_token';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
+export { isLoopbackHost } from '../../src/domain/loopback.js';
 
 /** The parts of a request that authentication looks at. */
 export interface AuthRequest {

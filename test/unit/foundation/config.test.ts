@@ -50,6 +50,10 @@ describe('configuration', () => {
 
   it('requires an access token when the web chat binds beyond loopback', () => {
     expect(configError({ THREADLAB_WEB_HOST: '0.0.0.0' }).message).toContain('THREADLAB_WEB_TOKEN: required');
+    expect(configError({ THREADLAB_WEB_HOST: '128.0.0.1' }).message).toContain('THREADLAB_WEB_TOKEN: required');
+    // Loopback is one rule with the web chat's own check (src/domain/loopback.ts): all of 127.0.0.0/8 and ::1.
+    for (const host of ['127.0.0.2', 'localhost', '::1', '[::1]'])
+      expect(loadConfig({ THREADLAB_WEB_HOST: host }).web.host).toBe(host);
     expect(loadConfig({ THREADLAB_WEB_HOST: '0.0.0.0', THREADLAB_WEB_TOKEN: 'a'.repeat(20) }).web.token).toBe(
       'a'.repeat(20),
     );
