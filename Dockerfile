@@ -10,6 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs ./scripts/
 COPY src ./src
+COPY cli ./cli
 COPY adapters ./adapters
 COPY sandbox ./sandbox
 RUN npm run build && npm prune --omit=dev

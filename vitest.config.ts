@@ -34,7 +34,13 @@ export default defineConfig(async () => {
         {
           test: {
             name: 'unit',
-            include: ['test/unit/**/*.test.ts', 'src/**/*.test.ts', 'adapters/**/*.test.ts', 'sandbox/**/*.test.ts'],
+            include: [
+              'test/unit/**/*.test.ts',
+              'src/**/*.test.ts',
+              'cli/**/*.test.ts',
+              'adapters/**/*.test.ts',
+              'sandbox/**/*.test.ts',
+            ],
             testTimeout: 10_000,
           },
         },

@@ -1,2 +1,2 @@
 // The private redis-server helper lives with the CLI (`threadlab bench queue` uses it too).
-export { freePort, startPrivateRedis, type PrivateRedis } from '../../src/cli/private-redis.js';
+export { freePort, startPrivateRedis, type PrivateRedis } from '../../cli/private-redis.js';

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { configFingerprint } from '../../../src/cli/daemon/fingerprint.js';
+import { configFingerprint } from '../../../cli/daemon/fingerprint.js';
 import { cliEnv, runCli } from './cli-process.js';
 
 // "Another local user" is uid 65534 (nobody); the tests run as root, as the reported attack did.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { runDoctor } from '../../../src/cli/doctor.js';
-import { pingRedis } from '../../../src/cli/infra.js';
+import { runDoctor } from '../../../cli/doctor.js';
+import { pingRedis } from '../../../cli/infra.js';
 import { loadConfig } from '../../../src/config.js';
 
 describe('threadlab doctor against the real engine and Redis', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalAnswer, checkAnswer } from '../../../src/cli/eval/answers.js';
-import { figureVerdict, INSTALL_PROBE, parseFigures, READ_PROBE } from '../../../src/cli/eval/chart-probe.js';
-import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
-import { promptOf } from '../../../src/cli/eval/task.js';
+import { canonicalAnswer, checkAnswer } from '../../../cli/eval/answers.js';
+import { figureVerdict, INSTALL_PROBE, parseFigures, READ_PROBE } from '../../../cli/eval/chart-probe.js';
+import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
+import { promptOf } from '../../../cli/eval/task.js';
 import {
   FakeOpenAiServer,
   fakeRunCode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { benchEgressOverhead } from '../../../src/cli/bench/egress-overhead.js';
+import { benchEgressOverhead } from '../../../cli/bench/egress-overhead.js';
 
 describe('egress gateway: overhead', () => {
   it('measures a request through the gateway against a direct loopback request', async () => {

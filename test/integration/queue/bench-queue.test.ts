@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchQueue } from '../../../src/cli/bench/queue-bench.js';
+import { benchQueue } from '../../../cli/bench/queue-bench.js';
 import { createLogger } from '../../../src/logger.js';
 import { testRedis } from './redis-server.js';
 

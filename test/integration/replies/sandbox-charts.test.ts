@@ -3,9 +3,9 @@ import Docker from 'dockerode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { psnrDb } from '../../../adapters/render/encode.js';
-import { generateSandboxCharts } from '../../../src/cli/bench/sandbox-charts.js';
+import { generateSandboxCharts } from '../../../cli/bench/sandbox-charts.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
-import { benchRender } from '../../../src/cli/bench/render-bench.js';
+import { benchRender } from '../../../cli/bench/render-bench.js';
 import { fitImages } from '../../../src/replies/fit-images.js';
 
 const docker = new Docker();

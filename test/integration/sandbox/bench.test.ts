@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benchSandbox } from '../../../src/cli/bench/sandbox-bench.js';
-import { limitsForFrame } from '../../../src/cli/bench/durable-state-bench.js';
+import { benchSandbox } from '../../../cli/bench/sandbox-bench.js';
+import { limitsForFrame } from '../../../cli/bench/durable-state-bench.js';
 import { registeredRuntimes } from '../../../sandbox/runtime.js';
 import { docker, logger, sandboxImage, testLimits } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerLine, checkAnswer, parseNumber, type Expected } from '../../../src/cli/eval/answers.js';
+import { answerLine, checkAnswer, parseNumber, type Expected } from '../../../cli/eval/answers.js';
 
 const check = (expected: Expected, line: string) => checkAnswer(expected, `Some working.\n\n${line}`).correct;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { figureVerdict, parseFigures, type FigureRecord } from '../../../src/cli/eval/chart-probe.js';
+import { figureVerdict, parseFigures, type FigureRecord } from '../../../cli/eval/chart-probe.js';
 
 /** Bars as the recorder notes them: x, y, width, height. */
 const vertical = (heights: number[]) => heights.map((h, i) => [i - 0.4, 0, 0.8, h]);

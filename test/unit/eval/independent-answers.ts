@@ -1,4 +1,4 @@
-import type { EvalFile } from '../../../src/cli/eval/files.js';
+import type { EvalFile } from '../../../cli/eval/files.js';
 import { parseCsv, readWorkbook, serialToIso } from './read-data.js';
 
 /**

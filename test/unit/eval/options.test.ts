@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readEvalOptions, type EvalOptions } from '../../../src/cli/eval/options.js';
-import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
+import { readEvalOptions, type EvalOptions } from '../../../cli/eval/options.js';
+import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
 
 describe('threadlab eval options', () => {
   it('runs every task in both modes, two at a time, by default', () => {

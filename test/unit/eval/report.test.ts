@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formatReport, reportJson, totalsOf, type EvalContext } from '../../../src/cli/eval/report.js';
-import type { Mode, TaskRun } from '../../../src/cli/eval/result.js';
-import type { TaskReport } from '../../../src/cli/eval/runner.js';
-import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
+import { formatReport, reportJson, totalsOf, type EvalContext } from '../../../cli/eval/report.js';
+import type { Mode, TaskRun } from '../../../cli/eval/result.js';
+import type { TaskReport } from '../../../cli/eval/runner.js';
+import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
 
 const context: EvalContext = {
   model: 'model-x',

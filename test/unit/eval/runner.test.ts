@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { INSTALL_PROBE, READ_PROBE } from '../../../src/cli/eval/chart-probe.js';
-import { runWithCode, type CodeModeDeps } from '../../../src/cli/eval/code-mode.js';
-import { runWithoutCode } from '../../../src/cli/eval/no-code-mode.js';
-import { mapBounded, runEval } from '../../../src/cli/eval/runner.js';
-import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
+import { INSTALL_PROBE, READ_PROBE } from '../../../cli/eval/chart-probe.js';
+import { runWithCode, type CodeModeDeps } from '../../../cli/eval/code-mode.js';
+import { runWithoutCode } from '../../../cli/eval/no-code-mode.js';
+import { mapBounded, runEval } from '../../../cli/eval/runner.js';
+import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { ThreadlabError } from '../../../src/domain/errors.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAnswer, checkAnswer, type Expected } from '../../../src/cli/eval/answers.js';
-import { campaignsData } from '../../../src/cli/eval/data/campaigns.js';
-import { DEFAULT_INLINE_CHARS } from '../../../src/cli/eval/no-code-mode.js';
-import { EVAL_TASKS } from '../../../src/cli/eval/tasks/index.js';
-import { CATEGORIES, promptOf, type BuiltTask } from '../../../src/cli/eval/task.js';
-import { mean, sampleStd } from '../../../src/cli/eval/stats.js';
+import { canonicalAnswer, checkAnswer, type Expected } from '../../../cli/eval/answers.js';
+import { campaignsData } from '../../../cli/eval/data/campaigns.js';
+import { DEFAULT_INLINE_CHARS } from '../../../cli/eval/no-code-mode.js';
+import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
+import { CATEGORIES, promptOf, type BuiltTask } from '../../../cli/eval/task.js';
+import { mean, sampleStd } from '../../../cli/eval/stats.js';
 import { independentAnswers } from './independent-answers.js';
 
 const built = new Map<string, BuiltTask>();

@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { runDoctor, formatChecks } from '../../../src/cli/doctor.js';
+import { runDoctor, formatChecks } from '../../../cli/doctor.js';
 import { loadConfig } from '../../../src/config.js';
 
 describe('threadlab doctor', () => {

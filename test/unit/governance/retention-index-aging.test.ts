@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createRetentionSweeper, indexKind } from '../../../src/cli/retention-sweep.js';
+import { createRetentionSweeper, indexKind } from '../../../cli/retention-sweep.js';
 import { loadConfig } from '../../../src/config.js';
 import { threadHash } from '../../../src/governance/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention-index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stats } from '../../../src/cli/bench/sandbox-bench.js';
+import { stats } from '../../../cli/bench/sandbox-bench.js';
 
 describe('bench stats', () => {
   it('computes nearest-rank percentiles', () => {

@@ -1,0 +1,305 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+import type { Logger } from '../../src/logger.js';
+import { LABELS, type SandboxLimits } from '../../sandbox/container-spec.js';
+import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../sandbox/runtime.js';
+import { round, stats, time, type BenchStats } from './bench-stats.js';
+import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';
+import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
+import { printDurableRows, printDurableSummary } from './durable-report.js';
+import { benchLanguages, type LanguageBench } from './language-bench.js';
+
+export { stats, type BenchStats } from './bench-stats.js';
+
+export interface BenchOptions {
+  docker: Docker;
+  image: string;
+  limits: SandboxLimits;
+  dataDir: string;
+  logger: Logger;
+  /** Samples of the fast measurements; the slow baselines take fewer. @defaultValue 20 */
+  iterations?: number;
+  /** The runtimes to measure side by side. @defaultValue runc, and runsc when the engine has it */
+  runtimes?: SandboxRuntime[];
+  /** Size of the DataFrame the durable-thread measurement saves and restores, in MB of float64. @defaultValue 100 */
+  durableFrameMb?: number;
+  /** Receives each line of the report. */
+  out: (line: string) => void;
+}
+
+/** The sandbox's own figures under one runtime. */
+export interface RuntimeBench {
+  runtime: SandboxRuntime;
+  /** (a) A warm session running `print(1)`. */
+  warmPrint: BenchStats;
+  /** (b) A new session's first run of `import pandas as pd; print(pd.__version__)`, served by the pool. */
+  newSessionPandas: BenchStats;
+  /** (d) A small matplotlib chart, PNG back to the bot. */
+  chart: BenchStats;
+  /** (e) Resident memory of one idle, warmed session container (usage minus page cache), in MiB. */
+  idleSessionMemoryMb: number;
+  /** (f) A container start: create, start, the runner's libraries imported and ready, with no pool. */
+  containerStart: BenchStats;
+  /** (i) R and JavaScript in a warm thread, where the image has them: first run (session start) and later runs. */
+  languages: LanguageBench[];
+  /** (g) Durable threads: save and restore of a DataFrame thread and of a thread of 1,000 small variables. */
+  durableState: DurableStateBench;
+  /** (h) Durable threads: what they add to a normal run, on vs off, back to back and with the save between runs. */
+  durableRuns: DurableRunLatency;
+  targets: { warmPrintP50Under5Ms: boolean; newSessionP50Under50Ms: boolean };
+}
+
+export interface BenchReport {
+  /** One entry per runtime measured, runc first. */
+  runtimes: RuntimeBench[];
+  /** Why runsc was not measured, when it was not. */
+  runscSkipped?: string;
+  /** (c) `docker run --rm IMAGE python3 -c "import pandas…"` through the API (create, start, wait, remove), runc. */
+  naiveDockerRun: BenchStats;
+  /** (c) `docker exec` of a fresh python with the same import in a running container, runc. */
+  naiveDockerExec: BenchStats;
+  /** The sandbox image's size, in MB (the engine's count). */
+  imageMb: number;
+  /** How many times faster runc's (b) is than each naive baseline, on p50. */
+  speedup: { vsDockerRun: number; vsDockerExec: number };
+  targets: { newSession15xFasterThanDockerRun: boolean };
+}
+
+/** Baseline containers carry the sandbox labels, so orphan removal cleans up after a crashed bench. */
+const baselineLabels = (instanceId: string) => ({
+  [LABELS.sandbox]: '1',
+  [LABELS.instance]: instanceId,
+  [LABELS.session]: 'bench',
+  [LABELS.host]: hostname(),
+  [LABELS.pid]: String(process.pid),
+});
+
+const PANDAS = 'import pandas as pd; print(pd.__version__)';
+const CHART = 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2, 4]); plt.title("bench")';
+
+/**
+ * Runs the sandbox benchmark under each runtime (runc and, when registered, gVisor's runsc) side by side,
+ * with the naive docker run / docker exec baselines (under runc), and prints a report.
+ */
+export async function benchSandbox(options: BenchOptions): Promise<BenchReport> {
+  const { docker, image, out } = options;
+  const iterations = options.iterations ?? 20;
+  const slow = Math.max(3, Math.min(iterations, 8));
+  const registered = await registeredRuntimes(docker);
+  const wanted = options.runtimes ?? ['runc', 'runsc'];
+  const runtimes = wanted.filter((r) => r === 'runc' || registered.includes(r));
+  const runscSkipped =
+    wanted.includes('runsc') && !runtimes.includes('runsc')
+      ? `runsc is not registered with the Docker engine (${RUNSC_INSTALL_HINT})`
+      : undefined;
+  out(
+    `threadlab sandbox bench: image ${image}, ${iterations} iterations (${slow} for container starts), runtimes ${runtimes.join(', ')}`,
+  );
+  if (runscSkipped) out(`runsc skipped: ${runscSkipped}`);
+  const measured: RuntimeBench[] = [];
+  for (const runtime of runtimes) {
+    const own = await benchRuntime(options, runtime, iterations, slow);
+    const durable = {
+      ...options,
+      runtime,
+      instanceId: `bench-durable-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      iterations,
+      slow,
+    };
+    const durableState = await benchDurableState(durable, options.durableFrameMb ?? 100);
+    measured.push({ ...own, durableState, durableRuns: await benchDurableRuns(durable) });
+  }
+
+  const instanceId = `bench-${process.pid}-${randomBytes(3).toString('hex')}`;
+  let execContainer: Docker.Container | undefined;
+  try {
+    const naiveDockerRun = stats(await time(slow, () => dockerRunOnce(docker, image, instanceId)));
+    execContainer = await docker.createContainer({
+      Image: image,
+      Entrypoint: ['/usr/bin/tini', '-s', '--'],
+      Cmd: ['sleep', 'infinity'],
+      Labels: baselineLabels(instanceId),
+      HostConfig: { NetworkMode: 'none' },
+    });
+    await execContainer.start();
+    const running = execContainer;
+    const naiveDockerExec = stats(await time(slow, () => dockerExecOnce(running)));
+    const base = measured[0]!.newSessionPandas.p50Ms;
+    const imageMb = Math.round(((await docker.getImage(image).inspect()).Size ?? 0) / 1e6);
+    const report: BenchReport = {
+      runtimes: measured,
+      imageMb,
+      ...(runscSkipped ? { runscSkipped } : {}),
+      naiveDockerRun,
+      naiveDockerExec,
+      speedup: { vsDockerRun: round(naiveDockerRun.p50Ms / base), vsDockerExec: round(naiveDockerExec.p50Ms / base) },
+      targets: { newSession15xFasterThanDockerRun: naiveDockerRun.p50Ms / base >= 15 },
+    };
+    printReport(report, out);
+    return report;
+  } finally {
+    await execContainer?.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** The sandbox's own measurements under one runtime, on a sandbox of its own (and one without a pool). */
+async function benchRuntime(
+  options: BenchOptions,
+  runtime: SandboxRuntime,
+  iterations: number,
+  slow: number,
+): Promise<Omit<RuntimeBench, 'durableState' | 'durableRuns'>> {
+  const { docker, image } = options;
+  const instanceId = `bench-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const make = (poolSize: number, id: string) =>
+    new DockerSandbox({
+      docker,
+      image,
+      limits: { ...options.limits, poolSize },
+      dataDir: options.dataDir,
+      logger: options.logger,
+      instanceId: id,
+      runtime,
+    });
+  const sandbox = make(Math.max(1, options.limits.poolSize), instanceId);
+  const cold = make(0, `${instanceId}-cold`);
+  try {
+    await sandbox.start();
+    await sandbox.run('bench-warm', { language: 'python', code: 'print(0)' });
+    const warmPrint = stats(
+      await time(iterations, () =>
+        sandbox.run('bench-warm', { language: 'python', code: 'print(1)' }).then(() => undefined),
+      ),
+    );
+    const chart = stats(
+      await time(iterations, () =>
+        sandbox.run('bench-warm', { language: 'python', code: CHART }).then(() => undefined),
+      ),
+    );
+    const languages = await benchLanguages(sandbox, { iterations, slow });
+    const newSessionPandas = stats(
+      await time(
+        slow,
+        async (i) => {
+          const result = await sandbox.run(`bench-new-${i}`, { language: 'python', code: PANDAS });
+          if (result.status !== 'ok') throw new Error(`bench run failed: ${result.error?.value ?? result.status}`);
+        },
+        async () => {
+          await sandbox.pool.whenFull();
+        },
+      ),
+    );
+    for (let i = 0; i < slow; i++) await sandbox.reset(`bench-new-${i}`);
+    await sandbox.pool.whenFull();
+    const idleSessionMemoryMb = await idleMemoryMb(docker, instanceId);
+    await cold.start();
+    const containerStart = stats(
+      await time(slow, async (i) => {
+        const result = await cold.run(`bench-cold-${i}`, { language: 'python', code: 'print(1)' });
+        if (result.status !== 'ok') throw new Error(`bench run failed: ${result.error?.value ?? result.status}`);
+        await cold.reset(`bench-cold-${i}`);
+      }),
+    );
+    return {
+      runtime,
+      warmPrint,
+      newSessionPandas,
+      chart,
+      idleSessionMemoryMb,
+      containerStart,
+      languages,
+      targets: { warmPrintP50Under5Ms: warmPrint.p50Ms <= 5, newSessionP50Under50Ms: newSessionPandas.p50Ms <= 50 },
+    };
+  } finally {
+    await cold.close();
+    await sandbox.close();
+  }
+}
+
+async function dockerRunOnce(docker: Docker, image: string, instanceId: string): Promise<void> {
+  const container = await docker.createContainer({
+    Image: image,
+    Labels: baselineLabels(instanceId),
+    Cmd: ['python3', '-c', PANDAS],
+    HostConfig: { NetworkMode: 'none' },
+  });
+  try {
+    await container.start();
+    const { StatusCode } = (await container.wait()) as { StatusCode: number };
+    if (StatusCode !== 0) throw new Error(`docker run baseline exited with ${StatusCode}`);
+  } finally {
+    await container.remove({ force: true });
+  }
+}
+
+async function dockerExecOnce(container: Docker.Container): Promise<void> {
+  const exec = await container.exec({ Cmd: ['python3', '-c', PANDAS], AttachStdout: true, AttachStderr: true });
+  const stream = (await exec.start({ hijack: true, stdin: false })) as unknown as Duplex;
+  await new Promise<void>((resolve, reject) => {
+    stream.on('end', resolve);
+    stream.on('close', resolve);
+    stream.on('error', reject);
+    stream.resume();
+  });
+  const info = await exec.inspect();
+  if (info.ExitCode !== 0) throw new Error(`docker exec baseline exited with ${info.ExitCode}`);
+}
+
+/** Average memory of the instance's idle containers (cgroup v1: usage minus page cache). */
+async function idleMemoryMb(docker: Docker, instanceId: string): Promise<number> {
+  const containers = await docker.listContainers({ filters: { label: [`${LABELS.instance}=${instanceId}`] } });
+  const values: number[] = [];
+  for (const info of containers) {
+    const s = (await docker.getContainer(info.Id).stats({ stream: false })) as {
+      memory_stats?: { usage?: number; stats?: { cache?: number; total_inactive_file?: number } };
+    };
+    const usage = s.memory_stats?.usage ?? 0;
+    const cache = s.memory_stats?.stats?.cache ?? s.memory_stats?.stats?.total_inactive_file ?? 0;
+    if (usage > 0) values.push((usage - cache) / (1024 * 1024));
+  }
+  return values.length ? round(values.reduce((a, b) => a + b, 0) / values.length) : NaN;
+}
+
+function printReport(report: BenchReport, out: (line: string) => void): void {
+  const cell = (s: BenchStats) => `${s.p50Ms.toFixed(1).padStart(8)} / ${s.p95Ms.toFixed(1).padStart(8)}`;
+  const header = report.runtimes.map((r) => `${r.runtime} p50 / p95 ms`.padStart(24)).join('');
+  const row = (label: string, pick: (r: RuntimeBench) => string) =>
+    out(`${label.padEnd(60)}${report.runtimes.map((r) => pick(r).padStart(24)).join('')}`);
+  out(`${''.padEnd(60)}${header}`);
+  row('(a) warm session: print(1)', (r) => cell(r.warmPrint));
+  row('(b) new thread, first run: import pandas (pool hit)', (r) => cell(r.newSessionPandas));
+  row('(d) matplotlib chart end to end (PNG back)', (r) => cell(r.chart));
+  row('(e) resident memory per idle session (MiB)', (r) => String(r.idleSessionMemoryMb));
+  row('(f) container start to ready, first print(1) (no pool)', (r) => cell(r.containerStart));
+  for (const language of ['r', 'javascript'] as const) {
+    const name = language === 'r' ? 'R' : 'JavaScript';
+    const pick = (r: RuntimeBench) => r.languages.find((l) => l.language === language);
+    if (!report.runtimes.some(pick)) continue;
+    row(`(i) warm thread, first ${name} run (session starts)`, (r) => (pick(r) ? cell(pick(r)!.first) : '-'));
+    row(`(i) warm thread, later ${name} runs`, (r) => (pick(r) ? cell(pick(r)!.later) : '-'));
+  }
+  printDurableRows(report.runtimes, row, cell);
+  if (report.runscSkipped) out(`runsc: skipped, ${report.runscSkipped}`);
+  const naive = (label: string, s: BenchStats) =>
+    out(`${label.padEnd(60)}${`p50 ${s.p50Ms.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms (runc)`.padStart(24)}`);
+  naive('(c) naive: docker run --rm IMAGE python3 -c import pandas', report.naiveDockerRun);
+  naive('(c) naive: docker exec python3 -c import pandas', report.naiveDockerExec);
+  out(
+    `speedup of (b) under runc: ${report.speedup.vsDockerRun}x vs docker run, ${report.speedup.vsDockerExec}x vs docker exec`,
+  );
+  printDurableSummary(report.runtimes, out);
+  out(`sandbox image: ${report.imageMb} MB`);
+  const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  out(
+    `targets: ${report.runtimes
+      .map(
+        (r) =>
+          `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
+          `(h) back to back p50 unchanged (within 10 % or 0.5 ms) ${mark(r.durableRuns.print.unchangedAtP50 && r.durableRuns.pandasCell.unchangedAtP50)}`,
+      )
+      .join('; ')}; (b) >= 15x faster than docker run ${mark(report.targets.newSession15xFasterThanDockerRun)}`,
+  );
+}

@@ -1,0 +1,126 @@
+import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createDocker } from '../../sandbox/docker-client.js';
+import { prepareImage } from './prepare-image.js';
+import { startPrivateRedis } from '../private-redis.js';
+import { benchRender } from '../bench/render-bench.js';
+import { sandboxImageTag } from '../../sandbox/image-builder.js';
+import { benchSandbox } from '../bench/sandbox-bench.js';
+import { generateSandboxCharts } from '../bench/sandbox-charts.js';
+import { SharpArtifactRenderer } from '../../adapters/render/sharp-renderer.js';
+import { benchQueue } from '../bench/queue-bench.js';
+import { benchEgress } from '../bench/egress-bench.js';
+import { benchGovernance } from '../bench/governance-bench.js';
+
+export const benchCommand: Command = {
+  name: 'bench',
+  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance [--iterations N] [--threads N] [--messages N]
+
+  sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
+            a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
+            a container start; plus the naive docker run / docker exec baselines on the same image
+  render    bytes saved and milliseconds per image over matplotlib charts generated in the sandbox
+  queue     sustained messages/s and p95 queue wait for concurrent threads in direct mode, in-process and
+            BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
+  egress    the egress gateway's overhead, and small GETs from code in a sandbox (relay and gateway, runc and
+            runsc) against the bot's own GETs of the same loopback server
+  governance  what each governance feature adds to a message: the access check, an audited run in a
+            sandbox, a turn's budget bookkeeping and an approval press reaching the waiting turn (in this
+            process and through Redis; starts a private redis-server unless REDIS_URL is set)
+  --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12),
+                   requests per side (egress; default 200) or samples per row (governance; default 200)
+  --threads N      concurrent threads (queue; default 30)
+  --messages N     messages in all (queue; default 300)`,
+  async run(argv, io) {
+    const { values, positionals } = parse(
+      argv,
+      { iterations: { type: 'string' }, threads: { type: 'string' }, messages: { type: 'string' } },
+      'bench',
+    );
+    const which = positionals[0];
+    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress', 'governance'].includes(which)) {
+      io.out(`${this.usage}\n`);
+      return values.help ? 0 : 2;
+    }
+    const config = loadConfig(io.env);
+    const logger = createLogger({ level: 'warn', secrets: config.secrets });
+    const out = (line: string) => io.out(`${line}\n`);
+    const number = (v: string | undefined, d: number) =>
+      v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
+    if (which === 'queue') {
+      // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
+      const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
+      try {
+        await benchQueue({
+          threads: number(values.threads, 30),
+          messages: number(values.messages, 300),
+          out,
+          redisUrl: config.queue.redisUrl ?? redis!.url,
+        });
+      } finally {
+        await redis?.stop();
+      }
+      return 0;
+    }
+    await prepareImage(config, io);
+    const docker = createDocker(config.sandbox.dockerHost);
+    const image = config.sandbox.image ?? sandboxImageTag();
+    if (which === 'render') {
+      const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
+      await benchRender({
+        images,
+        renderer: new SharpArtifactRenderer(),
+        maxDimensionPx: config.replies.maxImagePx,
+        out,
+      });
+      return 0;
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
+    try {
+      if (which === 'egress') {
+        const requests = number(values.iterations, 200);
+        await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
+        return 0;
+      }
+      if (which === 'governance') {
+        const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
+        try {
+          const redisUrl = config.queue.redisUrl ?? redis!.url;
+          const samples = number(values.iterations, 200);
+          const runtime = config.sandbox.runtime;
+          await benchGovernance({
+            docker,
+            image,
+            limits: config.sandbox,
+            runtime,
+            dataDir,
+            logger,
+            redisUrl,
+            samples,
+            out,
+          });
+        } finally {
+          await redis?.stop();
+        }
+        return 0;
+      }
+      await benchSandbox({
+        docker,
+        image,
+        limits: config.sandbox,
+        dataDir,
+        logger,
+        iterations: number(values.iterations, 30),
+        out,
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,40 @@
+import type { Command } from '../args.js';
+import { parse } from '../args.js';
+import { loadConfig } from '../../src/config.js';
+import { createDocker } from '../../sandbox/docker-client.js';
+import { pingRedis } from '../infra.js';
+import { formatChecks, runDoctor } from '../doctor.js';
+import { createLogger } from '../../src/logger.js';
+import { createLlmClient } from '../../src/main.js';
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  usage: `Usage: threadlab doctor [--no-model]
+
+Checks every component and prints one line each, with how to fix what is wrong:
+Docker engine reachable, sandbox image present and its version, Redis reachable (when REDIS_URL is set),
+Slack and Discord credentials present and well-formed, and the model: a text round trip, a tool-call
+round trip and an image, then what it supports (tools, streaming, usage, images, reasoning) and which
+protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks).
+  --no-model   describe the model endpoint without sending it anything
+Exits 1 when a blocking problem was found.`,
+  async run(argv, io) {
+    const { values } = parse(argv, { 'no-model': { type: 'boolean' } }, 'doctor');
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
+    let config;
+    try {
+      config = loadConfig(io.env);
+    } catch (err) {
+      config = err as Error;
+    }
+    const docker = createDocker(config instanceof Error ? undefined : config.sandbox.dockerHost);
+    const llm =
+      config instanceof Error || values['no-model']
+        ? undefined
+        : createLlmClient(config, createLogger({ level: 'silent', secrets: config.secrets }));
+    const { ok, checks } = await runDoctor({ config, docker, pingRedis, ...(llm ? { llm } : {}) });
+    io.out(`${formatChecks(checks)}\n`);
+    io.out(ok ? 'Everything needed is in place.\n' : 'Blocking problems found (✘ above).\n');
+    return ok ? 0 : 1;
+  },
+};

@@ -1,0 +1,155 @@
+import { statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { WebHistoryRetention } from '../../adapters/web/web-retention.js';
+import { RedisSessionStore } from '../../adapters/redis/redis-session-store.js';
+import { ContainerRetention, liveThreadHashes } from '../../sandbox/container-retention.js';
+import { hashKey } from '../../sandbox/session-registry.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { parseThreadKey } from '../../src/domain/thread-key.js';
+import { pseudonymiseAudit, type AuditRewrite } from '../../src/governance/retention-audit.js';
+import { auditFilesOf } from '../../src/governance/retention-audit-age.js';
+import { FilesRetention } from '../../src/governance/retention-files.js';
+import { createParticipantIndex } from '../../src/governance/retention-index.js';
+import { MemoryRetention } from '../../src/governance/retention-memory.js';
+import {
+  parseDuration,
+  purge,
+  type PurgeReport,
+  type PurgeTarget,
+  type RetentionSource,
+} from '../../src/governance/retention.js';
+import { createLogger } from '../../src/logger.js';
+import { parse, type Command } from '../args.js';
+import { createDocker } from '../../sandbox/docker-client.js';
+import { formatPurgeReport } from './purge-report.js';
+
+function targetOf(values: { thread?: string; user?: string; 'older-than'?: string }): PurgeTarget | string {
+  const given = [values.thread, values.user, values['older-than']].filter((v) => v !== undefined);
+  if (given.length !== 1) return 'purge needs exactly one of --thread KEY, --user ID or --older-than DURATION.';
+  if (values.thread !== undefined) {
+    try {
+      parseThreadKey(values.thread);
+    } catch {
+      return `--thread: "${values.thread}" is not a thread key (platform:workspace:channel:thread, e.g. slack:T024BE7LD:C0123:1712345678.000100).`;
+    }
+    return { thread: values.thread };
+  }
+  if (values.user !== undefined) return values.user.trim() ? { user: values.user } : '--user: expected a user id.';
+  const ms = parseDuration(values['older-than']!);
+  return ms === undefined
+    ? `--older-than: expected a number and a unit, m, h, d or w (e.g. 30d), got "${values['older-than']}".`
+    : { olderThanMs: ms };
+}
+
+/** Why `--audit-log` cannot be used, checked before anything is deleted; undefined when it can. */
+function auditLogProblem(option: string | undefined): string | undefined {
+  if (option === undefined || option === 'none') return undefined;
+  if (option.trim() === '') return "--audit-log: expected the audit file's path, or none.";
+  const info = statSync(resolve(option), { throwIfNoEntry: false });
+  return info && !info.isFile() ? `--audit-log: ${resolve(option)} is not a file.` : undefined;
+}
+
+/** The audit file to pseudonymise in: `--audit-log`, else the configured file; undefined for none. */
+function auditFileOf(option: string | undefined, config: Config): string | undefined {
+  if (option === 'none') return undefined;
+  if (option !== undefined) return resolve(option);
+  return config.audit.destination === 'file' ? config.audit.path : undefined;
+}
+
+export const purgeCommand: Command = {
+  name: 'purge',
+  usage: `Usage: threadlab purge (--thread KEY | --user ID | --older-than DURATION) [--audit-log FILE|none] [--json]
+
+Deletes threads' data and says what it removed: the host copies of their files, their saved variables,
+a live sandbox container, conversation memory and export log (in Redis when REDIS_URL is set), the web
+chat's history and files, and the record of who wrote in them.
+  --thread KEY          one thread (platform:workspace:channel:thread, as the logs and audit trail name it)
+  --user ID             the threads only this user wrote in (threads shared with others are listed, not
+                        removed: purge them with --thread); the user's audit lines keep everything but
+                        their identity, which becomes a pseudonym
+  --older-than DURATION every thread untouched for this long (30d, 12h, 90m, 2w); threads with a live
+                        sandbox container are left (their files would be written back)
+  --audit-log FILE|none the audit file to pseudonymise the user in, with its rotated files (FILE.1 …);
+                        default: THREADLAB_AUDIT_LOG's file (<THREADLAB_DATA_DIR>/audit.jsonl unless set);
+                        none: leave the audit trail as it is
+  --json                print the report as JSON
+Exit status: 0 when every source was purged, 1 when one failed (the report says which), 2 on bad usage.`,
+  async run(argv, io) {
+    const { values } = parse(
+      argv,
+      {
+        thread: { type: 'string' },
+        user: { type: 'string' },
+        'older-than': { type: 'string' },
+        'audit-log': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      'purge',
+    );
+    if (values.help) return (io.out(`${this.usage}\n`), 0);
+    const target = targetOf(values);
+    const usageProblem = typeof target === 'string' ? target : auditLogProblem(values['audit-log']);
+    if (usageProblem !== undefined || typeof target === 'string') {
+      io.err(`${usageProblem}\nRun \`threadlab purge --help\` for usage.\n`);
+      return 2;
+    }
+    const config = loadConfig(io.env);
+    const logger = createLogger({ level: 'warn', secrets: config.secrets });
+    const index = createParticipantIndex(config.dataDir);
+    const docker = createDocker(config.sandbox.dockerHost);
+    const store = config.queue.redisUrl
+      ? new RedisSessionStore({ redisUrl: config.queue.redisUrl, logger })
+      : undefined;
+    const sources: RetentionSource[] = [
+      new ContainerRetention({ docker, nameOf: hashKey }),
+      new FilesRetention({
+        root: join(config.dataDir, 'sandbox-files'),
+        nameOf: hashKey,
+        keyOf: (name) => index.keyOf(name),
+      }),
+      ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
+      new WebHistoryRetention(join(config.dataDir, 'web')),
+      // Last: the other sources' idle purge asks it which threads are idle.
+      index,
+    ];
+    const auditFile = auditFileOf(values['audit-log'], config);
+    let report: PurgeReport;
+    let audit: (AuditRewrite & { files: string[] }) | undefined;
+    try {
+      // The timed sweep's rule: a thread with a live container is left, or the bot would write it back.
+      const live = 'olderThanMs' in target ? await liveThreadHashes(docker) : undefined;
+      report = await purge(target, {
+        sources,
+        participants: index,
+        ...(live ? { idle: { keep: (hash) => live.has(hash) } } : {}),
+      });
+      if ('user' in target && auditFile) {
+        // The threads are gone by now: a trail that cannot be rewritten is reported with them, not instead.
+        try {
+          audit = await pseudonymiseAudit(await auditFilesOf(auditFile), target.user);
+        } catch (err) {
+          report.failures.push({ source: 'audit trail', error: `${auditFile}: ${(err as Error).message}` });
+        }
+      }
+    } finally {
+      await store?.close();
+    }
+    const notes = store
+      ? []
+      : [
+          'Conversation memory is not in Redis (no REDIS_URL): it lives in the bot process, ends with it and expires 7 days after the last message.',
+        ];
+    if ('user' in target && !auditFile)
+      notes.push(
+        values['audit-log'] === 'none'
+          ? '--audit-log none: audit lines were not pseudonymised.'
+          : `THREADLAB_AUDIT_LOG is ${config.audit.destination}: no audit file here to pseudonymise; give --audit-log FILE if lines were written to one.`,
+      );
+    io.out(
+      values.json
+        ? `${JSON.stringify({ ...report, ...(audit ? { audit } : {}), notes }, null, 2)}\n`
+        : formatPurgeReport(report, audit, notes),
+    );
+    return report.failures.length > 0 ? 1 : 0;
+  },
+};

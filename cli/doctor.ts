@@ -1,0 +1,233 @@
+import type Docker from 'dockerode';
+import type { Config } from '../src/config.js';
+import { parseEndpointUrl } from '../src/domain/endpoint-url.js';
+import { toThreadlabError } from '../src/domain/errors.js';
+import type { LlmClient } from '../src/ports/llm-client.js';
+import { describeProbe, probeModel } from './model-probe.js';
+import { sandboxImageTag, VERSION_LABEL } from '../sandbox/image-builder.js';
+import { chooseRuntime, registeredRuntimes, RUNSC_INSTALL_HINT } from '../sandbox/runtime.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+/** One line of `threadlab doctor`: what was checked, what was found, and how to fix it. */
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  fix?: string;
+}
+
+export interface DoctorDeps {
+  /** The parsed configuration, or the error that parsing raised. */
+  config: Config | Error;
+  docker: Pick<Docker, 'ping' | 'version' | 'getImage' | 'info'>;
+  /** Pings Redis at the URL; rejects when it does not answer. */
+  pingRedis: (url: string) => Promise<void>;
+  /** The configured model's client, to probe what it supports; without it the endpoint is only described. */
+  llm?: LlmClient;
+}
+
+async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promise<Check[]> {
+  const where = config.sandbox.dockerHost ?? 'unix:///var/run/docker.sock';
+  try {
+    await docker.ping();
+    const version = await docker.version();
+    const checks: Check[] = [
+      {
+        name: 'Docker engine',
+        status: 'ok',
+        detail: `reachable at ${where} (engine ${version.Version}, API ${version.ApiVersion})`,
+      },
+    ];
+    const tag = config.sandbox.image ?? sandboxImageTag();
+    try {
+      const info = await docker.getImage(tag).inspect();
+      const label = info.Config?.Labels?.[VERSION_LABEL] ?? 'unlabelled';
+      const mb = Math.round((info.Size ?? 0) / 1024 / 1024);
+      checks.push({ name: 'Sandbox image', status: 'ok', detail: `${tag} present (version ${label}, ${mb} MB)` });
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      checks.push({
+        name: 'Sandbox image',
+        status: 'fail',
+        detail: `${tag} is missing`,
+        fix: config.sandbox.image
+          ? `build or load ${tag}, or unset THREADLAB_SANDBOX_IMAGE`
+          : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
+      });
+    }
+    checks.push(await checkRuntime(docker, config));
+    return checks;
+  } catch (err) {
+    return [
+      {
+        name: 'Docker engine',
+        status: 'fail',
+        detail: `not reachable at ${where}: ${toThreadlabError(err).message.replace(/^Unexpected failure: /, '')}`,
+        fix: 'start the engine (`bash scripts/ensure-docker.sh` installs and starts it as root on Debian/Ubuntu), or set DOCKER_HOST',
+      },
+      { name: 'Sandbox image', status: 'skip', detail: 'not checked without a Docker engine' },
+      { name: 'Sandbox runtime', status: 'skip', detail: 'not checked without a Docker engine' },
+    ];
+  }
+}
+
+/** Which runtime sandboxes get (THREADLAB_SANDBOX_RUNTIME against the engine's runtimes) and why. */
+async function checkRuntime(docker: DoctorDeps['docker'], config: Config): Promise<Check> {
+  const registered = await registeredRuntimes(docker);
+  try {
+    const choice = chooseRuntime(config.sandbox.runtime, registered);
+    if (!choice.fallback)
+      return { name: 'Sandbox runtime', status: 'ok', detail: `${choice.runtime}: ${choice.reason}` };
+    return {
+      name: 'Sandbox runtime',
+      status: 'warn',
+      detail: `${choice.runtime}: ${choice.reason}`,
+      fix: `for gVisor as a second wall, ${RUNSC_INSTALL_HINT}`,
+    };
+  } catch (err) {
+    return {
+      name: 'Sandbox runtime',
+      status: 'fail',
+      detail: (err as Error).message,
+      fix: RUNSC_INSTALL_HINT,
+    };
+  }
+}
+
+async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): Promise<Check> {
+  const url = config.queue.redisUrl;
+  if (!url)
+    return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
+  const shown = url.replace(/\/\/[^@]*@/, '//***@');
+  try {
+    await pingRedis(url);
+    return { name: 'Redis', status: 'ok', detail: `reachable at ${shown}` };
+  } catch (err) {
+    return {
+      name: 'Redis',
+      status: 'fail',
+      detail: `not reachable at ${shown}: ${(err as Error).message}`,
+      fix: 'start Redis or correct REDIS_URL',
+    };
+  }
+}
+
+function checkPlatforms(config: Config): Check[] {
+  const slack: Check = config.slack.enabled
+    ? {
+        name: 'Slack',
+        status: 'ok',
+        detail: `credentials present and well-formed (${config.slack.mode} mode${config.slack.apiUrl ? `, API ${config.slack.apiUrl}` : ''})`,
+      }
+    : {
+        name: 'Slack',
+        status: 'skip',
+        detail: 'not configured',
+        fix: 'set SLACK_BOT_TOKEN and SLACK_APP_TOKEN (see adapters/slack/README.md)',
+      };
+  const discord: Check = config.discord.enabled
+    ? {
+        name: 'Discord',
+        status: 'ok',
+        detail: `token and application id present and well-formed${config.discord.apiUrl ? ` (API ${config.discord.apiUrl})` : ''}`,
+      }
+    : {
+        name: 'Discord',
+        status: 'skip',
+        detail: 'not configured',
+        fix: 'set DISCORD_TOKEN and DISCORD_APPLICATION_ID (see adapters/discord/README.md)',
+      };
+  const web: Check = config.web.enabled
+    ? {
+        name: 'Web chat',
+        status: 'ok',
+        detail: `enabled on http://${config.web.host}:${config.web.port}${config.web.token ? ' (token required)' : ''}`,
+      }
+    : {
+        name: 'Web chat',
+        status: 'skip',
+        detail: 'disabled (a platform is configured); set THREADLAB_WEB_ENABLED=true to keep it',
+      };
+  return [slack, discord, web];
+}
+
+async function checkLlm(config: Config, llm: LlmClient | undefined): Promise<Check> {
+  if (!config.llm.configured) {
+    return {
+      name: 'LLM endpoint',
+      status: 'warn',
+      detail: 'not configured: only fenced code blocks run (direct mode)',
+      fix: 'set OPENAI_API_KEY (and OPENAI_BASE_URL for Azure, Ollama, vLLM, LM Studio) and OPENAI_MODEL',
+    };
+  }
+  const where = `model ${config.llm.model} at ${config.llm.baseUrl ? parseEndpointUrl(config.llm.baseUrl).display : 'the OpenAI API'}${config.llm.apiKey ? ', key set' : ', no key'}`;
+  if (!llm) return { name: 'LLM endpoint', status: 'ok', detail: `${where} (not probed)` };
+  const setting = config.llm.tools;
+  const probe = await probeModel(llm, {
+    setting,
+    images: config.llm.images,
+    ...(config.llm.temperature !== undefined ? { temperature: config.llm.temperature } : {}),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const detail = [where, ...describeProbe(probe, setting)].join('\n');
+  if (!probe.text)
+    return {
+      name: 'LLM endpoint',
+      status: 'fail',
+      detail,
+      fix: 'the line above quotes the server and names the setting to change',
+    };
+  if (setting === 'native' && probe.tools?.kind !== 'native')
+    return {
+      name: 'LLM endpoint',
+      status: 'fail',
+      detail,
+      fix: 'set THREADLAB_LLM_TOOLS=auto (or text): this model does not make native tool calls here',
+    };
+  if (probe.images === 'refused')
+    return {
+      name: 'LLM endpoint',
+      status: 'warn',
+      detail,
+      fix: 'set THREADLAB_LLM_IMAGES=false: this model is not given chart images then',
+    };
+  return { name: 'LLM endpoint', status: 'ok', detail };
+}
+
+/** Checks every component; the caller prints the lines and exits non-zero when one failed. */
+export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks: Check[] }> {
+  if (deps.config instanceof Error) {
+    return {
+      ok: false,
+      checks: [
+        {
+          name: 'Configuration',
+          status: 'fail',
+          detail: deps.config.message,
+          fix: 'correct the variables named above (environment or .env)',
+        },
+      ],
+    };
+  }
+  const config = deps.config;
+  const checks: Check[] = [
+    { name: 'Configuration', status: 'ok', detail: 'valid' },
+    ...(await checkDocker(deps.docker, config)),
+    await checkRedis(config, deps.pingRedis),
+    ...checkPlatforms(config),
+    await checkLlm(config, deps.llm),
+  ];
+  return { ok: checks.every((c) => c.status !== 'fail'), checks };
+}
+
+const MARK: Record<CheckStatus, string> = { ok: '✔', warn: '!', fail: '✘', skip: '-' };
+
+export function formatChecks(checks: Check[]): string {
+  return checks
+    .map(
+      (c) =>
+        `${MARK[c.status]} ${c.name.padEnd(15)} ${c.detail.replace(/\n/g, '\n    ')}${c.fix ? `\n    → ${c.fix}` : ''}`,
+    )
+    .join('\n');
+}
