@@ -5,8 +5,29 @@ type Files = { name: string; bytes: number }[] | undefined;
 const files = (list: Files, more: unknown): string =>
   (list ?? []).map((f) => `${f.name} (${f.bytes} B)`).join(', ') + (Number(more) > 0 ? ` +${Number(more)} more` : '');
 
-/** One audit line as a line of text for `threadlab audit` (without --json). */
+/**
+ * Every control character (C0, DEL, C1) and the Unicode line and bidi controls, written as a visible escape:
+ * fields such as an egress request line or a file name are chosen by sandboxed code, and ESC, BS or CR on a
+ * terminal would erase or forge lines of the trail.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** The text with those characters escaped, and a backslash doubled so that an escape cannot be forged either. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    if (c === '\\') return '\\\\';
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** One audit line as a line of text for `threadlab audit` (without --json), with control characters escaped. */
 export function auditLineText(line: AuditLine): string {
+  return escapeControls(lineText(line));
+}
+
+function lineText(line: AuditLine): string {
   const l = line as AuditLine & Record<string, never>;
   const who = `${line.user ?? '-'}${line.pseudonym ? ' (pseudonym)' : ''}`;
   const where = line.thread ?? `#${line.threadHash}`;

@@ -103,3 +103,47 @@ describe('threadlab audit (the shipped CLI process)', () => {
     expect(off.stderr).toContain('THREADLAB_AUDIT_LOG=off');
   }, 30_000);
 });
+
+describe('threadlab audit prints text chosen in a sandbox without its control characters (issue 26)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-cli-controls-'));
+  const hostile = new FileAuditLog({
+    path: join(dir, 'audit.jsonl'),
+    maxBytes: 1_000_000,
+    keepFiles: 1,
+    logger: createLogger({ level: 'silent' }),
+  });
+  // An egress request line as sandboxed code could shape it: ESC, CR, BS and BEL to erase and forge a line,
+  // a bidi override, and a literal backslash escape meant to look like one of ours.
+  const forged = 'evil.example:443\u001b[2K\r2030-01-01T00:00:00.000Z  run  admin\u0008\u0007\u202e \\x1b';
+  hostile.write({
+    ...base('U9', 'x', recent(60_000)),
+    thread: null,
+    threadHash: threadHash('slack:T1:C1:9'),
+    kind: 'egress',
+    destination: forged,
+    bytesUp: 0,
+    bytesDown: 0,
+    verdict: 'denied',
+    reason: 'policy\u001b]0;title\u0007',
+  });
+  hostile.close();
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [bin, 'audit', ...args], {
+      env: { ...env, THREADLAB_DATA_DIR: dir },
+      encoding: 'utf8',
+    });
+
+  it('escapes every control character in the text view; --json is unchanged', () => {
+    const text = run().stdout;
+    expect(text.trim().split('\n')).toHaveLength(1);
+    // eslint-disable-next-line no-control-regex
+    expect(text.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain(
+      'evil.example:443\\x1b[2K\\x0d2030-01-01T00:00:00.000Z  run  admin\\x08\\x07\\u202e \\\\x1b',
+    );
+    expect(text).toContain('(policy\\x1b]0;title\\x07)');
+    const json = JSON.parse(run('--json').stdout.trim()) as { destination: string; reason: string };
+    expect(json.destination).toBe(forged);
+    expect(json.reason).toBe('policy\u001b]0;title\u0007');
+  }, 30_000);
+});
