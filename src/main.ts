@@ -40,6 +40,13 @@ import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
 import { RedisApprovalBoard } from '../adapters/redis/redis-approval-board.js';
+import { WebHistoryRetention } from '../adapters/web/web-retention.js';
+import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
+import { hashKey } from '../sandbox/session-registry.js';
+import type { RetentionSource, ParticipantLookup } from './governance/retention.js';
+import { FilesRetention, StateRetention } from './governance/retention-files.js';
+import { MemoryRetention } from './governance/retention-memory.js';
+import { retentionSweeperFor, type RetentionSweeper } from './governance/retention-sweeper.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 
@@ -187,6 +194,11 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
   return adapters;
 }
 
+/** The renderer of charts and images into platform-sized files (sharp). */
+export function createRenderer(logger?: Logger): ArtifactRenderer {
+  return new SharpArtifactRenderer(logger ? { logger } : {});
+}
+
 /** The in-process queue by default; BullMQ on Redis when REDIS_URL is set. */
 function createQueue(
   config: Config,
@@ -262,7 +274,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   // The queue tells the runtime about jobs that will not run, so their users hear of it.
   const late: { runtime?: Runtime } = {};
   const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
-  const renderer = o.renderer ?? new SharpArtifactRenderer({ logger });
+  const renderer = o.renderer ?? createRenderer(logger);
   const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }));
   const sandbox =
     o.sandbox ??
@@ -304,4 +316,87 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       await sandbox.close().catch((closeErr: unknown) => logger.warn({ err: closeErr }, 'sandbox close failed'));
     throw err;
   }
+}
+
+/**
+ * The runtime of `threadlab daemon`: one process (in-process queue and memory), the CLI's adapter, and a sandbox
+ * whose containers are named for this process. `threadlab exec` runs on the returned sandbox, past the runtime:
+ * it is the audited one, so each of its runs leaves its audit line like the runtime's.
+ */
+export async function buildDaemonRuntime(
+  config: Config,
+  logger: Logger,
+  adapter: PlatformAdapter,
+): Promise<{ runtime: Runtime; sandbox: Sandbox }> {
+  const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
+  const runtime = await buildRuntime(config, logger, {
+    overrides: {
+      sandbox,
+      adapters: [adapter],
+      queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
+      store: new MemorySessionStore(),
+    },
+  });
+  return { runtime, sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)) };
+}
+
+/** What `threadlab purge` deletes from, and what it asks (see {@link createPurgeSources}). */
+export interface PurgeSources {
+  /** In the order a thread's data must go. */
+  sources: RetentionSource[];
+  /** Who wrote in which thread, for `--user`. */
+  participants: ParticipantLookup;
+  /** Hashes of the threads with a live sandbox container on this engine (an idle purge leaves them). */
+  liveHashes: () => Promise<Set<string>>;
+  /** False without REDIS_URL: conversation memory then lives in the bot process, out of this one's reach. */
+  memoryReachable: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Every place that holds a thread's data, for `threadlab purge`: a live container first (or the bot would
+ * write its files back), the host copies of its files and saved state, conversation memory (in Redis), the
+ * web chat's history, and last the who-wrote index, which the others' idle purge asks which threads are idle.
+ */
+export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
+  const index = createParticipantIndex(config.dataDir);
+  const docker = createDocker(config.sandbox.dockerHost);
+  const store = config.queue.redisUrl ? createStore(config, logger) : undefined;
+  const sources: RetentionSource[] = [
+    new ContainerRetention({ docker, nameOf: hashKey }),
+    new FilesRetention({
+      root: join(config.dataDir, 'sandbox-files'),
+      nameOf: hashKey,
+      keyOf: (name) => index.keyOf(name),
+    }),
+    ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
+    new WebHistoryRetention(join(config.dataDir, 'web')),
+    index,
+  ];
+  return {
+    sources,
+    participants: index,
+    liveHashes: () => liveThreadHashes(docker),
+    memoryReachable: store !== undefined,
+    close: async () => store?.close(),
+  };
+}
+
+/** `threadlab start`'s timed retention for a role (THREADLAB_RETENTION_*), or undefined with nothing to sweep. */
+export function createRetentionSweeper(options: {
+  config: Config;
+  logger: Logger;
+  role: Role;
+}): RetentionSweeper | undefined {
+  const { config } = options;
+  const root = join(config.dataDir, 'sandbox-files');
+  let docker: ReturnType<typeof createDocker> | undefined;
+  return retentionSweeperFor({
+    ...options,
+    sources: {
+      state: () => new StateRetention({ root, nameOf: hashKey }),
+      webHistory: () => new WebHistoryRetention(join(config.dataDir, 'web')),
+      liveHashes: () => liveThreadHashes((docker ??= createDocker(config.sandbox.dockerHost))),
+    },
+  });
 }

@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type Docker from 'dockerode';
 import { EgressGateway } from '../../src/egress/gateway.js';
 import { parseAllowlist } from '../../src/egress/policy.js';
-import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import { oneContainerSandbox, type BenchSandboxBase } from './bench-runtimes.js';
 import { BODY, listen, median, timedGet } from './egress-overhead.js';
 
 /** Medians of the same small GETs to one loopback server, from code in a sandbox and from the bot itself. */
@@ -22,12 +18,7 @@ export interface SandboxPathRow {
   overheadMs: number;
 }
 
-export interface SandboxPathOptions {
-  docker: Docker;
-  image: string;
-  limits: SandboxLimits;
-  dataDir: string;
-  logger: Logger;
+export interface SandboxPathOptions extends BenchSandboxBase {
   runtime: SandboxRuntime;
   /** Requests per side, each on a new connection. */
   requests: number;
@@ -72,16 +63,7 @@ export async function benchSandboxPath(options: SandboxPathOptions): Promise<San
     maxBytes: 64 * 1024 * 1024,
     logger: options.logger,
   });
-  const sandbox = new DockerSandbox({
-    docker: options.docker,
-    image: options.image,
-    limits: { ...options.limits, poolSize: 1 },
-    dataDir: options.dataDir,
-    logger: options.logger,
-    instanceId: `bench-egress-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`,
-    runtime,
-    egress: gateway,
-  });
+  const sandbox = oneContainerSandbox(options, { name: `egress-${runtime}`, runtime, egress: gateway });
   try {
     await sandbox.start();
     const result = await sandbox.run('bench-egress', {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
 import { FileAuditLog } from '../../src/governance/audit-file.js';
 import { auditedSandbox } from '../../src/governance/audited-sandbox.js';
 import { MemoryBudgetCounters } from '../../src/governance/budget-memory-counters.js';
@@ -8,22 +7,24 @@ import type { Logger } from '../../src/logger.js';
 import { RedisApprovalBoard } from '../../adapters/redis/redis-approval-board.js';
 import { RedisBudgetCounters } from '../../adapters/redis/redis-budget-counters.js';
 import { closeRedis, createRedis, deleteKeysUnder } from '../../adapters/redis/connection.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import type { RuntimeSetting } from '../../sandbox/runtime.js';
+import type { Sandbox } from '../../src/ports/sandbox.js';
 import { time } from './bench-stats.js';
 import { accessCheckSamples, approvalDeliverySamples, budgetTurnSamples, memoryBoards } from './governance-samples.js';
 
+/** The sandbox of the audited run, started and closed by the bench; `runtime` is known once it has started. */
+export type AuditRunSandbox = Sandbox & { start(): Promise<void>; readonly runtime?: { runtime: string } };
+
 export interface GovernanceBenchOptions {
-  docker: Docker;
-  image: string;
-  limits: SandboxLimits;
+  /**
+   * A new sandbox under the runtime the bot would use here (THREADLAB_SANDBOX_RUNTIME): the run is the one a
+   * message makes.
+   */
+  sandbox: () => AuditRunSandbox;
+  /** Scratch directory: the audit file is written here. */
   dataDir: string;
   logger: Logger;
   /** Redis for the shared stores' rows (budget counters, approval board). */
   redisUrl: string;
-  /** The sandbox runtime setting, as the bot would resolve it (THREADLAB_SANDBOX_RUNTIME). */
-  runtime: RuntimeSetting;
   /** Samples per row. @defaultValue 200 */
   samples?: number;
   out: (line: string) => void;
@@ -102,16 +103,7 @@ export async function benchGovernance(options: GovernanceBenchOptions): Promise<
 async function auditedRuns(
   o: GovernanceBenchOptions & { samples: number },
 ): Promise<{ run: GovernanceRow; lineMs: number[] }> {
-  const sandbox = new DockerSandbox({
-    docker: o.docker,
-    image: o.image,
-    limits: { ...o.limits, poolSize: 1 },
-    dataDir: o.dataDir,
-    logger: o.logger,
-    instanceId: `bench-governance-${process.pid}-${randomBytes(3).toString('hex')}`,
-    // The runtime the bot would use here (THREADLAB_SANDBOX_RUNTIME): the run is the one a message makes.
-    runtime: o.runtime,
-  });
+  const sandbox = o.sandbox();
   const file = new FileAuditLog({
     path: join(o.dataDir, 'audit.jsonl'),
     maxBytes: 64 << 20,
@@ -139,7 +131,7 @@ async function auditedRuns(
       withAudit.push(...(await time(1, async () => void (await audited.run('bench-governance', request)))));
     }
     const run = {
-      label: `(b) print(1) in a warm ${sandbox.runtime?.runtime ?? o.runtime} sandbox, audited (a line to a file)`,
+      label: `(b) print(1) in a warm ${sandbox.runtime?.runtime ?? 'unknown'} sandbox, audited (a line to a file)`,
       withoutMs: percentile(bare, 0.5),
       withMs: percentile(withAudit, 0.5),
       p95Ms: percentile(withAudit, 0.95),

@@ -12,10 +12,11 @@ import { benchRender } from '../bench/render-bench.js';
 import { sandboxImageTag } from '../../sandbox/image-builder.js';
 import { benchSandbox } from '../bench/sandbox-bench.js';
 import { generateSandboxCharts } from '../bench/sandbox-charts.js';
-import { SharpArtifactRenderer } from '../../adapters/render/sharp-renderer.js';
 import { benchQueue } from '../bench/queue-bench.js';
 import { benchEgress } from '../bench/egress-bench.js';
 import { benchGovernance } from '../bench/governance-bench.js';
+import { oneContainerSandbox } from '../bench/bench-runtimes.js';
+import { createRenderer } from '../../src/main.js';
 
 export const benchCommand: Command = {
   name: 'bench',
@@ -74,7 +75,7 @@ export const benchCommand: Command = {
       const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
       await benchRender({
         images,
-        renderer: new SharpArtifactRenderer(),
+        renderer: createRenderer(),
         maxDimensionPx: config.replies.maxImagePx,
         out,
       });
@@ -92,12 +93,9 @@ export const benchCommand: Command = {
         try {
           const redisUrl = config.queue.redisUrl ?? redis!.url;
           const samples = number(values.iterations, 200);
-          const runtime = config.sandbox.runtime;
+          const base = { docker, image, limits: config.sandbox, dataDir, logger };
           await benchGovernance({
-            docker,
-            image,
-            limits: config.sandbox,
-            runtime,
+            sandbox: () => oneContainerSandbox(base, { name: 'governance', runtime: config.sandbox.runtime }),
             dataDir,
             logger,
             redisUrl,

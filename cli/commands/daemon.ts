@@ -2,12 +2,8 @@ import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
-import { auditLogFor } from '../../src/governance/audit-sink.js';
-import { auditedSandbox } from '../../src/governance/audited-sandbox.js';
 import { createLogger } from '../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../src/main.js';
-import { InProcessJobQueue } from '../../src/queue/in-process-queue.js';
-import { MemorySessionStore } from '../../src/sessions/memory-session-store.js';
+import { buildDaemonRuntime } from '../../src/main.js';
 import { CliAdapter } from '../daemon/cli-adapter.js';
 import { daemonPaths, stopDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';
@@ -43,24 +39,15 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
         { dataDir: config.dataDir, previousMode: previousMode.toString(8) },
         'data directory made private (700)',
       );
-    const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
     const adapter = new CliAdapter();
-    const runtime = await buildRuntime(config, logger, {
-      overrides: {
-        sandbox,
-        adapters: [adapter],
-        queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
-        store: new MemorySessionStore(),
-      },
-    });
+    const { runtime, sandbox } = await buildDaemonRuntime(config, logger, adapter);
     await runtime.start();
     const { socket } = daemonPaths(config.dataDir);
     let resolveDone: () => void = () => {};
     const done = new Promise<void>((r) => (resolveDone = r));
     const server = new DaemonServer({
       socketPath: socket,
-      // `threadlab exec` runs here, past the runtime: each leaves its audit line like the runtime's runs.
-      sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)),
+      sandbox,
       adapter,
       logger,
       configFingerprint: configFingerprint(config),

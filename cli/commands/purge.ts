@@ -1,26 +1,13 @@
 import { statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { WebHistoryRetention } from '../../adapters/web/web-retention.js';
-import { RedisSessionStore } from '../../adapters/redis/redis-session-store.js';
-import { ContainerRetention, liveThreadHashes } from '../../sandbox/container-retention.js';
-import { hashKey } from '../../sandbox/session-registry.js';
+import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { parseThreadKey } from '../../src/domain/thread-key.js';
 import { pseudonymiseAudit, type AuditRewrite } from '../../src/governance/retention-audit.js';
 import { auditFilesOf } from '../../src/governance/retention-audit-age.js';
-import { FilesRetention } from '../../src/governance/retention-files.js';
-import { createParticipantIndex } from '../../src/governance/retention-index.js';
-import { MemoryRetention } from '../../src/governance/retention-memory.js';
-import {
-  parseDuration,
-  purge,
-  type PurgeReport,
-  type PurgeTarget,
-  type RetentionSource,
-} from '../../src/governance/retention.js';
+import { parseDuration, purge, type PurgeReport, type PurgeTarget } from '../../src/governance/retention.js';
 import { createLogger } from '../../src/logger.js';
+import { createPurgeSources } from '../../src/main.js';
 import { parse, type Command } from '../args.js';
-import { createDocker } from '../../sandbox/docker-client.js';
 import { formatPurgeReport } from './purge-report.js';
 
 function targetOf(values: { thread?: string; user?: string; 'older-than'?: string }): PurgeTarget | string {
@@ -95,32 +82,16 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
     }
     const config = loadConfig(io.env);
     const logger = createLogger({ level: 'warn', secrets: config.secrets });
-    const index = createParticipantIndex(config.dataDir);
-    const docker = createDocker(config.sandbox.dockerHost);
-    const store = config.queue.redisUrl
-      ? new RedisSessionStore({ redisUrl: config.queue.redisUrl, logger })
-      : undefined;
-    const sources: RetentionSource[] = [
-      new ContainerRetention({ docker, nameOf: hashKey }),
-      new FilesRetention({
-        root: join(config.dataDir, 'sandbox-files'),
-        nameOf: hashKey,
-        keyOf: (name) => index.keyOf(name),
-      }),
-      ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
-      new WebHistoryRetention(join(config.dataDir, 'web')),
-      // Last: the other sources' idle purge asks it which threads are idle.
-      index,
-    ];
+    const retention = createPurgeSources(config, logger);
     const auditFile = auditFileOf(values['audit-log'], config);
     let report: PurgeReport;
     let audit: (AuditRewrite & { files: string[] }) | undefined;
     try {
       // The timed sweep's rule: a thread with a live container is left, or the bot would write it back.
-      const live = 'olderThanMs' in target ? await liveThreadHashes(docker) : undefined;
+      const live = 'olderThanMs' in target ? await retention.liveHashes() : undefined;
       report = await purge(target, {
-        sources,
-        participants: index,
+        sources: retention.sources,
+        participants: retention.participants,
         ...(live ? { idle: { keep: (hash) => live.has(hash) } } : {}),
       });
       if ('user' in target && auditFile) {
@@ -132,9 +103,9 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
         }
       }
     } finally {
-      await store?.close();
+      await retention.close();
     }
-    const notes = store
+    const notes = retention.memoryReachable
       ? []
       : [
           'Conversation memory is not in Redis (no REDIS_URL): it lives in the bot process, ends with it and expires 7 days after the last message.',

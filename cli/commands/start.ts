@@ -2,11 +2,9 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { buildRuntime, roleProblem, type Role } from '../../src/main.js';
-import { createDocker } from '../../sandbox/docker-client.js';
-import { ensureSandboxImage } from '../../sandbox/image-builder.js';
+import { buildRuntime, createRetentionSweeper, roleProblem, type Role } from '../../src/main.js';
 import { startOps } from '../ops.js';
-import { createRetentionSweeper } from '../retention-sweep.js';
+import { prepareImage } from './prepare-image.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 
 export const startCommand: Command = {
@@ -38,13 +36,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
       return 2;
     }
     const logger = createLogger({ level: config.ops.logLevel, secrets: config.secrets });
-    if (role !== 'gateway' && !config.sandbox.image) {
-      await ensureSandboxImage({
-        docker: createDocker(config.sandbox.dockerHost),
-        base: config.sandbox.base,
-        onProgress: (line) => io.err(`[sandbox image] ${line}\n`),
-      });
-    }
+    if (role !== 'gateway') await prepareImage(config, io);
     const metrics = createMetrics({ role });
     const runtime = await buildRuntime(config, logger, { role, metrics });
     try {

@@ -1,5 +1,8 @@
+import type { Config } from '../config.js';
+import { MEMORY_TTL_MS } from '../interpreter/memory.js';
 import type { Logger } from '../logger.js';
 import { ageAuditFiles } from './retention-audit-age.js';
+import { createParticipantIndex } from './retention-index.js';
 import type { RetentionSource } from './retention.js';
 
 /** How often a running bot sweeps, and how much one sweep may remove. */
@@ -119,4 +122,69 @@ export class RetentionSweeper {
     else logger.info(fields, 'retention sweep');
     return summary;
   }
+}
+
+/** What a role's sweep is made of; each source is made only when the role sweeps its kind. */
+export interface SweepSources {
+  /** Saved variables of threads, beside their files (the sandbox's layout). */
+  state: () => Pick<RetentionSource, 'purgeIdle'>;
+  /** The web chat's history (the web adapter's layout). */
+  webHistory: () => Pick<RetentionSource, 'purgeIdle'>;
+  /** Hashes of the threads with a live sandbox container on this engine. */
+  liveHashes: () => Promise<Set<string>>;
+}
+
+/**
+ * The timed retention of `threadlab start` for a role, or undefined when it has nothing to sweep. Each kind
+ * is swept where it lives: saved state beside the thread files on the machine that runs code (worker, all);
+ * the web chat's history in the one process that serves it (all); the who-wrote index where messages arrive
+ * (gateway, all); the audit file by the processes that write it (worker, all; the gateway runs no code and
+ * calls no model, so it writes none).
+ */
+export function retentionSweeperFor(options: {
+  config: Config;
+  role: Config['ops']['role'];
+  logger: Logger;
+  sources: SweepSources;
+}): RetentionSweeper | undefined {
+  const { config, role, sources } = options;
+  const runsCode = role !== 'gateway';
+  const { stateMs, webHistoryMs, auditMs } = config.retention;
+  const kinds: SweepKind[] = [];
+  if (stateMs !== undefined && runsCode) kinds.push({ kind: 'state', maxAgeMs: stateMs, source: sources.state() });
+  if (webHistoryMs !== undefined && role === 'all' && config.web.enabled)
+    kinds.push({ kind: 'web history', maxAgeMs: webHistoryMs, source: sources.webHistory() });
+  if (role !== 'worker') kinds.push(indexKind(config));
+  const audit =
+    runsCode && auditMs !== undefined && config.audit.destination === 'file'
+      ? { path: config.audit.path, maxAgeMs: auditMs }
+      : undefined;
+  if (kinds.length === 0 && !audit) return undefined;
+  return new RetentionSweeper({
+    kinds,
+    ...(audit ? { audit } : {}),
+    // A gateway holds no containers (and needs no Docker); its index entries outlive any session (indexKind).
+    liveHashes: runsCode ? sources.liveHashes : () => Promise.resolve(new Set<string>()),
+    logger: options.logger.child({ component: 'retention' }),
+  });
+}
+
+/**
+ * The who-wrote index (retention-index.ts) names users, so an entry goes once nothing of its thread is left
+ * for an erasure to find: after the longest any of the thread's data is kept past its last message (the files,
+ * THREADLAB_FILES_TTL_MS; the conversation memory, 7 days). No setting of its own: it follows the data. A web
+ * thread's entry stays while the web history is kept longer than that.
+ */
+export function indexKind(config: Config): SweepKind {
+  const maxAgeMs = Math.max(config.sandbox.filesTtlMs, MEMORY_TTL_MS);
+  const { webHistoryMs } = config.retention;
+  const webKept = config.web.enabled && (webHistoryMs === undefined || webHistoryMs > maxAgeMs);
+  const index = createParticipantIndex(config.dataDir);
+  const source: RetentionSource = {
+    name: index.name,
+    purgeThread: (key) => index.purgeThread(key),
+    purgeIdle: (cutoffMs, idle) =>
+      index.purgeIdle(cutoffMs, { ...idle, ...(webKept ? { keepKey: (key: string) => key.startsWith('web:') } : {}) }),
+  };
+  return { kind: 'who wrote', maxAgeMs, source };
 }

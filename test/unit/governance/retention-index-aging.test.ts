@@ -2,10 +2,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createRetentionSweeper, indexKind } from '../../../cli/retention-sweep.js';
 import { loadConfig } from '../../../src/config.js';
 import { threadHash } from '../../../src/governance/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention-index.js';
+import { indexKind } from '../../../src/governance/retention-sweeper.js';
+import { createRetentionSweeper } from '../../../src/main.js';
 import { recordingLogger } from '../../support/recording-logger.js';
 
 const DAY_MS = 86_400_000;
