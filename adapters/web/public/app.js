@@ -249,7 +249,9 @@ async function main() {
       setBusy(true);
       setStatus('Sending…', 'working');
       try {
-        appendMessage(await api.send(threadId, text, files));
+        const sent = await api.send(threadId, text, files);
+        // The page may have moved to another thread while the message was sent: it is drawn only in its own.
+        if (state.current === threadId) appendMessage(sent);
       } catch (err) {
         setBusy(false);
         setStatus('');
@@ -275,7 +277,8 @@ async function main() {
     $(name).addEventListener('click', async () => {
       const threadId = await ensureThread();
       setBusy(true);
-      appendMessage(await api.send(threadId, `/${name}`, []));
+      const sent = await api.send(threadId, `/${name}`, []);
+      if (state.current === threadId) appendMessage(sent);
     });
   }
   $('reset').addEventListener('click', async () => {

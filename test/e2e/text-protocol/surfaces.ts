@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { FakeDiscord, RecordedRequest } from '../../fakes/fake-discord/index.js';
 import type { RecordedChatRequest, FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, type FakeSlack, type FakeSlackMessage } from '../../fakes/fake-slack/index.js';
-import { decodedSize } from '../web/browser.js';
+import { decodedSize, openNewThread, threadIdOf } from '../web/browser.js';
 import { expectChartPng, expectNoProtocolText, FIX_AFTER_ERROR, QUESTION, SALES_CSV } from './scenario.js';
 
 /**
@@ -152,35 +152,6 @@ export async function discordFixAfterErrorTurn(
   return llm.requests.slice(before);
 }
 
-const threadIdIn = (url: string): string | undefined => /#\/t\/([\w-]+)$/.exec(url)?.[1];
-
-/** The id of the web chat thread the page shows (`#/t/<id>`). */
-export function threadIdOf(page: Page): string {
-  const id = threadIdIn(page.url());
-  if (!id) throw new Error(`the page shows no thread: ${page.url()}`);
-  return id;
-}
-
-/**
- * Opens the web chat at `url` and starts a new thread; resolves once the page has opened that thread. Unlike
- * openNewThread (test/e2e/web/browser.ts), also when the page already showed a thread: the URL must name a
- * thread the server did not have before, and the page must have switched to it (the hash changes before
- * the page's hashchange handler runs; a message sent in between goes to the old thread).
- */
-export async function openFreshThread(page: Page, url: string): Promise<string> {
-  const listed = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };
-  const known = new Set(listed.threads.map((t) => t.id));
-  await page.goto(url);
-  await page.click('#new-thread');
-  await page.waitForURL((u) => {
-    const id = threadIdIn(u.href);
-    return id !== undefined && !known.has(id);
-  });
-  const id = threadIdOf(page);
-  await page.locator(`#thread-list .thread-item.active[data-id="${id}"]`).waitFor();
-  return id;
-}
-
 /** How a test reads a web chat thread's stored messages (GET /api/threads/:id/messages). */
 export type WebMessagesOf = (threadId: string) => Promise<{ role: string; text: string }[]>;
 
@@ -205,7 +176,7 @@ export async function webFixAfterErrorTurn(
   llm: FakeOpenAiServer,
 ): Promise<RecordedChatRequest[]> {
   const before = llm.requests.length;
-  await openFreshThread(page, web.url);
+  await openNewThread(page, web.url);
   await page.setInputFiles('#file-input', { name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from(SALES_CSV) });
   await page.fill('#text', QUESTION);
   await page.click('#send');

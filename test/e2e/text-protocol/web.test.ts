@@ -6,9 +6,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
-import { launchChromium, screenshot, watchPageErrors } from '../web/browser.js';
+import { launchChromium, openNewThread, screenshot, watchPageErrors } from '../web/browser.js';
 import { startWebRuntime, type WebRuntimeRig } from '../web/web-runtime-rig.js';
-import { expectCleanWebReply, openFreshThread, webFixAfterErrorTurn } from './surfaces.js';
+import { expectCleanWebReply, webFixAfterErrorTurn } from './surfaces.js';
 import {
   AFTER_STOP,
   AFTER_STOP_REPLIES,
@@ -64,7 +64,7 @@ describe('the text protocol in the web chat (THREADLAB_LLM_TOOLS=text)', () => {
   it('Stop during a long fenced block ends the turn as stopped and interrupts the run; the thread goes on', async () => {
     const before = llm.requests.length;
     llm.push(fakeSay(SLEEPER));
-    await openFreshThread(page, rig!.adapter.url);
+    await openNewThread(page, rig!.adapter.url);
     await send('wait for the data, then tell me');
     await page
       .locator('article.msg.progress .live-output', { hasText: SLEEPER_STARTED })

@@ -34,11 +34,33 @@ export function watchPageErrors(page: Page, ignore: (text: string, url: string) 
   return errors;
 }
 
-/** Opens the web chat at `url` and starts a new thread in it; resolves once the page shows the thread. */
-export async function openNewThread(page: Page, url: string): Promise<void> {
+/**
+ * Opens the web chat at `url` and starts a new thread; resolves with its id once the page has switched to it,
+ * also when the page already showed a thread.
+ */
+export async function openNewThread(page: Page, url: string): Promise<string> {
+  const listed = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };
+  const known = new Set(listed.threads.map((t) => t.id));
   await page.goto(url);
   await page.click('#new-thread');
-  await page.waitForURL(/#\/t\/[\w-]+$/);
+  // A thread the server did not have before: a page that already showed one has its URL already.
+  await page.waitForURL((u) => {
+    const id = threadIdIn(u.href);
+    return id !== undefined && !known.has(id);
+  });
+  const id = threadIdOf(page);
+  // The hash changes before the page's hashchange handler runs; a message sent in between goes to the old thread.
+  await page.locator(`#thread-list .thread-item.active[data-id="${id}"]`).waitFor();
+  return id;
+}
+
+const threadIdIn = (url: string): string | undefined => /#\/t\/([\w-]+)$/.exec(url)?.[1];
+
+/** The id of the web chat thread the page shows (`#/t/<id>`). */
+export function threadIdOf(page: Page): string {
+  const id = threadIdIn(page.url());
+  if (!id) throw new Error(`the page shows no thread: ${page.url()}`);
+  return id;
 }
 
 /** Waits until an image is loaded and decoded, and returns its natural size. */

@@ -127,4 +127,39 @@ describe('web chat on the full product', () => {
     await page.locator('article.msg.bot details.run', { hasText: '(3, 2)' }).waitFor({ timeout: 60_000 });
     expect(errors).toEqual([]);
   });
+
+  it('a message is drawn only in the thread it was sent to, also when the page moved on while it was sent', async () => {
+    const first = await openNewThread(page, adapter.url);
+    // Hold the POST until the page shows another thread, as a slow network would.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/threads/*/messages', async (route) => {
+      if (route.request().method() === 'POST') await held;
+      await route.continue();
+    });
+    await page.fill('#text', '```python\nprint("sent-to-first")\n```');
+    await page.keyboard.press('Enter');
+    const responded = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/messages'));
+    await page.click('#new-thread');
+    await page.waitForURL((u) => !u.href.endsWith(first));
+    await page.locator('#thread-list .thread-item.active').waitFor();
+    release();
+    await responded;
+    await page.unrouteAll({ behavior: 'wait' });
+    // The message and its answer belong to the first thread (the server's view) ...
+    await expect
+      .poll(
+        async () => {
+          const res = await fetch(`${adapter.url}/api/threads/${first}/messages`);
+          return ((await res.json()) as { messages: { role: string }[] }).messages.map((m) => m.role);
+        },
+        { timeout: 60_000 },
+      )
+      .toEqual(['user', 'bot']);
+    // ... and the page, showing the new thread, drew neither.
+    expect(await page.locator('#messages').textContent()).not.toContain('sent-to-first');
+    await page.goto(`${adapter.url}/#/t/${first}`);
+    await page.locator('article.msg.user', { hasText: 'sent-to-first' }).waitFor({ timeout: 10_000 });
+    expect(errors).toEqual([]);
+  });
 });
