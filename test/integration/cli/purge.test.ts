@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -26,7 +26,15 @@ async function sandboxContainer(key: string): Promise<string> {
   const c = await docker.createContainer({
     Image: process.env.THREADLAB_TEST_SANDBOX_IMAGE!,
     Cmd: ['true'],
-    Labels: { [LABELS.sandbox]: '1', [LABELS.instance]: `purge-test-${run}`, [LABELS.session]: threadHash(key) },
+    // Owned by this live process on this host, as a bot's container is: another bot's start-up sweep of
+    // orphans (a test running beside this one) leaves it alone.
+    Labels: {
+      [LABELS.sandbox]: '1',
+      [LABELS.instance]: `purge-test-${run}`,
+      [LABELS.session]: threadHash(key),
+      [LABELS.host]: hostname(),
+      [LABELS.pid]: String(process.pid),
+    },
   });
   containers.push(c.id);
   return c.id;
