@@ -10,10 +10,14 @@ import { processAlive } from './orphans.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { StateFrame } from './runner-protocol.js';
 
-/** Where the kernel writes and reads the state file, relative to /mnt/data (sandbox/image/runner/state.py). */
-export const STATE_PATH_IN_SANDBOX = '.threadlab/state/state.dill';
-/** The same directory in a session's host copy: not one of the thread's files (FileMirror leaves it out). */
+/**
+ * The saved variables' directory, relative to /mnt/data in the sandbox and to a session's host copy alike: not one
+ * of the thread's files (FileMirror leaves it out; retention counts it apart, mirror-retention.ts).
+ */
 export const STATE_DIR_PARTS = ['.threadlab', 'state'] as const;
+const STATE_FILE = 'state.dill';
+/** Where the kernel writes and reads the state file, relative to /mnt/data (sandbox/image/runner/state.py). */
+export const STATE_PATH_IN_SANDBOX = [...STATE_DIR_PARTS, STATE_FILE].join('/');
 
 const unsavedSchema = z.object({ name: z.string(), type: z.string() });
 const metaSchema = z.object({
@@ -38,7 +42,7 @@ export class StateStore {
 
   constructor(mirrorRoot: string) {
     this.dir = join(mirrorRoot, ...STATE_DIR_PARTS);
-    this.file = join(this.dir, 'state.dill');
+    this.file = join(this.dir, STATE_FILE);
     this.metaFile = join(this.dir, 'state.json');
   }
 

@@ -3,7 +3,6 @@
  * the ports in src/ports.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Config } from './config.js';
 import { ThreadlabError } from './domain/errors.js';
 import type { Logger } from './logger.js';
@@ -40,11 +39,10 @@ import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
 import { RedisApprovalBoard } from '../adapters/redis/redis-approval-board.js';
-import { WebHistoryRetention } from '../adapters/web/web-retention.js';
+import { webHistoryRetention } from '../adapters/web/web-retention.js';
 import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
-import { hashKey } from '../sandbox/session-registry.js';
+import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention.js';
-import { FilesRetention, StateRetention } from './governance/retention-files.js';
 import { MemoryRetention } from './governance/retention-memory.js';
 import { retentionSweeperFor, type RetentionSweeper } from './governance/retention-sweeper.js';
 
@@ -98,7 +96,7 @@ export async function createSandbox(
     docker: createDocker(config.sandbox.dockerHost),
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
-    dataDir: join(config.dataDir, 'sandbox-files'),
+    dataDir: threadFilesDir(config.dataDir),
     runtime: config.sandbox.runtime,
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
@@ -363,14 +361,10 @@ export function createPurgeSources(config: Config, logger: Logger): PurgeSources
   const docker = createDocker(config.sandbox.dockerHost);
   const store = config.queue.redisUrl ? createStore(config, logger) : undefined;
   const sources: RetentionSource[] = [
-    new ContainerRetention({ docker, nameOf: hashKey }),
-    new FilesRetention({
-      root: join(config.dataDir, 'sandbox-files'),
-      nameOf: hashKey,
-      keyOf: (name) => index.keyOf(name),
-    }),
+    new ContainerRetention({ docker }),
+    threadFilesRetention(config.dataDir, (name) => index.keyOf(name)),
     ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
-    new WebHistoryRetention(join(config.dataDir, 'web')),
+    webHistoryRetention(config.dataDir),
     index,
   ];
   return {
@@ -389,13 +383,12 @@ export function createRetentionSweeper(options: {
   role: Role;
 }): RetentionSweeper | undefined {
   const { config } = options;
-  const root = join(config.dataDir, 'sandbox-files');
   let docker: ReturnType<typeof createDocker> | undefined;
   return retentionSweeperFor({
     ...options,
     sources: {
-      state: () => new StateRetention({ root, nameOf: hashKey }),
-      webHistory: () => new WebHistoryRetention(join(config.dataDir, 'web')),
+      state: () => savedStateRetention(config.dataDir),
+      webHistory: () => webHistoryRetention(config.dataDir),
       liveHashes: () => liveThreadHashes((docker ??= createDocker(config.sandbox.dockerHost))),
     },
   });

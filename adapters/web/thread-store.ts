@@ -36,6 +36,11 @@ export function titleOf(message: WebMessage): string {
   return (text || names).slice(0, 80);
 }
 
+/** Where the web chat keeps its history in THREADLAB_DATA_DIR ({@link WebThreadStore}'s root). */
+export function webHistoryDir(dataDir: string): string {
+  return join(dataDir, 'web');
+}
+
 /**
  * Threads, messages and blobs (uploads and reply files) of the web chat on disk, so a restart keeps
  * the history. Layout under `root`: `threads/<id>/thread.json`, `threads/<id>/messages.jsonl`,

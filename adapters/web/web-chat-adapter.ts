@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { join } from 'node:path';
 import { limitBytes } from '../../src/domain/byte-limit.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
@@ -21,7 +20,7 @@ import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { MessageIntake } from './message-intake.js';
 import { serializeProgress, storeReply } from './reply-mapping.js';
 import { staticRoutes } from './static-routes.js';
-import { WebThreadStore } from './thread-store.js';
+import { webHistoryDir, WebThreadStore } from './thread-store.js';
 import type { WebMessage } from './types.js';
 import { WebServer, type WebServerLimits } from './web-server.js';
 
@@ -32,7 +31,7 @@ export interface WebChatAdapterOptions {
   port?: number;
   /** Access token; required when `host` is not loopback. Checked on every page and API request. */
   token?: string;
-  /** Threads, messages, uploads and reply files are kept under `<dataDir>/web`. */
+  /** Threads, messages, uploads and reply files are kept under {@link webHistoryDir}. */
   dataDir: string;
   /** Largest single upload, in bytes; the files of one message together may hold as much. @defaultValue 100 MiB */
   maxUploadBytes?: number;
@@ -77,7 +76,7 @@ export class WebChatAdapter implements PlatformAdapter {
     }
     this.maxUploadBytes = options.maxUploadBytes ?? 100 * MiB;
     this.logger = options.logger.child({ platform: 'web' });
-    this.store = new WebThreadStore(join(options.dataDir, 'web'));
+    this.store = new WebThreadStore(webHistoryDir(options.dataDir));
     this.hub = new EventHub(options.events);
     const handler = (): InboundHandler => {
       if (!this.handler) throw new Error('the web chat is not started');

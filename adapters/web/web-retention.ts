@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
 import { threadHash } from '../../src/governance/audit-record.js';
-import type { IdleOptions, PurgedItem, RetentionSource } from '../../src/governance/retention.js';
-import { isSafeId } from './thread-store.js';
+import {
+  purgeIdleEach,
+  type IdleOptions,
+  type PurgedItem,
+  type RetentionSource,
+} from '../../src/governance/retention.js';
+import { isSafeId, webHistoryDir } from './thread-store.js';
 import type { WebMessage, WebThread } from './types.js';
 
 /** Ids of the blobs (uploads, images, reply files) a thread's messages name, revisions included. */
@@ -32,7 +37,7 @@ async function blobIdsOf(messagesFile: string): Promise<{ messages: number; blob
 }
 
 /**
- * The web chat's history on disk (`<dataDir>/web`, the layout of WebThreadStore): a thread's directory with
+ * The web chat's history on disk ({@link webHistoryDir}, the layout of WebThreadStore): a thread's directory with
  * its messages, and the blobs they name. A web thread's key is `web:local:<channel>:<thread id>`.
  */
 export class WebHistoryRetention implements RetentionSource {
@@ -52,20 +57,20 @@ export class WebHistoryRetention implements RetentionSource {
     return isSafeId(id) ? this.removeThread(id, key) : [];
   }
 
-  async purgeIdle(cutoffMs: number, idle: IdleOptions = {}): Promise<PurgedItem[]> {
-    const removed: PurgedItem[] = [];
-    for (const id of await readdir(join(this.root, 'threads')).catch(() => [] as string[])) {
-      if (!isSafeId(id)) continue;
-      if (removed.length >= (idle.maxThreads ?? Infinity)) break;
-      const thread = await this.thread(id);
-      if (thread && thread.updatedAtMs >= cutoffMs) continue;
-      // The web chat's keys (adapters/web/map-request.ts): the report names the thread as purge --thread takes it.
-      const key = threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id });
+  async purgeIdle(cutoffMs: number, idle?: IdleOptions): Promise<PurgedItem[]> {
+    // The web chat's keys (adapters/web/map-request.ts): the report names the thread as purge --thread takes it.
+    const keyOf = (id: string) => threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id });
+    const ids = await readdir(join(this.root, 'threads')).catch(() => [] as string[]);
+    return purgeIdleEach({
+      names: ids.filter(isSafeId),
+      cutoffMs,
+      idle,
       // A thread with a live session may have a job running whose answer is still to be stored.
-      if (idle.keep?.(threadHash(key))) continue;
-      removed.push(...(await this.removeThread(id, key)));
-    }
-    return removed;
+      hashOf: (id) => threadHash(keyOf(id)),
+      // A thread whose record cannot be read is as good as gone: removed with what it names.
+      look: async (id) => ({ lastWriteMs: (await this.thread(id))?.updatedAtMs ?? Number.NEGATIVE_INFINITY }),
+      remove: (id) => this.removeThread(id, keyOf(id)),
+    });
   }
 
   private async thread(id: string): Promise<WebThread | undefined> {
@@ -92,4 +97,9 @@ export class WebHistoryRetention implements RetentionSource {
     }
     return [{ what: 'web history', thread: label, note: `${messages} messages, ${blobs.size} files` }];
   }
+}
+
+/** The web chat's history in THREADLAB_DATA_DIR, as `threadlab purge` and the timed sweep remove it. */
+export function webHistoryRetention(dataDir: string): WebHistoryRetention {
+  return new WebHistoryRetention(webHistoryDir(dataDir));
 }

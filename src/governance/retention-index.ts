@@ -3,7 +3,13 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { z } from 'zod';
 import { threadHash } from './audit-record.js';
-import type { IdleOptions, ParticipantLookup, PurgedItem, RetentionSource } from './retention.js';
+import {
+  purgeIdleEach,
+  type IdleOptions,
+  type ParticipantLookup,
+  type PurgedItem,
+  type RetentionSource,
+} from './retention.js';
 
 /** What the index keeps per thread. */
 export const PARTICIPANT_LIMITS = {
@@ -107,19 +113,22 @@ export class ParticipantIndex implements ParticipantLookup, RetentionSource {
     cutoffMs: number,
     options: IdleOptions & { keepKey?: (key: string) => boolean } = {},
   ): Promise<PurgedItem[]> {
-    const removed: PurgedItem[] = [];
-    for (const name of await this.names()) {
-      if (removed.length >= (options.maxThreads ?? Infinity)) break;
-      if (options.keep?.(name)) continue;
-      const entry = await this.read(name);
-      if (entry && options.keepKey?.(entry.key)) continue;
-      const lastMs = entry?.lastAtMs ?? (await stat(this.file(name)).catch(() => undefined))?.mtimeMs;
-      if (lastMs === undefined || lastMs >= cutoffMs) continue;
-      await rm(this.file(name), { force: true });
-      if (entry) this.forget(entry.key);
-      removed.push({ what: 'index', thread: entry?.key ?? name });
-    }
-    return removed;
+    return purgeIdleEach({
+      names: await this.names(),
+      cutoffMs,
+      idle: options,
+      look: async (name) => {
+        const entry = await this.read(name);
+        if (entry && options.keepKey?.(entry.key)) return undefined;
+        const lastWriteMs = entry?.lastAtMs ?? (await stat(this.file(name)).catch(() => undefined))?.mtimeMs;
+        return lastWriteMs === undefined ? undefined : { lastWriteMs, entry };
+      },
+      remove: async (name, { entry }) => {
+        await rm(this.file(name), { force: true });
+        if (entry) this.forget(entry.key);
+        return [{ what: 'index', thread: entry?.key ?? name }];
+      },
+    });
   }
 
   private forget(key: string): void {

@@ -37,6 +37,39 @@ export interface RetentionSource {
   purgeIdle(cutoffMs: number, options?: IdleOptions): Promise<PurgedItem[]>;
 }
 
+/** How a source's idle purge looks at each thread it stores (see {@link purgeIdleEach}). */
+export interface IdleScan<T extends { lastWriteMs: number }> {
+  /** The names the source stores threads under (directories, files). */
+  names: string[];
+  cutoffMs: number;
+  idle?: IdleOptions;
+  /** The name `idle.keep` is asked about: the thread key's hash. @defaultValue the name itself */
+  hashOf?: (name: string) => string;
+  /** What the thread holds and when it was last written (epoch ms); undefined when there is nothing to purge. */
+  look: (name: string) => Promise<T | undefined>;
+  /** Removes what `look` found, and says what it removed. */
+  remove: (name: string, found: T) => Promise<PurgedItem[]>;
+}
+
+/**
+ * Idle purging, the same for every source: each stored thread that `keep` does not name and that nobody wrote
+ * since the cutoff is removed, at most `maxThreads` of them (the rest are left for the next call).
+ */
+export async function purgeIdleEach<T extends { lastWriteMs: number }>(scan: IdleScan<T>): Promise<PurgedItem[]> {
+  const { idle = {} } = scan;
+  const removed: PurgedItem[] = [];
+  let threads = 0;
+  for (const name of scan.names) {
+    if (threads >= (idle.maxThreads ?? Infinity)) break;
+    if (idle.keep?.(scan.hashOf ? scan.hashOf(name) : name)) continue;
+    const found = await scan.look(name);
+    if (!found || found.lastWriteMs >= scan.cutoffMs) continue;
+    threads += 1;
+    removed.push(...(await scan.remove(name, found)));
+  }
+  return removed;
+}
+
 /** Which threads who took part in, so `--user` can find theirs (see retention-index.ts). */
 export interface ParticipantLookup {
   /** Keys of the threads `userId` wrote in, each with everyone else who did. */

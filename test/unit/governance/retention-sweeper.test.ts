@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
 import { FileAuditLog } from '../../../src/governance/audit-file.js';
 import { formatAuditLine, threadHash, type AuditRecord } from '../../../src/governance/audit-record.js';
-import { StateRetention } from '../../../src/governance/retention-files.js';
+import { StateRetention } from '../../../sandbox/mirror-retention.js';
 import { RetentionSweeper, type SweepKind } from '../../../src/governance/retention-sweeper.js';
 import { egressRecord } from '../../support/audit-fixture.js';
 import { recordingLogger } from '../../support/recording-logger.js';

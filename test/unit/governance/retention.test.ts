@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
 import { threadHash } from '../../../src/governance/audit-record.js';
-import { FilesRetention, StateRetention } from '../../../src/governance/retention-files.js';
+import { FilesRetention, StateRetention } from '../../../sandbox/mirror-retention.js';
 import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention-index.js';
 import { MemoryRetention } from '../../../src/governance/retention-memory.js';
 import { parseDuration, purge, type RetentionSource } from '../../../src/governance/retention.js';
