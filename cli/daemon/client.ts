@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, constants, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, rmSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -97,10 +97,21 @@ async function replace(target: DaemonTarget, running: DaemonHealth): Promise<voi
   if ((await post(socket, '/drain')) === 404) await post(socket, '/shutdown');
 }
 
+/**
+ * bin/threadlab.js: two levels up from this module in a checkout (cli/daemon), three in the compiled image
+ * (dist/cli/daemon), where the one above dist/ is the package's.
+ */
+function threadlabBin(): string {
+  const candidates = ['../../bin/threadlab.js', '../../../bin/threadlab.js'].map((up) =>
+    fileURLToPath(new URL(up, import.meta.url)),
+  );
+  return candidates.find((path) => existsSync(path)) ?? candidates[0]!;
+}
+
 async function start(target: DaemonTarget): Promise<string> {
   const { socket, log } = daemonPaths(target.dataDir);
   rmSync(socket, { force: true });
-  const bin = fileURLToPath(new URL('../../bin/threadlab.js', import.meta.url));
+  const bin = threadlabBin();
   const out = openSync(log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   const child = spawn(process.execPath, [bin, 'daemon'], {
     detached: true,
