@@ -6,6 +6,10 @@ import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { deleteKeys, testRedis } from '../../integration/queue/redis-server.js';
 import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
 import { silentLogger } from './harness.js';
+import { withinOneUtcDay } from '../../support/utc-day.js';
+
+// Daily budgets count on the real clock: the test runs inside one UTC day.
+beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
 describe('Discord: a workspace run-time budget in Redis through the real discord.js client, Runtime and DockerSandbox', () => {
   let fake: FakeDiscord;

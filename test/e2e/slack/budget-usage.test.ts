@@ -14,8 +14,12 @@ import { TEAM_ID, USER_ID } from '../../fakes/fake-slack/payloads.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { startAdapter } from './support.js';
 import { SlackTransport } from './transport.js';
+import { withinOneUtcDay } from '../../support/utc-day.js';
 
 const logger = createLogger({ level: 'silent' });
+
+// Daily budgets count on the real clock: the test runs inside one UTC day.
+beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
 describe('Slack: /interpreter usage and a spent token budget through bolt, against the fake Slack, on the real Runtime', () => {
   let fake: FakeSlack;

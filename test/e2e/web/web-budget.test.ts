@@ -1,5 +1,6 @@
 import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withinOneUtcDay } from '../../support/utc-day.js';
 
 // The web chat's /usage and a daily run-time budget over its HTTP API, on the real Runtime and Docker sandbox.
 
@@ -8,6 +9,9 @@ interface WebMessage {
   command?: string;
   text: string;
 }
+
+// Daily budgets count on the real clock: the test runs inside one UTC day.
+beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
 describe('web chat: daily run-time budget and /usage', () => {
   let rig: WebRuntimeRig;

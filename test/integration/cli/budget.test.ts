@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from './cli-process.js';
+import { withinOneUtcDay } from '../../support/utc-day.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-cli-budget-'));
 // Two seconds of run time a day for the CLI's user; nothing else set.
@@ -17,6 +18,9 @@ afterAll(async () => {
   await runCli(['daemon', 'stop'], { env: cliEnv(dataDir) });
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+// Daily budgets count on the real clock: the test runs inside one UTC day.
+beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
 describe('daily run-time budget through threadlab chat (shipped process, real Docker)', () => {
   it('warns once at 80 %, shows what is left with /usage, then refuses with the reset time', async () => {
