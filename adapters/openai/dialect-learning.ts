@@ -1,4 +1,4 @@
-import type { Dialect, OmittableField } from './dialect.js';
+import { OMITTABLE, type Dialect, type OmittableField } from './dialect.js';
 import type { ServerError } from './error-body.js';
 
 /** What one refusal teaches about a server: a change after which the same request may succeed. */
@@ -68,7 +68,7 @@ export function lessonOf(status: number, e: ServerError, sent: SentRequest, dial
     return { kind: 'no-user-after-tool' };
   if (sent.reasoningHeld && !dialect.reasoningBack && /reasoning_content|reasoning/i.test(e.message))
     if (/pass(ed)? back|must be|required|missing/i.test(e.message)) return { kind: 'reasoning-back' };
-  for (const field of ['temperature', 'stream_options', 'tool_choice', 'parallel_tool_calls', 'top_p'] as const) {
+  for (const field of OMITTABLE) {
     if (!sent.fields.has(field) || dialect.omit.has(field)) continue;
     if (mentions(e, field) && (e.param === field || REFUSED.test(e.message))) return { kind: 'omit', field };
   }

@@ -27,7 +27,7 @@ export interface Dialect {
 /** Fields that a server may refuse and that the request works without. */
 export type OmittableField = 'temperature' | 'stream_options' | 'tool_choice' | 'parallel_tool_calls' | 'top_p';
 
-const OMITTABLE: readonly OmittableField[] = [
+export const OMITTABLE: readonly OmittableField[] = [
   'temperature',
   'stream_options',
   'tool_choice',

@@ -7,7 +7,7 @@ import type { LlmClient, LlmRequest, LlmResponse } from '../../src/ports/llm-cli
 import { applyDialectOverride, describeDialect, initialDialect, type Dialect } from './dialect.js';
 import { learn, lessonOf, type SentRequest } from './dialect-learning.js';
 import { normalizingFetch } from './error-body.js';
-import { isToolUseFailed, mapOpenAiError, serverErrorOfApiError } from './map-error.js';
+import { mapOpenAiError, serverErrorOfApiError } from './map-error.js';
 import { toOpenAiMessages, toOpenAiTools } from './map-messages.js';
 import { retryDelayMs, sleepUnlessAborted } from './retry.js';
 import { StreamAssembler } from './stream-assembler.js';
@@ -121,10 +121,9 @@ export class OpenAiLlmClient implements LlmClient {
     let attempts = 0;
     let lessons = 0;
     for (;;) {
-      const { body, sent } = this.body(request);
+      const { body, sent, stream } = this.body(request);
       attempts += 1;
       try {
-        const stream = this.options.stream && (request.tools.length === 0 || this.dialect.streamWithTools);
         const pending = stream ? this.streamed(body, request) : this.whole(body, request);
         return await untilAborted(pending, request.signal);
       } catch (err) {
@@ -143,7 +142,8 @@ export class OpenAiLlmClient implements LlmClient {
           }
         }
         const mapped = this.mapped(err, request, attempts);
-        if (!this.retryable(err, mapped) || attempts > this.options.maxRetries) throw mapped;
+        // map-error decides what a later try may fix (only Groq's tool_use_failed among 400s).
+        if (!mapped.isRetryable || attempts > this.options.maxRetries) throw mapped;
         const delayMs = retryDelayMs(attempts, mapped.retryAfterMs);
         this.log.warn(
           { code: mapped.code, attempt: attempts, delayMs, err: mapped.message },
@@ -153,12 +153,6 @@ export class OpenAiLlmClient implements LlmClient {
         if (request.signal?.aborted) throw this.mapped(err, request, attempts);
       }
     }
-  }
-
-  private retryable(err: unknown, mapped: ThreadlabError): boolean {
-    if (!mapped.isRetryable) return false;
-    if (err instanceof OpenAI.APIError && err.status === 400) return isToolUseFailed(serverErrorOfApiError(err));
-    return true;
   }
 
   private mapped(err: unknown, request: LlmRequest, attempts: number): ThreadlabError {
@@ -173,8 +167,8 @@ export class OpenAiLlmClient implements LlmClient {
     });
   }
 
-  /** The request as this server's dialect wants it, and what it carries (for lessons). */
-  private body(request: LlmRequest): { body: ChatCompletionCreateParamsBase; sent: SentRequest } {
+  /** The request as this server's dialect wants it, whether it streams, and what it carries (for lessons). */
+  private body(request: LlmRequest): { body: ChatCompletionCreateParamsBase; sent: SentRequest; stream: boolean } {
     const d = this.dialect;
     const messages = toOpenAiMessages(request.messages, { images: this.acceptsImages, dialect: d });
     const body: ChatCompletionCreateParamsBase = {
@@ -191,7 +185,7 @@ export class OpenAiLlmClient implements LlmClient {
       !d.reasoningBack && request.messages.some((m) => m.role === 'assistant' && Boolean(m.reasoning));
     const fields = new Set(Object.keys(body));
     if (stream) fields.add('stream');
-    return { body, sent: { fields, userAfterTool, reasoningHeld } };
+    return { body, sent: { fields, userAfterTool, reasoningHeld }, stream };
   }
 
   private async whole(body: ChatCompletionCreateParamsBase, request: LlmRequest): Promise<LlmResponse> {
