@@ -60,14 +60,18 @@ export async function probeModel(
   options: { setting: ToolProtocolSetting; images: boolean; temperature?: number; signal?: AbortSignal },
 ): Promise<ModelProbe> {
   const learned = (): string[] => llm.dialectFacts?.() ?? [];
+  // Every request carries what the loop's would (its temperature), so the probe meets the same refusals.
+  const asLoop = {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  };
   const startedMs = Date.now();
   let text: LlmResponse;
   try {
     text = await llm.complete({
       messages: [SYSTEM, { role: 'user', content: 'Reply with the single word: ready' }],
       tools: [],
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...asLoop,
     });
   } catch (err) {
     return { text: false, failure: short(err), protocol: 'native', learned: learned() };
@@ -89,7 +93,7 @@ export async function probeModel(
     const called = await llm.complete({
       messages: [SYSTEM, ask],
       tools: [runCodeSpec()],
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...asLoop,
     });
     probe.tools = toolSupportOf(called);
     probe.reasoning ||= Boolean(called.reasoning);
@@ -109,8 +113,7 @@ export async function probeModel(
           { role: 'user', content: 'What did it print? Answer with the number only.' },
         ],
         tools: [runCodeSpec()],
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...asLoop,
       });
       probe.toolResultRoundTrip = back.toolCalls.length > 0 || Boolean(back.content?.trim());
     }
@@ -135,8 +138,7 @@ export async function probeModel(
           },
         ],
         tools: [],
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...asLoop,
       });
       probe.images = 'accepted';
     } catch (err) {
