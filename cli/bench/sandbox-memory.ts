@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import type Docker from 'dockerode';
+import { LABELS } from '../../sandbox/container-spec.js';
+import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { round } from './bench-stats.js';
+
+/** What one idle session holds after a typical first turn: the data stack imported and a chart drawn. */
+const TYPICAL_TURN = [
+  'import pandas as pd, numpy as np, matplotlib.pyplot as plt',
+  'df = pd.DataFrame({"x": np.arange(1000), "y": np.random.default_rng(1).normal(size=1000)})',
+  'plt.plot(df.x, df.y); plt.title("bench")',
+  'print(df.describe().loc["mean"])',
+].join('\n');
+
+/** How long memory is left to settle after the sessions went idle (the state save, the chart's buffers freed). */
+const SETTLE_MS = 3000;
+
+/** The host memory of idle sandboxes, measured two ways. */
+export interface IdleMemory {
+  /** Sessions measured. */
+  sessions: number;
+  /**
+   * Memory each idle session's cgroup holds that no other container shares, in MiB: everything charged to it
+   * except the page cache of files (the image's libraries, shared by every container that maps them). Under gVisor
+   * this includes the sandbox's memory file, which `docker stats` counts as cache.
+   */
+  cgroupMb: number;
+  /** The engine's own figure (what `docker stats` prints: usage minus inactive file cache), in MiB. */
+  engineMb: number;
+  /**
+   * How much MemAvailable of the host fell per session while they started and went idle, in MiB. Every other
+   * process on the host moves this figure too, so it is printed beside the cgroup's, not instead of it.
+   */
+  hostDropMb: number;
+}
+
+interface MemoryStats {
+  usage?: number;
+  stats?: Record<string, number | undefined>;
+}
+
+/**
+ * The memory a container holds privately, in bytes: cgroup v1 charges shared memory (gVisor's memory file) as
+ * cache, and file pages as active/inactive file; cgroup v2 counts shared memory inside `file`. Only the file cache
+ * is left out.
+ */
+export function privateBytes(memory: MemoryStats): number {
+  const usage = memory.usage ?? 0;
+  const s = memory.stats ?? {};
+  const fileCache =
+    s.total_active_file !== undefined || s.total_inactive_file !== undefined
+      ? (s.total_active_file ?? 0) + (s.total_inactive_file ?? 0)
+      : (s.file ?? 0) - (s.shmem ?? 0);
+  return Math.max(0, usage - Math.max(0, fileCache));
+}
+
+/** The engine's figure, as `docker stats` computes it. */
+export function engineBytes(memory: MemoryStats): number {
+  const usage = memory.usage ?? 0;
+  const s = memory.stats ?? {};
+  return Math.max(0, usage - (s.total_inactive_file ?? s.inactive_file ?? 0));
+}
+
+/** MemAvailable of the host, in MiB. */
+export async function hostAvailableMb(): Promise<number> {
+  const match = /^MemAvailable:\s+(\d+) kB$/m.exec(await readFile('/proc/meminfo', 'utf8'));
+  if (!match) throw new Error('MemAvailable is missing from /proc/meminfo');
+  return Number(match[1]) / 1024;
+}
+
+/**
+ * Starts `sessions` new threads on `sandbox` (no pool: each pays for its own container), gives each a typical first
+ * turn, lets them go idle, and measures what they hold. The threads are reset afterwards.
+ */
+export async function measureIdleMemory(
+  docker: Docker,
+  sandbox: DockerSandbox,
+  options: { instanceId: string; sessions: number },
+): Promise<IdleMemory> {
+  const keys = Array.from({ length: options.sessions }, (_, i) => `bench-idle-${i}`);
+  const before = await hostAvailableMb();
+  try {
+    for (const key of keys) {
+      const result = await sandbox.run(key, { language: 'python', code: TYPICAL_TURN });
+      if (result.status !== 'ok') throw new Error(`bench run failed: ${result.error?.value ?? result.status}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const after = await hostAvailableMb();
+    const containers = await docker.listContainers({
+      filters: { label: [`${LABELS.instance}=${options.instanceId}`] },
+    });
+    const own: number[] = [];
+    const engine: number[] = [];
+    for (const info of containers) {
+      const memory = ((await docker.getContainer(info.Id).stats({ stream: false })) as { memory_stats?: MemoryStats })
+        .memory_stats;
+      if (!memory?.usage) continue;
+      own.push(privateBytes(memory));
+      engine.push(engineBytes(memory));
+    }
+    const mib = (values: number[]) =>
+      values.length ? round(values.reduce((a, b) => a + b, 0) / values.length / (1024 * 1024)) : NaN;
+    return {
+      sessions: keys.length,
+      cgroupMb: mib(own),
+      engineMb: mib(engine),
+      hostDropMb: round((before - after) / keys.length),
+    };
+  } finally {
+    for (const key of keys) await sandbox.reset(key).catch(() => undefined);
+  }
+}
