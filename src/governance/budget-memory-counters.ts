@@ -18,6 +18,9 @@ export class MemoryBudgetCounters implements BudgetCounters {
 
   add(o: { day: string; keys: string[]; spend: BudgetSpend }): Promise<BudgetSpend[]> {
     this.roll(o.day);
+    // A late add of a day already gone counts into today; what it gives back does not (that day's totals are gone).
+    const spend =
+      o.day < this.day ? { tokens: Math.max(0, o.spend.tokens), runMs: Math.max(0, o.spend.runMs) } : o.spend;
     const max = this.options.maxKeys ?? MEMORY_BUDGET_MAX_KEYS;
     const fresh = o.keys.filter((k) => !this.totals.has(k)).length;
     if (this.totals.size + fresh > max) {
@@ -32,7 +35,7 @@ export class MemoryBudgetCounters implements BudgetCounters {
     return Promise.resolve(
       o.keys.map((key) => {
         const t = this.totals.get(key) ?? { tokens: 0, runMs: 0 };
-        const next = { tokens: t.tokens + o.spend.tokens, runMs: t.runMs + o.spend.runMs };
+        const next = { tokens: t.tokens + spend.tokens, runMs: t.runMs + spend.runMs };
         this.totals.set(key, next);
         return { ...next };
       }),

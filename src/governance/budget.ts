@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Config } from '../config.js';
 import { ThreadlabError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
-import type { BudgetCounters, BudgetSpend, TurnBudget } from '../ports/budget.js';
+import type { BudgetCounters, BudgetHold, BudgetSpend, TurnBudget } from '../ports/budget.js';
 import { budgetDay, budgetResetAtMs, describeReset } from './budget-day.js';
 import { limitsOf, usageLines, type BudgetLimit, type Dimension } from './budget-text.js';
 
@@ -28,6 +28,22 @@ function part(id: string): string {
   return enc.length <= 120 ? enc : `h-${createHash('sha256').update(id).digest('hex')}`;
 }
 
+const NONE: BudgetSpend = { tokens: 0, runMs: 0 };
+const nonNegative = (n: number | undefined): number => Math.max(0, n ?? 0);
+/** `a - b` per dimension, never below zero (a total read while holds are given back). */
+const minus = (a: BudgetSpend, b: BudgetSpend): BudgetSpend => ({
+  tokens: Math.max(0, a.tokens - b.tokens),
+  runMs: Math.max(0, a.runMs - b.runMs),
+});
+const negate = (a: BudgetSpend): BudgetSpend => ({ tokens: -a.tokens, runMs: -a.runMs });
+/** What to add to turn a hold into the real cost: negative where the work spent less than it held. */
+const change = (real: BudgetSpend, held: BudgetSpend): BudgetSpend => ({
+  tokens: real.tokens - held.tokens,
+  runMs: real.runMs - held.runMs,
+});
+/** Counters are kept for the rest of the day and an hour more, as a duration: the store applies it on its own clock. */
+const keepMsAt = (nowMs: number): number => budgetResetAtMs(nowMs) - nowMs + 60 * 60 * 1000;
+
 /** Whether any budget is set; without one nothing is counted. */
 export function budgetsEnabled(limits: Config['budgets']): boolean {
   return limitsOf(limits).some((l) => l.limit > 0);
@@ -36,8 +52,10 @@ export function budgetsEnabled(limits: Config['budgets']): boolean {
 /**
  * Token and run-time budgets per user and per workspace per UTC day. A turn is refused before it starts
  * once a budget it needs is spent, and stopped between model rounds when one runs out; the user is told
- * once, and a line is logged, when a budget passes the warning share. A run already started finishes, so
- * a budget can be passed by at most one run's time limit and one model response.
+ * once, and a line is logged, when a budget passes the warning share. Work holds its cost before it starts
+ * ({@link TurnBudget.hold}): a run is granted at most the run time left, counting what runs in progress hold,
+ * so however many turns run at once a run-time budget is passed only by the moments it takes to stop a run,
+ * and a token budget by at most the responses in flight beyond their estimates.
  */
 export class DailyBudgets {
   private readonly now: () => number;
@@ -70,6 +88,57 @@ export class DailyBudgets {
         const run = (await this.state(subject)).filter((l) => l.dimension === 'runMs' && l.limit > 0);
         return run.length ? Math.max(0, Math.min(...run.map((l) => l.limit - l.used))) : undefined;
       },
+      hold: async (wanted) => {
+        const held = await this.hold(subject, wanted);
+        if ('refused' in held) return held;
+        const turnHold: BudgetHold = {
+          granted: held.granted,
+          settle: async (spent) => void notices.push(...(await held.settle(spent))),
+        };
+        return turnHold;
+      },
+    };
+  }
+
+  /**
+   * Adds `wanted` to today's counters at once (one atomic add per key, in memory and in Redis alike), so two turns
+   * asking together cannot both see the budget free: the one whose add found it spent gives its hold back and is
+   * refused. Run time beyond what was left is given back at once.
+   */
+  private async hold(
+    subject: BudgetSubject,
+    wanted: Partial<BudgetSpend>,
+  ): Promise<{ refused: string } | { granted: BudgetSpend; settle(spent: Partial<BudgetSpend>): Promise<string[]> }> {
+    const want = { tokens: nonNegative(wanted.tokens), runMs: nonNegative(wanted.runMs) };
+    const { counters, limits } = this.options;
+    const nowMs = this.now();
+    const at = { day: budgetDay(nowMs), keepMs: keepMsAt(nowMs) };
+    const k = this.keys(subject);
+    const keys = [k.user, k.workspace];
+    const add = (spend: BudgetSpend) => counters.add({ ...at, keys, spend });
+    const [user, workspace] = await add(want);
+    const before = limitsOf(limits, { user: minus(user!, want), workspace: minus(workspace!, want) });
+    const spent = before.find((l) => l.limit > 0 && want[l.dimension] > 0 && l.used >= l.limit);
+    if (spent) {
+      await add(negate(want));
+      // Told with the totals after the give-back: asks made at the same moment are not counted in the text.
+      const now = (await this.state(subject)).find((l) => l.scope === spent.scope && l.dimension === spent.dimension);
+      return { refused: this.refused(subject, now && now.used >= now.limit ? now : spent) };
+    }
+    const runLeft = before.filter((l) => l.dimension === 'runMs' && l.limit > 0).map((l) => l.limit - l.used);
+    const granted = { tokens: want.tokens, runMs: Math.min(want.runMs, ...runLeft) };
+    if (granted.runMs < want.runMs) await add({ tokens: 0, runMs: granted.runMs - want.runMs });
+    let settled = false;
+    return {
+      granted,
+      settle: async (spentNow) => {
+        if (settled) return [];
+        settled = true;
+        const real = { tokens: nonNegative(spentNow.tokens), runMs: nonNegative(spentNow.runMs) };
+        // On the day of the hold, so midnight between hold and settle moves nothing into the new day.
+        const totals = await counters.add({ ...at, keys, spend: change(real, granted) });
+        return this.warnings(subject, totals, at);
+      },
     };
   }
 
@@ -98,7 +167,7 @@ export class DailyBudgets {
   private async state(subject: BudgetSubject): Promise<BudgetLimit[]> {
     const k = this.keys(subject);
     const [user, workspace] = await this.options.counters.read(budgetDay(this.now()), [k.user, k.workspace]);
-    return limitsOf(this.options.limits, { user: user!, workspace: workspace! });
+    return limitsOf(this.options.limits, { user: minus(user!, NONE), workspace: minus(workspace!, NONE) });
   }
 
   private async refusal(subject: BudgetSubject, needs: readonly Dimension[]): Promise<string | undefined> {
@@ -106,7 +175,10 @@ export class DailyBudgets {
     const spent = (await this.state(subject)).find(
       (l) => l.limit > 0 && needs.includes(l.dimension) && l.used >= l.limit,
     );
-    if (!spent) return undefined;
+    return spent ? this.refused(subject, spent) : undefined;
+  }
+
+  private refused(subject: BudgetSubject, spent: BudgetLimit): string {
     this.options.logger.info(
       { ...subject, budget: spent.name, used: spent.used, limit: spent.limit },
       'budget refused',
@@ -116,13 +188,21 @@ export class DailyBudgets {
 
   /** Adds the spend; returns a notice for each budget that passed the warning share for the first time today. */
   private async charge(subject: BudgetSubject, spend: BudgetSpend): Promise<string[]> {
+    const nowMs = this.now();
+    const at = { day: budgetDay(nowMs), keepMs: keepMsAt(nowMs) };
+    const k = this.keys(subject);
+    return this.warnings(subject, await this.options.counters.add({ ...at, keys: [k.user, k.workspace], spend }), at);
+  }
+
+  /** A notice for each budget the totals put past the warning share for the first time on that day. */
+  private async warnings(
+    subject: BudgetSubject,
+    [user, workspace]: BudgetSpend[],
+    { day, keepMs }: { day: string; keepMs: number },
+  ): Promise<string[]> {
     const { counters, limits, logger } = this.options;
     const nowMs = this.now();
-    const day = budgetDay(nowMs);
-    // Kept for the rest of the day and an hour more, as a duration: the store applies it on its own clock.
-    const keepMs = budgetResetAtMs(nowMs) - nowMs + 60 * 60 * 1000;
     const k = this.keys(subject);
-    const [user, workspace] = await counters.add({ day, keys: [k.user, k.workspace], spend, keepMs });
     const notices: string[] = [];
     for (const l of limitsOf(limits, { user: user!, workspace: workspace! })) {
       if (l.limit === 0 || l.used * 100 < l.limit * limits.warnPercent) continue;

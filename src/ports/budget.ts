@@ -15,6 +15,21 @@ export interface TurnBudget {
   charge(spent: Partial<BudgetSpend>): Promise<void>;
   /** Run time left today for the user and the workspace together, in ms; undefined without a run-time budget. */
   runMsLeft(): Promise<number | undefined>;
+  /**
+   * Holds `wanted` against today's budgets before the work starts, so that turns running at the same time count it
+   * as spent: the refusal text when a budget this work needs is already spent (holds of other turns included),
+   * else the hold. Run time is granted at most what is left today, and the run's time limit is cut to it; a
+   * token estimate is held whole (a model response cannot be cut short). Every hold must be settled.
+   */
+  hold(wanted: Partial<BudgetSpend>): Promise<BudgetHold | { refused: string }>;
+}
+
+/** Budget held for work in progress, replaced by what it really cost once it ends. */
+export interface BudgetHold {
+  /** What was held: the run's time limit must not exceed `granted.runMs` when run time was asked for. */
+  readonly granted: BudgetSpend;
+  /** Replaces the hold with what the work spent (more or less than held); later calls do nothing. */
+  settle(spent: Partial<BudgetSpend>): Promise<void>;
 }
 
 /**
@@ -23,7 +38,8 @@ export interface TurnBudget {
  */
 export interface BudgetCounters {
   /**
-   * Adds `spend` to each key's totals of `day` and returns the totals after, in order. The totals are kept
+   * Adds `spend` to each key's totals of `day` and returns the totals after, in order. Parts of `spend` may be
+   * negative (a hold given back); a total is never read below zero. The totals are kept
    * for at least `keepMs` from now on the store's own clock: a duration, not an instant, so a caller whose
    * clock differs from the store's (another worker, a test's fixed clock) can never set an expiry in the past.
    */

@@ -127,6 +127,49 @@ export function budgetContract(name: string, factory: CountersFactory): void {
         }
       });
 
+      it('holds: turns asking at once share what is left, a refused hold gives its share back, a settle replaces the hold', async () => {
+        const { counters, dispose } = await factory();
+        try {
+          const clock = { ms: T0 };
+          const env = { THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS: '2', THREADLAB_BUDGET_USER_DAILY_TOKENS: '1000' };
+          const { budgets } = budgetsWith(counters, env, clock);
+          // Four runs of 8 s asked for at the same moment against 2 s: one is granted the 2 s, three are refused.
+          const holds = await Promise.all([1, 2, 3, 4].map(() => budgets.forTurn(ann).hold({ runMs: 8000 })));
+          const granted = holds.filter((h) => 'granted' in h);
+          expect(granted).toHaveLength(1);
+          expect(granted[0]!.granted).toEqual({ tokens: 0, runMs: 2000 });
+          for (const h of holds.filter((h) => 'refused' in h))
+            expect(h.refused).toMatch(/You have used your daily code run-time budget \([\d.]+ s of 2 s\)/);
+          // The refused holds gave theirs back: only the granted 2 s is held.
+          expect(await budgets.usageText(ann)).toContain('You, run time: 2 s of 2 s used (100 %), 0 s left');
+          await granted[0]!.settle({ runMs: 1500 });
+          await granted[0]!.settle({ runMs: 9000 }); // once only
+          const turn = budgets.forTurn(ann);
+          expect(await turn.runMsLeft()).toBe(500);
+          const rest = await turn.hold({ runMs: 8000 });
+          expect('granted' in rest && rest.granted.runMs).toBe(500);
+          if ('granted' in rest) await rest.settle({ runMs: 0 });
+          expect(await turn.runMsLeft()).toBe(500);
+          // Token estimates are held whole while the budget is not spent: the third asks after 1,200 are held.
+          const t = [
+            await turn.hold({ tokens: 600 }),
+            await turn.hold({ tokens: 600 }),
+            await turn.hold({ tokens: 600 }),
+          ];
+          expect(t.map((h) => ('granted' in h ? h.granted.tokens : 'refused'))).toEqual([600, 600, 'refused']);
+          for (const h of t) if ('granted' in h) await h.settle({ tokens: 100 });
+          expect(await budgets.usageText(ann)).toContain('You, model tokens: 200 tokens of 1,000 tokens used (20 %)');
+          // A hold settled after midnight UTC settles on its own day: the new day starts whole.
+          const late = await budgets.forTurn(bob).hold({ runMs: 2000 });
+          clock.ms = T0 + 3 * HOUR_MS + 1000;
+          await budgets.forTurn(ann).charge({ tokens: 1 }); // the new day begins in the store
+          if ('granted' in late) await late.settle({ runMs: 100 });
+          expect(await budgets.usageText(bob)).toContain('You, run time: 0 s of 2 s used (0 %), 2 s left');
+        } finally {
+          await dispose();
+        }
+      });
+
       it('no budget set: nothing is refused and usage says so', async () => {
         const { counters, dispose } = await factory();
         try {
