@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { AsyncResource } from 'node:async_hooks';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } from '../src/domain/execution.js';
 import { ThreadlabError } from '../src/domain/errors.js';
@@ -175,8 +177,10 @@ export class DockerSandbox implements Sandbox {
       if (egress && live.egress) {
         // The run's connections share one budget and end with it (a kept-alive socket does not outlive the run).
         const runBudget = egress.newBudget(timeoutMs + limits.graceMs);
-        const context = { thread: session.hash, ...(request.user ? { user: request.user } : {}) };
-        live.egress.activate((socket) => void egress.handle(socket, context, runBudget));
+        const context = { thread: session.hash };
+        // Handled in the run's async context, not the link's: what the caller knows about the run (the
+        // audit scope naming who asked) follows its connections.
+        live.egress.activate(AsyncResource.bind((socket: Duplex) => void egress.handle(socket, context, runBudget)));
         budget = runBudget;
       }
       const outcome = await executeRun({

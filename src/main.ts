@@ -35,6 +35,7 @@ import { RedisBudgetCounters } from '../adapters/redis/redis-budget-counters.js'
 import { auditLogFor } from './governance/audit-sink.js';
 import { auditedSandbox } from './governance/audited-sandbox.js';
 import { auditedLlm } from './governance/audited-llm.js';
+import { auditedEgress } from './governance/audited-egress.js';
 import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
@@ -101,7 +102,7 @@ export async function createSandbox(
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),
-    ...(egress ? { egress } : {}),
+    ...(egress ? { egress: auditedEgress(egress) } : {}),
   });
   if (metrics) setInterval(() => metrics.pool.sessions(sandbox.liveSessions()), 5000).unref();
   return sandbox;

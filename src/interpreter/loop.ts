@@ -1,8 +1,6 @@
 import type { Config } from '../config.js';
 import { BASE_LANGUAGES, type Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
-import type { ProgressListener } from '../domain/progress.js';
-import type { Logger } from '../logger.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
@@ -15,22 +13,18 @@ import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
 import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
 import { runCodeSpec } from './tools.js';
-import type { TurnOutcome, TurnRun } from './turn.js';
+import type { Turn, TurnOutcome, TurnRun } from './turn.js';
 
-/** Everything one model-and-sandbox loop needs. */
+/** One model-and-sandbox loop: the turn (thread, stop, clock, progress, logger) and what is the loop's own. */
 export interface LoopOptions {
+  /** Made by the caller with `settings.turnTimeoutMs` as its time limit; the caller ends it. */
+  turn: Turn;
   llm: LlmClient;
   sandbox: Sandbox;
-  threadKey: string;
-  /** The platform user whose message started the turn. */
-  user?: string;
   settings: Config['llm'];
   sandboxTimeoutMs: number;
-  logger: Logger;
   /** System prompt, remembered history and the new user message. */
   messages: LlmMessage[];
-  signal?: AbortSignal;
-  onProgress?: ProgressListener;
   /** The languages the image has (languagesOf): the tool offers these. @defaultValue python and bash */
   languages?: readonly Language[];
   /** The daily budgets: a spent one stops the turn before the next model round; tokens and run time are charged. */
@@ -77,29 +71,11 @@ const LLM_FAILURES = [
  * turn as `failed`; sandbox infrastructure failures and programmer errors are thrown.
  */
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const { llm, settings } = options;
-  const emit = options.onProgress ?? (() => undefined);
+  const { llm, settings, turn } = options;
+  const { emit, signal, logger } = turn;
   const messages = [...options.messages];
   const runs: TurnRun[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
-  let deadlineMs = Date.now() + settings.turnTimeoutMs;
-  const timer = new AbortController();
-  const arm = () => setTimeout(() => timer.abort(new Error('turn timeout')), Math.max(0, deadlineMs - Date.now()));
-  let timeout = arm();
-  // A person reading code is not the turn working: the clock stops while an approval waits.
-  const approve: ApprovalHook | undefined = options.approve
-    ? async (request) => {
-        const startedMs = Date.now();
-        clearTimeout(timeout);
-        try {
-          return await options.approve!(request);
-        } finally {
-          deadlineMs += Date.now() - startedMs;
-          if (!timer.signal.aborted) timeout = arm();
-        }
-      }
-    : undefined;
-  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
   let lastText: string | undefined;
   let corrected = { refusal: false, empty: false, other: false };
   const languages = options.languages ?? BASE_LANGUAGES;
@@ -119,133 +95,121 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   });
   const stop = (reason: StopReason): LoopResult => {
     const outcome = reason.kind === 'cancelled' ? 'cancelled' : reason.kind === 'failed' ? 'failed' : 'budget';
-    options.logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
+    logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
     return finish(outcome, stoppedText(reason, runs, lastText));
   };
   const abortReason = (): StopReason | undefined => {
-    if (options.signal?.aborted) return { kind: 'cancelled' };
-    // The clock too, not only the timer: a run capped at the deadline can end a moment before the
-    // turn's timer fires, and the turn must not start another model round then.
-    if (timer.signal.aborted || Date.now() >= deadlineMs)
-      return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
-    return undefined;
+    const reason = turn.stopReason();
+    if (reason === 'time') return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
+    return reason ? { kind: reason } : undefined;
   };
 
-  try {
-    for (let round = 1; round <= settings.maxRounds; round += 1) {
-      const aborted = abortReason();
-      if (aborted) return stop(aborted);
-      const used = usage.promptTokens + usage.completionTokens;
-      const next = estimateUsage(messages, undefined).promptTokens;
-      if (round > 1 && used + next > settings.tokenBudget) {
-        return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
-      }
-      const spent = round > 1 ? await options.budget?.exceeded() : undefined;
-      if (spent) return stop({ kind: 'quota', message: spent });
-      if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
-
-      emit({ type: 'thinking', round });
-      const mode: ToolProtocol = turnMode ?? protocol.current(key);
-      let response: LlmResponse;
-      const shown = new ShownText({ fences: mode === 'text' });
-      try {
-        response = await llm.complete({
-          messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
-          tools: mode === 'text' ? [] : [runCodeSpec(languages)],
-          temperature: settings.temperature,
-          signal,
-          onTextDelta: (delta) => {
-            const text = shown.push(delta);
-            if (text) emit({ type: 'text', delta: text });
-          },
-        });
-        const rest = shown.end();
-        if (rest) emit({ type: 'text', delta: rest });
-      } catch (err) {
-        const reason = abortReason();
-        if (reason) return stop(reason);
-        if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
-          round -= 1; // The same round again, in the text protocol.
-          continue;
-        }
-        const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
-        if (failure && isThreadlabError(err)) {
-          options.logger.warn({ err, code: err.code }, 'model request failed');
-          return stop({ kind: 'failed', message: err.message, code: failure });
-        }
-        throw err;
-      }
-      const counted =
-        response.usage.promptTokens + response.usage.completionTokens > 0
-          ? response.usage
-          : estimateUsage(messages, response);
-      usage.promptTokens += counted.promptTokens;
-      usage.completionTokens += counted.completionTokens;
-      await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
-
-      const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
-      if (reply.handled === 'text') turnMode = 'text';
-      messages.push({
-        role: 'assistant',
-        content: reply.handled === 'text' ? response.content : reply.prose,
-        ...(reply.handled === 'native' && reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
-        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-      });
-      if (reply.prose?.trim()) lastText = reply.prose;
-      if (response.reasoning?.trim()) thoughts.push(response.reasoning.trim());
-
-      if (reply.calls.length === 0) {
-        if (reply.other.length > 0 && !corrected.other) {
-          corrected = { ...corrected, other: true };
-          messages.push(roundResultsMessage([], [], reply.other));
-          continue;
-        }
-        if (response.refusal && !corrected.refusal) {
-          corrected = { ...corrected, refusal: true };
-          messages.push({ role: 'user', content: REFUSAL_NOTE });
-          continue;
-        }
-        const text = reply.prose?.trim() || response.refusal?.trim();
-        if (!text && !corrected.empty) {
-          corrected = { ...corrected, empty: true };
-          messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
-          continue;
-        }
-        return finish('answer', text || 'The model finished without an answer.');
-      }
-      if (round === settings.maxRounds) break;
-
-      const runsBefore = runs.length;
-      // In the text protocol the round writes its tool messages aside; they go back as one user message.
-      const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
-      const completed = await runToolRound({
-        calls: reply.calls,
-        round,
-        sandbox: options.sandbox,
-        threadKey: options.threadKey,
-        ...(options.user ? { user: options.user } : {}),
-        languages,
-        runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
-        signal,
-        isAborted: () => abortReason() !== undefined,
-        sendImages: settings.images && llm.acceptsImages,
-        maxImages: options.maxImagesPerRound ?? 4,
-        logger: options.logger,
-        onProgress: options.onProgress,
-        messages: written,
-        runs,
-        ...(approve ? { approve } : {}),
-      });
-      if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
-      const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
-      await options.budget?.charge({ runMs });
-      if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
-    }
+  for (let round = 1; round <= settings.maxRounds; round += 1) {
     const aborted = abortReason();
-    return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
-  } finally {
-    clearTimeout(timeout);
+    if (aborted) return stop(aborted);
+    const used = usage.promptTokens + usage.completionTokens;
+    const next = estimateUsage(messages, undefined).promptTokens;
+    if (round > 1 && used + next > settings.tokenBudget) {
+      return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
+    }
+    const spent = round > 1 ? await options.budget?.exceeded() : undefined;
+    if (spent) return stop({ kind: 'quota', message: spent });
+    if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
+
+    emit({ type: 'thinking', round });
+    const mode: ToolProtocol = turnMode ?? protocol.current(key);
+    let response: LlmResponse;
+    const shown = new ShownText({ fences: mode === 'text' });
+    try {
+      response = await llm.complete({
+        messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
+        tools: mode === 'text' ? [] : [runCodeSpec(languages)],
+        temperature: settings.temperature,
+        signal,
+        onTextDelta: (delta) => {
+          const text = shown.push(delta);
+          if (text) emit({ type: 'text', delta: text });
+        },
+      });
+      const rest = shown.end();
+      if (rest) emit({ type: 'text', delta: rest });
+    } catch (err) {
+      const reason = abortReason();
+      if (reason) return stop(reason);
+      if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
+        round -= 1; // The same round again, in the text protocol.
+        continue;
+      }
+      const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
+      if (failure && isThreadlabError(err)) {
+        logger.warn({ err, code: err.code }, 'model request failed');
+        return stop({ kind: 'failed', message: err.message, code: failure });
+      }
+      throw err;
+    }
+    const counted =
+      response.usage.promptTokens + response.usage.completionTokens > 0
+        ? response.usage
+        : estimateUsage(messages, response);
+    usage.promptTokens += counted.promptTokens;
+    usage.completionTokens += counted.completionTokens;
+    await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
+
+    const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
+    if (reply.handled === 'text') turnMode = 'text';
+    messages.push({
+      role: 'assistant',
+      content: reply.handled === 'text' ? response.content : reply.prose,
+      ...(reply.handled === 'native' && reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+    });
+    if (reply.prose?.trim()) lastText = reply.prose;
+    if (response.reasoning?.trim()) thoughts.push(response.reasoning.trim());
+
+    if (reply.calls.length === 0) {
+      if (reply.other.length > 0 && !corrected.other) {
+        corrected = { ...corrected, other: true };
+        messages.push(roundResultsMessage([], [], reply.other));
+        continue;
+      }
+      if (response.refusal && !corrected.refusal) {
+        corrected = { ...corrected, refusal: true };
+        messages.push({ role: 'user', content: REFUSAL_NOTE });
+        continue;
+      }
+      const text = reply.prose?.trim() || response.refusal?.trim();
+      if (!text && !corrected.empty) {
+        corrected = { ...corrected, empty: true };
+        messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
+        continue;
+      }
+      return finish('answer', text || 'The model finished without an answer.');
+    }
+    if (round === settings.maxRounds) break;
+
+    const runsBefore = runs.length;
+    // In the text protocol the round writes its tool messages aside; they go back as one user message.
+    const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
+    const completed = await runToolRound({
+      turn,
+      calls: reply.calls,
+      round,
+      sandbox: options.sandbox,
+      languages,
+      maxRunMs: options.sandboxTimeoutMs,
+      sendImages: settings.images && llm.acceptsImages,
+      maxImages: options.maxImagesPerRound ?? 4,
+      messages: written,
+      runs,
+      ...(options.approve ? { approve: options.approve } : {}),
+    });
+    if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
+    const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
+    await options.budget?.charge({ runMs });
+    if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
   }
+  const aborted = abortReason();
+  return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
 }
 
 /** How a reply asks for code: native calls, or fenced blocks and calls written as text. */
