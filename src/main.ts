@@ -144,7 +144,7 @@ export function createSlackAdapter(
     apiUrl: slack.apiUrl,
     command: slack.command,
     followThreads: slack.followThreads,
-    maxImageDimensionPx: config.replies.maxImagePx,
+    maxImageDimensionPx: config.replies.maxImageDimensionPx,
     logger: logger.child({ platform: 'slack' }),
     ...overrides,
   });
@@ -165,7 +165,7 @@ export function createDiscordAdapter(
     applicationId: discord.applicationId,
     ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
     maxUploadBytes: discord.maxUploadBytes,
-    maxImagePx: config.replies.maxImagePx,
+    maxImageDimensionPx: config.replies.maxImageDimensionPx,
     logger: deps.logger,
     ...(deps.renderer ? { renderer: deps.renderer } : {}),
   });

@@ -297,7 +297,7 @@ export class ThreadWorker {
       renderer,
       threadKey,
       limits: {
-        maxImageDimensionPx: config.replies.maxImagePx,
+        maxImageDimensionPx: config.replies.maxImageDimensionPx,
         maxOutputLines: config.replies.maxOutputLines,
         maxFileBytes: config.sandbox.maxFileBytes,
         bounds: replyBoundsFor(platform),
