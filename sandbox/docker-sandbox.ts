@@ -22,7 +22,8 @@ import { removeOrphans } from './orphans.js';
 import { requestPreviews } from './preview-request.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
-import { hashKey, SessionRegistry } from './session-registry.js';
+import { SessionRegistry } from './session-registry.js';
+import { threadHash } from '../src/domain/thread-key.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
 import type { SaveOutcome } from './session-state.js';
@@ -312,7 +313,7 @@ export class DockerSandbox implements Sandbox {
   async reset(key: string): Promise<void> {
     const session = this.registry.peek(key);
     if (!session) {
-      await new FileMirror(join(this.options.dataDir, hashKey(key))).clear();
+      await new FileMirror(join(this.options.dataDir, threadHash(key))).clear();
       return;
     }
     await this.registry.serialize(session, async () => {
