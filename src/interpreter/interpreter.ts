@@ -115,23 +115,18 @@ export class Interpreter {
       onProgress: options.onProgress,
       timeoutMs: this.options.settings.turnTimeoutMs,
     });
-    let result: Awaited<ReturnType<typeof runLoop>>;
-    try {
-      result = await runLoop({
-        turn,
-        llm,
-        languages,
-        sandbox: this.options.sandbox,
-        settings: this.options.settings,
-        sandboxTimeoutMs: this.options.sandboxTimeoutMs,
-        messages,
-        ...(options.budget ? { budget: options.budget } : {}),
-        ...(options.approve ? { approve: options.approve } : {}),
-        protocol: this.protocol,
-      });
-    } finally {
-      turn.end();
-    }
+    const result = await runLoop({
+      turn,
+      llm,
+      languages,
+      sandbox: this.options.sandbox,
+      settings: this.options.settings,
+      sandboxTimeoutMs: this.options.sandboxTimeoutMs,
+      messages,
+      ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.approve ? { approve: options.approve } : {}),
+      protocol: this.protocol,
+    });
     const nowMs = Date.now();
     const entries: HistoryEntry[] = [
       {

@@ -17,7 +17,7 @@ import type { Turn, TurnOutcome, TurnRun } from './turn.js';
 
 /** One model-and-sandbox loop: the turn (thread, stop, clock, progress, logger) and what is the loop's own. */
 export interface LoopOptions {
-  /** Made by the caller with `settings.turnTimeoutMs` as its time limit; the caller ends it. */
+  /** Made by the caller with `settings.turnTimeoutMs` as its time limit; the loop ends it when it returns. */
   turn: Turn;
   llm: LlmClient;
   sandbox: Sandbox;
@@ -104,112 +104,116 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     return reason ? { kind: reason } : undefined;
   };
 
-  for (let round = 1; round <= settings.maxRounds; round += 1) {
-    const aborted = abortReason();
-    if (aborted) return stop(aborted);
-    const used = usage.promptTokens + usage.completionTokens;
-    const next = estimateUsage(messages, undefined).promptTokens;
-    if (round > 1 && used + next > settings.tokenBudget) {
-      return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
-    }
-    const spent = round > 1 ? await options.budget?.exceeded() : undefined;
-    if (spent) return stop({ kind: 'quota', message: spent });
-    if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
+  try {
+    for (let round = 1; round <= settings.maxRounds; round += 1) {
+      const aborted = abortReason();
+      if (aborted) return stop(aborted);
+      const used = usage.promptTokens + usage.completionTokens;
+      const next = estimateUsage(messages, undefined).promptTokens;
+      if (round > 1 && used + next > settings.tokenBudget) {
+        return stop({ kind: 'tokens', usedTokens: used, tokenBudget: settings.tokenBudget });
+      }
+      const spent = round > 1 ? await options.budget?.exceeded() : undefined;
+      if (spent) return stop({ kind: 'quota', message: spent });
+      if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
 
-    emit({ type: 'thinking', round });
-    const mode: ToolProtocol = turnMode ?? protocol.current(key);
-    let response: LlmResponse;
-    const shown = new ShownText({ fences: mode === 'text' });
-    try {
-      response = await llm.complete({
-        messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
-        tools: mode === 'text' ? [] : [runCodeSpec(languages)],
-        temperature: settings.temperature,
-        signal,
-        onTextDelta: (delta) => {
-          const text = shown.push(delta);
-          if (text) emit({ type: 'text', delta: text });
-        },
+      emit({ type: 'thinking', round });
+      const mode: ToolProtocol = turnMode ?? protocol.current(key);
+      let response: LlmResponse;
+      const shown = new ShownText({ fences: mode === 'text' });
+      try {
+        response = await llm.complete({
+          messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
+          tools: mode === 'text' ? [] : [runCodeSpec(languages)],
+          temperature: settings.temperature,
+          signal,
+          onTextDelta: (delta) => {
+            const text = shown.push(delta);
+            if (text) emit({ type: 'text', delta: text });
+          },
+        });
+        const rest = shown.end();
+        if (rest) emit({ type: 'text', delta: rest });
+      } catch (err) {
+        const reason = abortReason();
+        if (reason) return stop(reason);
+        if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
+          round -= 1; // The same round again, in the text protocol.
+          continue;
+        }
+        const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
+        if (failure && isThreadlabError(err)) {
+          logger.warn({ err, code: err.code }, 'model request failed');
+          return stop({ kind: 'failed', message: err.message, code: failure });
+        }
+        throw err;
+      }
+      const counted =
+        response.usage.promptTokens + response.usage.completionTokens > 0
+          ? response.usage
+          : estimateUsage(messages, response);
+      usage.promptTokens += counted.promptTokens;
+      usage.completionTokens += counted.completionTokens;
+      await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
+
+      const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
+      if (reply.handled === 'text') turnMode = 'text';
+      messages.push({
+        role: 'assistant',
+        content: reply.handled === 'text' ? response.content : reply.prose,
+        ...(reply.handled === 'native' && reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
+        ...(response.reasoning ? { reasoning: response.reasoning } : {}),
       });
-      const rest = shown.end();
-      if (rest) emit({ type: 'text', delta: rest });
-    } catch (err) {
-      const reason = abortReason();
-      if (reason) return stop(reason);
-      if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
-        round -= 1; // The same round again, in the text protocol.
-        continue;
+      if (reply.prose?.trim()) lastText = reply.prose;
+      if (response.reasoning?.trim()) thoughts.push(response.reasoning.trim());
+
+      if (reply.calls.length === 0) {
+        if (reply.other.length > 0 && !corrected.other) {
+          corrected = { ...corrected, other: true };
+          messages.push(roundResultsMessage([], [], reply.other));
+          continue;
+        }
+        if (response.refusal && !corrected.refusal) {
+          corrected = { ...corrected, refusal: true };
+          messages.push({ role: 'user', content: REFUSAL_NOTE });
+          continue;
+        }
+        const text = reply.prose?.trim() || response.refusal?.trim();
+        if (!text && !corrected.empty) {
+          corrected = { ...corrected, empty: true };
+          messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
+          continue;
+        }
+        return finish('answer', text || 'The model finished without an answer.');
       }
-      const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
-      if (failure && isThreadlabError(err)) {
-        logger.warn({ err, code: err.code }, 'model request failed');
-        return stop({ kind: 'failed', message: err.message, code: failure });
-      }
-      throw err;
+      if (round === settings.maxRounds) break;
+
+      const runsBefore = runs.length;
+      // In the text protocol the round writes its tool messages aside; they go back as one user message.
+      const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
+      const completed = await runToolRound({
+        turn,
+        calls: reply.calls,
+        round,
+        sandbox: options.sandbox,
+        languages,
+        maxRunMs: options.sandboxTimeoutMs,
+        sendImages: settings.images && llm.acceptsImages,
+        maxImages: options.maxImagesPerRound ?? 4,
+        messages: written,
+        runs,
+        ...(options.approve ? { approve: options.approve } : {}),
+      });
+      if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
+      const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
+      await options.budget?.charge({ runMs });
+      if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
     }
-    const counted =
-      response.usage.promptTokens + response.usage.completionTokens > 0
-        ? response.usage
-        : estimateUsage(messages, response);
-    usage.promptTokens += counted.promptTokens;
-    usage.completionTokens += counted.completionTokens;
-    await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
-
-    const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
-    if (reply.handled === 'text') turnMode = 'text';
-    messages.push({
-      role: 'assistant',
-      content: reply.handled === 'text' ? response.content : reply.prose,
-      ...(reply.handled === 'native' && reply.calls.length > 0 ? { toolCalls: reply.calls } : {}),
-      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-    });
-    if (reply.prose?.trim()) lastText = reply.prose;
-    if (response.reasoning?.trim()) thoughts.push(response.reasoning.trim());
-
-    if (reply.calls.length === 0) {
-      if (reply.other.length > 0 && !corrected.other) {
-        corrected = { ...corrected, other: true };
-        messages.push(roundResultsMessage([], [], reply.other));
-        continue;
-      }
-      if (response.refusal && !corrected.refusal) {
-        corrected = { ...corrected, refusal: true };
-        messages.push({ role: 'user', content: REFUSAL_NOTE });
-        continue;
-      }
-      const text = reply.prose?.trim() || response.refusal?.trim();
-      if (!text && !corrected.empty) {
-        corrected = { ...corrected, empty: true };
-        messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
-        continue;
-      }
-      return finish('answer', text || 'The model finished without an answer.');
-    }
-    if (round === settings.maxRounds) break;
-
-    const runsBefore = runs.length;
-    // In the text protocol the round writes its tool messages aside; they go back as one user message.
-    const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
-    const completed = await runToolRound({
-      turn,
-      calls: reply.calls,
-      round,
-      sandbox: options.sandbox,
-      languages,
-      maxRunMs: options.sandboxTimeoutMs,
-      sendImages: settings.images && llm.acceptsImages,
-      maxImages: options.maxImagesPerRound ?? 4,
-      messages: written,
-      runs,
-      ...(options.approve ? { approve: options.approve } : {}),
-    });
-    if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
-    const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
-    await options.budget?.charge({ runMs });
-    if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
+    const aborted = abortReason();
+    return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
+  } finally {
+    turn.end();
   }
-  const aborted = abortReason();
-  return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
 }
 
 /** How a reply asks for code: native calls, or fenced blocks and calls written as text. */
