@@ -3,7 +3,7 @@ import type { Logger } from '../src/logger.js';
 import type { ThreadlabMetrics } from '../src/ops/metrics.js';
 import { startOpsServer, type OpsServer } from '../src/ops/ops-server.js';
 import { createDocker } from '../sandbox/docker-client.js';
-import { pingRedis } from './infra.js';
+import { pingRedis } from '../adapters/redis/connection.js';
 
 /**
  * Serves /healthz and /metrics when THREADLAB_METRICS_PORT is set. Health: the Docker engine (roles

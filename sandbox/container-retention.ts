@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import type { PurgedItem, RetentionSource } from '../src/governance/retention.js';
 import { LABELS, POOL_SESSION } from './container-spec.js';
 import { dockerUnreachable, isNotFound, isUnreachable } from './docker-errors.js';
-import { hashKey } from './session-registry.js';
+import { threadHash } from '../src/domain/thread-key.js';
 
 /** Every sandbox container on the engine, whichever bot process made it. */
 async function sandboxContainers(docker: Docker): Promise<Docker.ContainerInfo[]> {
@@ -50,11 +50,11 @@ export async function liveThreadHashes(docker: Docker): Promise<Set<string>> {
 export class ContainerRetention implements RetentionSource {
   readonly name = 'live sandbox container';
 
-  /** `nameOf`: the label a thread's containers carry. @defaultValue hashKey (session-registry.ts) */
+  /** `nameOf`: the label a thread's containers carry. @defaultValue threadHash (src/domain/thread-key.ts) */
   constructor(private readonly options: { docker: Docker; nameOf?: (key: string) => string }) {}
 
   async purgeThread(key: string): Promise<PurgedItem[]> {
-    const hash = (this.options.nameOf ?? hashKey)(key);
+    const hash = (this.options.nameOf ?? threadHash)(key);
     const removed: PurgedItem[] = [];
     for (const info of await sandboxContainers(this.options.docker)) {
       if (threadHashOf(info) !== hash) continue;

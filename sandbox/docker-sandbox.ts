@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { AsyncResource } from 'node:async_hooks';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } from '../src/domain/execution.js';
 import { ThreadlabError } from '../src/domain/errors.js';
@@ -20,7 +22,8 @@ import { removeOrphans } from './orphans.js';
 import { requestPreviews } from './preview-request.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
-import { hashKey, SessionRegistry } from './session-registry.js';
+import { SessionRegistry } from './session-registry.js';
+import { threadHash } from '../src/domain/thread-key.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { pruneMirrors } from './mirror-retention.js';
 import type { SaveOutcome } from './session-state.js';
@@ -175,8 +178,10 @@ export class DockerSandbox implements Sandbox {
       if (egress && live.egress) {
         // The run's connections share one budget and end with it (a kept-alive socket does not outlive the run).
         const runBudget = egress.newBudget(timeoutMs + limits.graceMs);
-        const context = { thread: session.hash, ...(request.user ? { user: request.user } : {}) };
-        live.egress.activate((socket) => void egress.handle(socket, context, runBudget));
+        const context = { thread: session.hash };
+        // Handled in the run's async context, not the link's: what the caller knows about the run (the
+        // audit scope naming who asked) follows its connections.
+        live.egress.activate(AsyncResource.bind((socket: Duplex) => void egress.handle(socket, context, runBudget)));
         budget = runBudget;
       }
       const outcome = await executeRun({
@@ -308,7 +313,7 @@ export class DockerSandbox implements Sandbox {
   async reset(key: string): Promise<void> {
     const session = this.registry.peek(key);
     if (!session) {
-      await new FileMirror(join(this.options.dataDir, hashKey(key))).clear();
+      await new FileMirror(join(this.options.dataDir, threadHash(key))).clear();
       return;
     }
     await this.registry.serialize(session, async () => {

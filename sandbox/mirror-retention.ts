@@ -7,12 +7,12 @@ import {
   type PurgedItem,
   type RetentionSource,
 } from '../src/governance/retention.js';
-import { hashKey } from './session-registry.js';
+import { threadHash } from '../src/domain/thread-key.js';
 import { STATE_DIR_PARTS } from './session-state.js';
 
 /**
  * Where the sandbox keeps the host copies of threads' files in THREADLAB_DATA_DIR: one directory per thread,
- * named by the key's hash ({@link hashKey}), with the thread's saved variables inside (STATE_DIR_PARTS).
+ * named by the key's hash ({@link threadHash}), with the thread's saved variables inside (STATE_DIR_PARTS).
  */
 export function threadFilesDir(dataDir: string): string {
   return join(dataDir, 'sandbox-files');
@@ -159,12 +159,12 @@ export class StateRetention implements RetentionSource {
 
 /** The host copies of threads' files with their saved state in THREADLAB_DATA_DIR, as `threadlab purge` removes them. */
 export function threadFilesRetention(dataDir: string, keyOf?: FilesRetentionOptions['keyOf']): FilesRetention {
-  return new FilesRetention({ root: threadFilesDir(dataDir), nameOf: hashKey, ...(keyOf ? { keyOf } : {}) });
+  return new FilesRetention({ root: threadFilesDir(dataDir), nameOf: threadHash, ...(keyOf ? { keyOf } : {}) });
 }
 
 /** Threads' saved variables alone in THREADLAB_DATA_DIR, as the timed sweep ages them (THREADLAB_RETENTION_STATE). */
 export function savedStateRetention(dataDir: string): StateRetention {
-  return new StateRetention({ root: threadFilesDir(dataDir), nameOf: hashKey });
+  return new StateRetention({ root: threadFilesDir(dataDir), nameOf: threadHash });
 }
 
 /**

@@ -1,14 +1,9 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { FileMirror } from './file-mirror.js';
 import type { StateRestore } from '../src/domain/execution.js';
+import { threadHash } from '../src/domain/thread-key.js';
 import type { LiveContainer } from './live-container.js';
 import { StateStore } from './session-state.js';
-
-/** A session's container label and mirror directory name: the key itself never leaves the bot. */
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 24);
-}
 
 /** One thread's sandbox: its container while live, its files always. */
 export interface Session {
@@ -57,7 +52,8 @@ export class SessionRegistry {
   get(key: string): Session {
     let session = this.sessions.get(key);
     if (!session) {
-      const hash = hashKey(key);
+      // The container label and mirror directory name: the key itself never leaves the bot.
+      const hash = threadHash(key);
       const root = join(this.options.dataDir, hash);
       session = {
         key,

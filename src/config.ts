@@ -11,6 +11,7 @@ import { parseDuration } from './governance/retention.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
 import { isLoopbackHost } from './domain/loopback.js';
+import { DEFAULT_MAX_IMAGE_DIMENSION_PX } from './ports/artifact-renderer.js';
 
 /** The version of the sandbox image definition; bump when sandbox/image changes incompatibly. */
 export const SANDBOX_IMAGE_REPO = 'threadlab-sandbox';
@@ -129,7 +130,7 @@ const sandbox = {
 };
 
 const replies = {
-  maxImagePx: v('THREADLAB_REPLY_MAX_IMAGE_PX', int(256, 8192).default(2048)),
+  maxImageDimensionPx: v('THREADLAB_REPLY_MAX_IMAGE_PX', int(256, 8192).default(DEFAULT_MAX_IMAGE_DIMENSION_PX)),
   maxOutputLines: v('THREADLAB_REPLY_MAX_OUTPUT_LINES', int(5).default(60)),
 };
 

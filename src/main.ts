@@ -23,22 +23,19 @@ import { SharpArtifactRenderer } from '../adapters/render/sharp-renderer.js';
 import { SlackAdapter, type SlackAdapterOptions } from '../adapters/slack/index.js';
 import { DiscordAdapter } from '../adapters/discord/index.js';
 import { WebChatAdapter } from '../adapters/web/index.js';
-import { BullMqJobQueue } from '../adapters/redis/bullmq-queue.js';
-import { RedisSessionStore } from '../adapters/redis/redis-session-store.js';
+import { stateBacking } from '../adapters/redis/state-backing.js';
 import { createDockerSandbox } from '../sandbox/index.js';
 import { createDocker } from '../sandbox/docker-client.js';
 import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
 import { budgetsEnabled, DailyBudgets } from './governance/budget.js';
-import { MemoryBudgetCounters } from './governance/budget-memory-counters.js';
-import { RedisBudgetCounters } from '../adapters/redis/redis-budget-counters.js';
 import { auditLogFor } from './governance/audit-sink.js';
 import { auditedSandbox } from './governance/audited-sandbox.js';
 import { auditedLlm } from './governance/audited-llm.js';
+import { auditedEgress } from './governance/audited-egress.js';
 import { egressAuditLine } from './governance/audit-egress.js';
 import { createParticipantIndex } from './governance/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
-import { RedisApprovalBoard } from '../adapters/redis/redis-approval-board.js';
 import { webHistoryRetention } from '../adapters/web/web-retention.js';
 import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
@@ -101,7 +98,7 @@ export async function createSandbox(
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),
-    ...(egress ? { egress } : {}),
+    ...(egress ? { egress: auditedEgress(egress) } : {}),
   });
   if (metrics) setInterval(() => metrics.pool.sessions(sandbox.liveSessions()), 5000).unref();
   return sandbox;
@@ -143,7 +140,7 @@ export function createSlackAdapter(
     apiUrl: slack.apiUrl,
     command: slack.command,
     followThreads: slack.followThreads,
-    maxImageDimensionPx: config.replies.maxImagePx,
+    maxImageDimensionPx: config.replies.maxImageDimensionPx,
     logger: logger.child({ platform: 'slack' }),
     ...overrides,
   });
@@ -164,7 +161,7 @@ export function createDiscordAdapter(
     applicationId: discord.applicationId,
     ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
     maxUploadBytes: discord.maxUploadBytes,
-    maxImagePx: config.replies.maxImagePx,
+    maxImageDimensionPx: config.replies.maxImageDimensionPx,
     logger: deps.logger,
     ...(deps.renderer ? { renderer: deps.renderer } : {}),
   });
@@ -203,45 +200,33 @@ function createQueue(
   logger: Logger,
   hooks: { metrics?: ThreadlabMetrics; onDropped: OnDropped },
 ): JobQueue {
-  const common = {
+  return stateBacking(config.queue.redisUrl).queue({
     logger: logger.child({ component: 'queue' }),
     concurrency: config.queue.concurrency,
     limits: queueLimits(config.queue),
     onDropped: hooks.onDropped,
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
-  };
-  const redisUrl = config.queue.redisUrl;
-  return redisUrl
-    ? new BullMqJobQueue({ redisUrl, affinityTtlMs: config.sandbox.idleTtlMs, ...common })
-    : new InProcessJobQueue(common);
+    affinityTtlMs: config.sandbox.idleTtlMs,
+  });
 }
 
 /** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
 function createStore(config: Config, logger: Logger): SessionStore {
-  const redisUrl = config.queue.redisUrl;
-  return redisUrl
-    ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) })
-    : new MemorySessionStore();
+  return stateBacking(config.queue.redisUrl).sessionStore(logger.child({ component: 'sessions' }));
 }
 
 /** The daily budgets when any is set: counted in Redis when REDIS_URL is set (shared by workers), else in memory. */
 export function createBudgets(config: Config, logger: Logger): DailyBudgets | undefined {
   if (!budgetsEnabled(config.budgets)) return undefined;
   const log = logger.child({ component: 'budgets' });
-  const redisUrl = config.queue.redisUrl;
-  const counters = redisUrl ? new RedisBudgetCounters({ redisUrl, logger: log }) : new MemoryBudgetCounters();
+  const counters = stateBacking(config.queue.redisUrl).budgetCounters(log);
   return new DailyBudgets({ counters, limits: config.budgets, logger: log });
 }
 
-/**
- * Where approval requests wait, with THREADLAB_APPROVAL=ask: in Redis when REDIS_URL is set, because a
- * Run press reaches whichever process holds the platform connection (the gateway in split roles, any of
- * several processes) while the turn waits on a worker; otherwise in this process.
- */
+/** Where approval requests wait, with THREADLAB_APPROVAL=ask: see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
-  const redisUrl = config.queue.redisUrl;
-  if (config.approval.mode !== 'ask' || !redisUrl) return undefined;
-  return new RedisApprovalBoard({ redisUrl, logger: logger.child({ component: 'approval' }) });
+  if (config.approval.mode !== 'ask') return undefined;
+  return stateBacking(config.queue.redisUrl).approvalBoard(logger.child({ component: 'approval' }));
 }
 
 /**
@@ -359,7 +344,7 @@ export interface PurgeSources {
 export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
   const index = createParticipantIndex(config.dataDir);
   const docker = createDocker(config.sandbox.dockerHost);
-  const store = config.queue.redisUrl ? createStore(config, logger) : undefined;
+  const store = stateBacking(config.queue.redisUrl).shared ? createStore(config, logger) : undefined;
   const sources: RetentionSource[] = [
     new ContainerRetention({ docker }),
     threadFilesRetention(config.dataDir, (name) => index.keyOf(name)),

@@ -51,8 +51,8 @@ export interface DiscordAdapterOptions {
   logger: Logger;
   /** Renders contact sheets when a reply has more than 10 images. */
   renderer?: ArtifactRenderer;
-  /** Longest side of a contact sheet, in pixels. @defaultValue 2048 */
-  maxImagePx?: number;
+  /** Longest side of a contact sheet, in pixels. @defaultValue DEFAULT_MAX_IMAGE_DIMENSION_PX (2048) */
+  maxImageDimensionPx?: number;
   /** Minimum time between status message edits, in ms. @defaultValue 1000 */
   progressThrottleMs?: number;
   /** How long `start` waits for the gateway to be ready, in ms. @defaultValue 30000 */
@@ -187,7 +187,7 @@ export class DiscordAdapter implements PlatformAdapter {
     const planned = await planReply(reply, {
       uploadLimitBytes: limitBytes,
       ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
-      ...(this.options.maxImagePx ? { maxImagePx: this.options.maxImagePx } : {}),
+      ...(this.options.maxImageDimensionPx ? { maxImageDimensionPx: this.options.maxImageDimensionPx } : {}),
     });
     const target = this.targetFor(message);
     const options = { limitBytes, logger: this.log.child({ thread: threadKey(message.thread) }) };

@@ -1,5 +1,5 @@
 import type { Reply, ReplyImage } from '../../src/domain/reply.js';
-import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import { DEFAULT_MAX_IMAGE_DIMENSION_PX, type ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import { fitFiles } from '../../src/replies/fit-files.js';
 import { fitImages } from '../../src/replies/fit-images.js';
 import { formatBytes } from '../../src/replies/format.js';
@@ -16,8 +16,8 @@ export interface PlanOptions {
   uploadLimitBytes: number;
   /** Makes a contact sheet when there are more than 10 images; without one, images go 10 a message. */
   renderer?: ArtifactRenderer;
-  /** Longest side of a contact sheet. @defaultValue 2048 */
-  maxImagePx?: number;
+  /** Longest side of a contact sheet. @defaultValue DEFAULT_MAX_IMAGE_DIMENSION_PX (2048) */
+  maxImageDimensionPx?: number;
   /** More text messages than this and the answer goes as `answer.txt` with its beginning shown. @defaultValue 4 */
   maxTextMessages?: number;
 }
@@ -35,7 +35,7 @@ async function imageFiles(images: ReplyImage[], options: PlanOptions): Promise<O
   const fitted = await fitImages(images, {
     maxPerMessage: MAX_ATTACHMENTS_PER_MESSAGE,
     renderer: options.renderer,
-    maxDimensionPx: options.maxImagePx ?? 2048,
+    maxImageDimensionPx: options.maxImageDimensionPx ?? DEFAULT_MAX_IMAGE_DIMENSION_PX,
   });
   return [...fitted.individual, ...(fitted.contactSheet ? [fitted.contactSheet] : [])].map(toFile);
 }

@@ -1,14 +1,17 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../../src/logger.js';
 
+/** Every long-lived connection's backoff between reconnects, in ms: 200 ms more per try, at most 2 s. */
+const reconnectDelayMs = (times: number): number => Math.min(200 * times, 2000);
+
 /**
- * A connection that retries forever with a capped backoff, so a Redis restart is ridden out:
- * commands wait (offline queue) instead of failing after 20 retries.
+ * The one place connections to REDIS_URL are made. A connection that retries forever with a capped
+ * backoff, so a Redis restart is ridden out: commands wait (offline queue) instead of failing after 20 retries.
  */
 export function createRedis(url: string, options: { logger: Logger; purpose: string }): Redis {
   const redis = new Redis(url, {
     maxRetriesPerRequest: null,
-    retryStrategy: (times) => Math.min(200 * times, 2000),
+    retryStrategy: reconnectDelayMs,
     connectionName: `threadlab-${options.purpose}`,
   });
   let down = false;
@@ -29,7 +32,28 @@ export function bullConnection(url: string): {
   maxRetriesPerRequest: null;
   retryStrategy: (times: number) => number;
 } {
-  return { url, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(200 * times, 2000) };
+  return { url, maxRetriesPerRequest: null, retryStrategy: reconnectDelayMs };
+}
+
+/**
+ * PINGs Redis once (doctor, /healthz), giving up after `timeoutMs`: unlike the bot's connections, a probe
+ * does not ride out an outage, it reports it. @defaultValue timeoutMs 3000
+ */
+export async function pingRedis(url: string, options: { timeoutMs?: number } = {}): Promise<void> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: options.timeoutMs ?? 3000,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const answer = await client.ping();
+    if (answer !== 'PONG') throw new Error(`unexpected answer ${answer}`);
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Quits politely, or disconnects when Redis is not answering. */

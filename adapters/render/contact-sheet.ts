@@ -17,7 +17,7 @@ const FONT = "'DejaVu Sans', 'Liberation Sans', Arial, Helvetica, sans-serif";
 
 /**
  * Lays images out as a captioned grid on white, as square as the count allows (25 → 5×5, 16 → 4×4), fitting
- * `maxDimensionPx` on both sides. Captions ("12. Revenue by quarter") and the title are SVG text composited by
+ * `maxImageDimensionPx` on both sides. Captions ("12. Revenue by quarter") and the title are SVG text composited by
  * sharp, so they need a system font (DejaVu or Liberation in our images). Returns pixels; the caller encodes.
  */
 export async function renderContactSheet(
@@ -31,7 +31,7 @@ export async function renderContactSheet(
   const layout = sheetLayout({
     count: images.length,
     aspect,
-    maxDimensionPx: options.maxDimensionPx,
+    maxImageDimensionPx: options.maxImageDimensionPx,
     titled: Boolean(options.title),
   });
   const { cellW, thumbH, fontPx, titleH, width, height } = layout;
@@ -93,18 +93,18 @@ export interface SheetLayout {
 
 /**
  * The grid for `count` images of a typical height/width `aspect` (clamped to 0.5–1.25): as square as the count
- * allows, fitted to `maxDimensionPx` on both sides, captions sized to the cells (11–20 px).
+ * allows, fitted to `maxImageDimensionPx` on both sides, captions sized to the cells (11–20 px).
  */
 export function sheetLayout(o: {
   count: number;
   aspect: number;
-  maxDimensionPx: number;
+  maxImageDimensionPx: number;
   titled: boolean;
 }): SheetLayout {
   const cols = Math.ceil(Math.sqrt(o.count));
   const rows = Math.ceil(o.count / cols);
   const aspect = clamp(o.aspect, 0.5, 1.25);
-  const max = o.maxDimensionPx;
+  const max = o.maxImageDimensionPx;
   let cellW = Math.floor((max - GAP_PX * (cols + 1)) / cols);
   const fontPx = clamp(Math.round(cellW / 28), 11, 20);
   const captionH = Math.round(fontPx * 1.8);

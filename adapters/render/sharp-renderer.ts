@@ -12,14 +12,14 @@ export interface SharpArtifactRendererOptions {
   encode?: EncodeOptions;
   /**
    * SVGs are rasterised at this multiple of their natural size (crisp on high-density screens), capped by
-   * `maxDimensionPx`. @defaultValue 2
+   * `maxImageDimensionPx`. @defaultValue 2
    */
   svgScale?: number;
 }
 
 /**
  * The ArtifactRenderer on sharp (libvips). Trusts the bytes, not the declared type: PNG, JPEG, WebP, GIF (first
- * frame) and SVG (rasterised) are decoded, EXIF-rotated, scaled to fit `maxDimensionPx`, and re-encoded by
+ * frame) and SVG (rasterised) are decoded, EXIF-rotated, scaled to fit `maxImageDimensionPx`, and re-encoded by
  * {@link encodeForChat}; an untouched PNG or JPEG that is already smaller than the re-encoding is kept as is.
  */
 export class SharpArtifactRenderer implements ArtifactRenderer {
@@ -78,7 +78,8 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
   ): Promise<{ meta: Metadata; raw: RawImage }> {
     try {
       const meta = await sharp(input.data, { density: 72 }).metadata();
-      const density = format === 'svg' ? await this.svgDensity(input.data, meta, options.maxDimensionPx) : undefined;
+      const density =
+        format === 'svg' ? await this.svgDensity(input.data, meta, options.maxImageDimensionPx) : undefined;
       const raw = await decode(input.data, { format, density, hasAlpha: meta.hasAlpha, ...options });
       return { meta, raw };
     } catch (err) {
@@ -99,14 +100,14 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
   }
 
   /**
-   * The density that rasterises an SVG at `svgScale` times its natural size, capped by `maxDimensionPx`. libvips
+   * The density that rasterises an SVG at `svgScale` times its natural size, capped by `maxImageDimensionPx`. libvips
    * scales px-sized SVGs linearly with density but applies it twice to pt/in/mm sizes (matplotlib writes pt), so
    * the response is probed at 144 dpi instead of assumed.
    */
-  private async svgDensity(data: Buffer, meta: Metadata, maxDimensionPx: number): Promise<number> {
+  private async svgDensity(data: Buffer, meta: Metadata, maxImageDimensionPx: number): Promise<number> {
     const longest = Math.max(meta.width ?? 0, meta.height ?? 0);
     if (longest <= 0) return 72;
-    const target = Math.min(maxDimensionPx, longest * this.svgScale);
+    const target = Math.min(maxImageDimensionPx, longest * this.svgScale);
     const probe = await sharp(data, { density: 144 }).metadata();
     const exponent = Math.log2(Math.max(probe.width ?? 0, probe.height ?? 0) / longest);
     const density = 72 * (target / longest) ** (1 / (exponent > 0.5 ? exponent : 1));
@@ -116,11 +117,11 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
 
 async function decode(
   data: Buffer,
-  o: { format: ImageFormat; density: number | undefined; hasAlpha: boolean | undefined; maxDimensionPx: number },
+  o: { format: ImageFormat; density: number | undefined; hasAlpha: boolean | undefined; maxImageDimensionPx: number },
 ): Promise<RawImage> {
   let pipeline = sharp(data, { density: o.density, pages: 1 })
     .rotate()
-    .resize({ width: o.maxDimensionPx, height: o.maxDimensionPx, fit: 'inside', withoutEnlargement: true })
+    .resize({ width: o.maxImageDimensionPx, height: o.maxImageDimensionPx, fit: 'inside', withoutEnlargement: true })
     .toColourspace('srgb');
   pipeline = o.hasAlpha || o.format === 'svg' ? pipeline.ensureAlpha() : pipeline.removeAlpha();
   const { data: pixels, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });

@@ -107,7 +107,7 @@ async function fitReplyImages(deps: PostReplyDeps, reply: Reply): Promise<Upload
       ? await fitImages(reply.images, {
           maxPerMessage: FILES_PER_UPLOAD,
           renderer,
-          maxDimensionPx: deps.maxImageDimensionPx,
+          maxImageDimensionPx: deps.maxImageDimensionPx,
         })
       : { individual: reply.images };
   const all = fitted.contactSheet ? [...fitted.individual, fitted.contactSheet] : fitted.individual;

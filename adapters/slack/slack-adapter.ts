@@ -5,7 +5,7 @@ import type { InboundAttachment, InboundMessage } from '../../src/domain/message
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
-import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
+import { DEFAULT_MAX_IMAGE_DIMENSION_PX, type ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import type {
   AttachmentDownload,
   InboundHandler,
@@ -55,7 +55,7 @@ export interface SlackAdapterOptions {
   progressIntervalMs?: number;
   /** When given, more than 10 images in one reply are combined into a contact sheet. */
   renderer?: ArtifactRenderer;
-  /** Longest side of such a contact sheet. @defaultValue 2048 */
+  /** Longest side of such a contact sheet. @defaultValue DEFAULT_MAX_IMAGE_DIMENSION_PX (2048) */
   maxImageDimensionPx?: number;
   /** Origins the bot token may be sent to when downloading. @defaultValue files.slack.com and the API URL's origin */
   fileOrigins?: string[];
@@ -256,7 +256,7 @@ export class SlackAdapter implements PlatformAdapter {
         client: this.client,
         logger: this.options.logger,
         maxUploadBytes: this.maxUploadBytes,
-        maxImageDimensionPx: this.options.maxImageDimensionPx ?? 2048,
+        maxImageDimensionPx: this.options.maxImageDimensionPx ?? DEFAULT_MAX_IMAGE_DIMENSION_PX,
         ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
       },
       message,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { hashKey } from '../../sandbox/session-registry.js';
+import { threadHash } from '../../src/domain/thread-key.js';
 import { StateStore } from '../../sandbox/session-state.js';
 import { round, stats, type BenchStats } from './bench-stats.js';
 import { benchSandboxWith, runOk, type DurableBenchOptions } from './durable-bench-options.js';
@@ -80,8 +80,8 @@ export async function benchDurableRuns(options: DurableBenchOptions): Promise<Du
     const paused = async (code: string) => pair(code, pausedSamples, () => sleep(pauseMs));
     const printPaused = await paused(PRINT);
     const pandasPaused = await paused(PANDAS_CELL);
-    const savedOn = (await new StateStore(join(options.dataDir, hashKey(keys.on))).meta()) !== undefined;
-    const savedOff = (await new StateStore(join(options.dataDir, hashKey(keys.off))).meta()) !== undefined;
+    const savedOn = (await new StateStore(join(options.dataDir, threadHash(keys.on))).meta()) !== undefined;
+    const savedOff = (await new StateStore(join(options.dataDir, threadHash(keys.off))).meta()) !== undefined;
     return {
       stateMaxMb: round(stateMaxBytes / MiB),
       saveDelayMs,

@@ -2,7 +2,7 @@ import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxLimits } from '../../sandbox/container-spec.js';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { hashKey } from '../../sandbox/session-registry.js';
+import { threadHash } from '../../src/domain/thread-key.js';
 import { STATE_DIR_PARTS } from '../../sandbox/session-state.js';
 import { round, stats, type BenchStats } from './bench-stats.js';
 import { benchSandboxWith, runOk, type DurableBenchOptions } from './durable-bench-options.js';
@@ -181,7 +181,7 @@ async function measureRestores(
   kind: ThreadKind,
   expected: string,
 ): Promise<{ bench: Pick<StateBench, 'restoreExtra' | 'restoredVariables'>; fresh: number[]; restoredCheck: string }> {
-  const stateDir = (key: string) => join(options.dataDir, hashKey(key), ...STATE_DIR_PARTS);
+  const stateDir = (key: string) => join(options.dataDir, threadHash(key), ...STATE_DIR_PARTS);
   const firstRun = async (key: string) => {
     await sandbox.pool.whenFull();
     const start = performance.now();

@@ -70,7 +70,6 @@ export async function benchSandboxPath(options: SandboxPathOptions): Promise<San
       language: 'python',
       code: sandboxCode(`http://127.0.0.1:${port}/`, requests),
       timeoutMs: Math.max(options.limits.timeoutMs, 60_000),
-      user: 'bench',
     });
     const sandboxSamples = parseSamples(result.stdout, requests);
     if (result.status !== 'ok' || !sandboxSamples || served !== requests + 1)

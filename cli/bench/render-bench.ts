@@ -5,7 +5,7 @@ export interface BenchRenderOptions {
   /** Chart images (PNG) as code produces them, e.g. from `generateSandboxCharts`. */
   images: Buffer[];
   renderer: ArtifactRenderer;
-  maxDimensionPx: number;
+  maxImageDimensionPx: number;
   /** Receives each printed line. */
   out: (line: string) => void;
 }
@@ -27,17 +27,17 @@ export interface BenchRenderResult {
  * milliseconds per image. One untimed warm-up render comes first so library start-up is not counted.
  */
 export async function benchRender(options: BenchRenderOptions): Promise<BenchRenderResult> {
-  const { images, renderer, maxDimensionPx, out } = options;
+  const { images, renderer, maxImageDimensionPx, out } = options;
   if (images.length === 0) throw new RangeError('benchRender needs at least one image');
-  await renderer.renderImage({ name: 'warm-up.png', data: images[0]! }, { maxDimensionPx });
-  out(`Rendering ${images.length} images (max ${maxDimensionPx} px):`);
+  await renderer.renderImage({ name: 'warm-up.png', data: images[0]! }, { maxImageDimensionPx });
+  out(`Rendering ${images.length} images (max ${maxImageDimensionPx} px):`);
   out('    #  size out     bytes before →  bytes after   saved      ms  format');
   const perImage: BenchRenderResult['perImage'] = [];
   for (const [i, data] of images.entries()) {
     const started = performance.now();
     const img = await renderer.renderImage(
       { name: `chart-${i + 1}.png`, data, alt: `Chart ${i + 1}` },
-      { maxDimensionPx },
+      { maxImageDimensionPx },
     );
     const ms = performance.now() - started;
     perImage.push({

@@ -76,7 +76,7 @@ export const benchCommand: Command = {
       await benchRender({
         images,
         renderer: createRenderer(),
-        maxDimensionPx: config.replies.maxImagePx,
+        maxImageDimensionPx: config.replies.maxImageDimensionPx,
         out,
       });
       return 0;

@@ -2,7 +2,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { createDocker } from '../../sandbox/docker-client.js';
-import { pingRedis } from '../infra.js';
+import { pingRedis } from '../../adapters/redis/connection.js';
 import { formatChecks, runDoctor } from '../doctor.js';
 import { createLogger } from '../../src/logger.js';
 import { createLlmClient } from '../../src/main.js';

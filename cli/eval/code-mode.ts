@@ -69,7 +69,6 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
     const result = await interpreter.handle({
       threadKey,
       text: promptOf(built),
-      user: { id: 'threadlab-eval' },
       uploaded,
     });
     let verdict = checkAnswer(built.expected, result.text);

@@ -170,10 +170,7 @@ export class ThreadWorker {
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
-        const turn = await this.interpreter.runDirect(
-          { threadKey, language, code, user: message.user.id },
-          { signal, onProgress },
-        );
+        const turn = await this.interpreter.runDirect({ threadKey, language, code }, { signal, onProgress });
         await budget?.charge({ runMs: turn.runs.reduce((sum, r) => sum + r.result.durationMs, 0) });
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
@@ -196,7 +193,7 @@ export class ThreadWorker {
         }
         const approve = this.approvalHook(message, threadKey, adapter);
         const turn = await this.interpreter.handle(
-          { threadKey, text: intent.text, user: message.user, uploaded: files },
+          { threadKey, text: intent.text, uploaded: files },
           { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
         );
         notes.push(...(budget?.notices ?? []));
@@ -300,7 +297,7 @@ export class ThreadWorker {
       renderer,
       threadKey,
       limits: {
-        maxImageDimensionPx: config.replies.maxImagePx,
+        maxImageDimensionPx: config.replies.maxImageDimensionPx,
         maxOutputLines: config.replies.maxOutputLines,
         maxFileBytes: config.sandbox.maxFileBytes,
         bounds: replyBoundsFor(platform),

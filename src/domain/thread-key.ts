@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /** The chat platforms Threadlab speaks to. `cli` is the `threadlab exec|chat` command line. */
 export type Platform = 'slack' | 'discord' | 'web' | 'cli';
 
@@ -37,4 +38,12 @@ export function parseThreadKey(key: string): ThreadRef {
 /** A thread key for free-form ids given on the command line (`threadlab exec --session KEY`). */
 export function cliThreadKey(id: string): ThreadKey {
   return threadKey({ platform: 'cli', workspace: 'local', channel: 'cli', thread: id });
+}
+
+/**
+ * The 24-hex hash of a thread key that stands for it where the key itself must not appear: the sandbox's
+ * container label and data directory, and the `threadHash` of audit lines (so a purge finds them all).
+ */
+export function threadHash(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 24);
 }

@@ -136,10 +136,8 @@ export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRec
 /** The kinds of line, as `threadlab audit --kind` accepts them. */
 export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval'] as const;
 
-/** The hash of a thread key used on audit lines and by the sandbox for its data directories (24 hex). */
-export function threadHash(key: string): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 24);
-}
+/** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
+export { threadHash } from '../domain/thread-key.js';
 
 /** SHA-256 hex of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {

@@ -23,7 +23,12 @@ const storage = new AsyncLocalStorage<AuditScope>();
 
 /** Runs `fn` with the audit scope of `job`. */
 export function withJobAuditScope<T>(job: Job, fn: () => T): T {
-  return storage.run({ user: job.message.user.id, thread: job.threadKey, job: job.id, filesIn: [] }, fn);
+  return withAuditScope({ user: job.message.user.id, thread: job.threadKey, job: job.id }, fn);
+}
+
+/** Runs `fn` with a fresh audit scope naming who asked, where and in which job (each may be null). */
+export function withAuditScope<T>(who: Pick<AuditScope, 'user' | 'thread' | 'job'>, fn: () => T): T {
+  return storage.run({ ...who, filesIn: [] }, fn);
 }
 
 /** The scope of the job running in this async context, if any (CLI `exec` runs have none). */

@@ -8,7 +8,8 @@ import { currentAuditScope } from './audit-scope.js';
 
 /**
  * A Sandbox that writes one audit line per run, whatever its end (a result, or the sandbox
- * throwing), and notes the files put into a thread during a job for the runs' `filesIn`.
+ * throwing), and notes the files put into a thread during a job for the runs' `filesIn`. Who asked
+ * comes from the job's audit scope (the Sandbox port knows no users); a run outside a job names nobody.
  */
 export function auditedSandbox(inner: Sandbox, audit: AuditLog): Sandbox {
   return {
@@ -55,7 +56,7 @@ function runRecord(o: {
   const filesIn = boundFiles(currentAuditScope()?.filesIn ?? []);
   const filesOut = boundFiles((result?.artifacts ?? []).map((a) => ({ name: a.path, bytes: a.bytes })));
   return {
-    ...commonFields(o.key, request.user),
+    ...commonFields(o.key),
     kind: 'run',
     origin: request.internal ? 'system' : byModel ? 'model' : 'user',
     language: request.language,

@@ -12,7 +12,7 @@ import { runStep } from './run-step.js';
 import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { cutHeadTail } from './text-cut.js';
-import type { TurnInput, TurnOptions, TurnResult } from './turn.js';
+import { Turn, type TurnInput, type TurnOptions, type TurnResult } from './turn.js';
 
 /** Options of {@link Interpreter}. */
 export interface InterpreterOptions {
@@ -105,20 +105,25 @@ export class Interpreter {
       { role: 'user', content: user },
     ];
 
-    const result = await runLoop({
-      llm,
-      // The tool offers the languages the image has (R and JavaScript where it has them).
-      languages: languagesOf(await this.options.sandbox.environment()),
-      sandbox: this.options.sandbox,
+    // The tool offers the languages the image has (R and JavaScript where it has them).
+    const languages = languagesOf(await this.options.sandbox.environment());
+    // The turn's clock starts with the loop: reading memory and previewing files are not the model's time.
+    const turn = new Turn({
       threadKey: input.threadKey,
-      user: input.user.id,
+      logger,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      timeoutMs: this.options.settings.turnTimeoutMs,
+    });
+    const result = await runLoop({
+      turn,
+      llm,
+      languages,
+      sandbox: this.options.sandbox,
       settings: this.options.settings,
       sandboxTimeoutMs: this.options.sandboxTimeoutMs,
-      logger,
       messages,
-      signal: options.signal,
       ...(options.budget ? { budget: options.budget } : {}),
-      onProgress: options.onProgress,
       ...(options.approve ? { approve: options.approve } : {}),
       protocol: this.protocol,
     });
@@ -152,23 +157,27 @@ export class Interpreter {
    * the thread's memory so a later question can refer to it. Outcome `answer` with empty text.
    */
   async runDirect(
-    direct: { threadKey: string; language: Language; code: string; user?: string },
+    direct: { threadKey: string; language: Language; code: string },
     options: TurnOptions = {},
   ): Promise<TurnResult> {
     const startedMs = Date.now();
+    // A direct run has the run's time limit only, no turn deadline.
+    const turn = new Turn({
+      threadKey: direct.threadKey,
+      logger: this.options.logger.child({ thread: direct.threadKey }),
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
     const run = await runStep({
       sandbox: this.options.sandbox,
-      threadKey: direct.threadKey,
-      ...(direct.user ? { user: direct.user } : {}),
+      turn,
       language: direct.language,
       code: direct.code,
       round: 1,
       timeoutMs: this.options.sandboxTimeoutMs,
-      signal: options.signal,
-      onProgress: options.onProgress,
     });
     await this.memory.append(direct.threadKey, [codeEntry(run, Date.now())]);
-    const cancelled = options.signal?.aborted === true;
+    const cancelled = turn.stopReason() === 'cancelled';
     return {
       outcome: cancelled ? 'cancelled' : 'answer',
       text: cancelled ? 'Stopped at your request.' : '',

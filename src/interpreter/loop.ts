@@ -1,8 +1,6 @@
 import type { Config } from '../config.js';
 import { BASE_LANGUAGES, type Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
-import type { ProgressListener } from '../domain/progress.js';
-import type { Logger } from '../logger.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
@@ -15,22 +13,18 @@ import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
 import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
 import { runCodeSpec } from './tools.js';
-import type { TurnOutcome, TurnRun } from './turn.js';
+import type { Turn, TurnOutcome, TurnRun } from './turn.js';
 
-/** Everything one model-and-sandbox loop needs. */
+/** One model-and-sandbox loop: the turn (thread, stop, clock, progress, logger) and what is the loop's own. */
 export interface LoopOptions {
+  /** Made by the caller with `settings.turnTimeoutMs` as its time limit; the loop ends it when it returns. */
+  turn: Turn;
   llm: LlmClient;
   sandbox: Sandbox;
-  threadKey: string;
-  /** The platform user whose message started the turn. */
-  user?: string;
   settings: Config['llm'];
   sandboxTimeoutMs: number;
-  logger: Logger;
   /** System prompt, remembered history and the new user message. */
   messages: LlmMessage[];
-  signal?: AbortSignal;
-  onProgress?: ProgressListener;
   /** The languages the image has (languagesOf): the tool offers these. @defaultValue python and bash */
   languages?: readonly Language[];
   /** The daily budgets: a spent one stops the turn before the next model round; tokens and run time are charged. */
@@ -77,29 +71,11 @@ const LLM_FAILURES = [
  * turn as `failed`; sandbox infrastructure failures and programmer errors are thrown.
  */
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
-  const { llm, settings } = options;
-  const emit = options.onProgress ?? (() => undefined);
+  const { llm, settings, turn } = options;
+  const { emit, signal, logger } = turn;
   const messages = [...options.messages];
   const runs: TurnRun[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
-  let deadlineMs = Date.now() + settings.turnTimeoutMs;
-  const timer = new AbortController();
-  const arm = () => setTimeout(() => timer.abort(new Error('turn timeout')), Math.max(0, deadlineMs - Date.now()));
-  let timeout = arm();
-  // A person reading code is not the turn working: the clock stops while an approval waits.
-  const approve: ApprovalHook | undefined = options.approve
-    ? async (request) => {
-        const startedMs = Date.now();
-        clearTimeout(timeout);
-        try {
-          return await options.approve!(request);
-        } finally {
-          deadlineMs += Date.now() - startedMs;
-          if (!timer.signal.aborted) timeout = arm();
-        }
-      }
-    : undefined;
-  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
   let lastText: string | undefined;
   let corrected = { refusal: false, empty: false, other: false };
   const languages = options.languages ?? BASE_LANGUAGES;
@@ -119,16 +95,13 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   });
   const stop = (reason: StopReason): LoopResult => {
     const outcome = reason.kind === 'cancelled' ? 'cancelled' : reason.kind === 'failed' ? 'failed' : 'budget';
-    options.logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
+    logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
     return finish(outcome, stoppedText(reason, runs, lastText));
   };
   const abortReason = (): StopReason | undefined => {
-    if (options.signal?.aborted) return { kind: 'cancelled' };
-    // The clock too, not only the timer: a run capped at the deadline can end a moment before the
-    // turn's timer fires, and the turn must not start another model round then.
-    if (timer.signal.aborted || Date.now() >= deadlineMs)
-      return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
-    return undefined;
+    const reason = turn.stopReason();
+    if (reason === 'time') return { kind: 'time', turnTimeoutMs: settings.turnTimeoutMs };
+    return reason ? { kind: reason } : undefined;
   };
 
   try {
@@ -170,7 +143,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         }
         const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));
         if (failure && isThreadlabError(err)) {
-          options.logger.warn({ err, code: err.code }, 'model request failed');
+          logger.warn({ err, code: err.code }, 'model request failed');
           return stop({ kind: 'failed', message: err.message, code: failure });
         }
         throw err;
@@ -219,22 +192,17 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       // In the text protocol the round writes its tool messages aside; they go back as one user message.
       const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
       const completed = await runToolRound({
+        turn,
         calls: reply.calls,
         round,
         sandbox: options.sandbox,
-        threadKey: options.threadKey,
-        ...(options.user ? { user: options.user } : {}),
         languages,
-        runTimeoutMs: () => Math.max(100, Math.min(options.sandboxTimeoutMs, deadlineMs - Date.now())),
-        signal,
-        isAborted: () => abortReason() !== undefined,
+        maxRunMs: options.sandboxTimeoutMs,
         sendImages: settings.images && llm.acceptsImages,
         maxImages: options.maxImagesPerRound ?? 4,
-        logger: options.logger,
-        onProgress: options.onProgress,
         messages: written,
         runs,
-        ...(approve ? { approve } : {}),
+        ...(options.approve ? { approve: options.approve } : {}),
       });
       if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
       const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
@@ -244,7 +212,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     const aborted = abortReason();
     return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
   } finally {
-    clearTimeout(timeout);
+    turn.end();
   }
 }
 

@@ -1,21 +1,16 @@
 import type { Language } from '../domain/execution.js';
-import type { ProgressListener } from '../domain/progress.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { TurnRun } from './turn.js';
+import type { Turn, TurnRun } from './turn.js';
 import { isInstalledPackageFile } from '../domain/file-names.js';
 
-/** One run of code in a thread's sandbox, with its live progress. */
+/** One run of code in the turn's sandbox session: what is its own beside the turn. */
 export interface RunStepOptions {
   sandbox: Sandbox;
-  threadKey: string;
-  /** The platform user whose message started the run (the egress audit names them). */
-  user?: string;
+  turn: Turn;
   language: Language;
   code: string;
   round: number;
   timeoutMs: number;
-  signal?: AbortSignal;
-  onProgress?: ProgressListener;
 }
 
 /**
@@ -24,16 +19,15 @@ export interface RunStepOptions {
  * are data in the result; a thrown error here is a sandbox failure and propagates.
  */
 export async function runStep(options: RunStepOptions): Promise<TurnRun> {
-  const emit = options.onProgress ?? (() => undefined);
-  const { language, code } = options;
+  const { language, code, turn } = options;
+  const { emit } = turn;
   emit({ type: 'code', round: options.round, language, code });
   let streamed = { stdout: false, stderr: false, display: false };
-  const result = await options.sandbox.run(options.threadKey, {
+  const result = await options.sandbox.run(turn.threadKey, {
     language,
     code,
     timeoutMs: options.timeoutMs,
-    ...(options.user ? { user: options.user } : {}),
-    signal: options.signal,
+    signal: turn.signal,
     onStdout: (text) => {
       streamed = { ...streamed, stdout: true };
       emit({ type: 'output', stream: 'stdout', text });

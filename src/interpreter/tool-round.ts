@@ -1,7 +1,5 @@
 import { isThreadlabError } from '../domain/errors.js';
 import type { Language } from '../domain/execution.js';
-import type { ProgressListener } from '../domain/progress.js';
-import type { Logger } from '../logger.js';
 import { notApprovedText } from '../governance/approval-text.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
@@ -9,35 +7,31 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { runStep } from './run-step.js';
 import { formatToolResult, pngDisplays } from './tool-result.js';
 import { parseToolCall } from './tools.js';
-import type { TurnRun } from './turn.js';
+import type { Turn, TurnRun } from './turn.js';
 
-/** One round of tool calls: what it needs and where it writes. */
+/** One round of tool calls within a turn: what is its own, and where it writes. */
 export interface ToolRoundOptions {
+  turn: Turn;
   calls: ToolCall[];
   round: number;
   sandbox: Sandbox;
-  threadKey: string;
-  /** The platform user whose message started the turn. */
-  user?: string;
   /** The languages the tool offers; a call in another is refused. @defaultValue python and bash */
   languages?: readonly Language[];
-  /** Time limit of each run, in ms, computed just before it starts. */
-  runTimeoutMs: () => number;
-  signal: AbortSignal;
-  /** True once the turn was cancelled or ran out of time. */
-  isAborted: () => boolean;
+  /** Wall-clock limit of one run (THREADLAB_SANDBOX_TIMEOUT_MS), in ms; a run never outlasts the turn either. */
+  maxRunMs: number;
   /** Whether chart images go to the model as image parts. */
   sendImages: boolean;
   maxImages: number;
-  logger: Logger;
-  onProgress?: ProgressListener;
   /** Appended to: a tool message per call, then one user message with the charts. */
   messages: LlmMessage[];
   /** Appended to: each run made. */
   runs: TurnRun[];
-  /** Asked before each run when approval is on; code runs only on a `run` decision. */
+  /** Asked before each run when approval is on; code runs only on a `run` decision. The wait stops the turn's clock. */
   approve?: ApprovalHook;
 }
+
+/** Shortest time given to a run, in ms, even near the turn's deadline. */
+const MIN_RUN_MS = 100;
 
 const isAbortError = (err: unknown): boolean =>
   isThreadlabError(err, 'cancelled') || (err instanceof Error && err.name === 'AbortError');
@@ -48,24 +42,27 @@ const isAbortError = (err: unknown): boolean =>
  * message with image parts. Returns false when the turn was aborted before all calls ran.
  */
 export async function runToolRound(options: ToolRoundOptions): Promise<boolean> {
+  const { turn } = options;
+  const isAborted = () => turn.stopReason() !== undefined;
   const images: ContentPart[] = [];
   for (const call of options.calls) {
     const parsed = parseToolCall(call, options.languages);
     if (!parsed.ok) {
-      options.logger.info({ tool: call.name }, 'model sent an invalid tool call');
+      turn.logger.info({ tool: call.name }, 'model sent an invalid tool call');
       options.messages.push({ role: 'tool', toolCallId: call.id, content: parsed.error });
       continue;
     }
-    if (options.isAborted()) return false;
+    if (isAborted()) return false;
     if (options.approve) {
-      const decision = await options
-        .approve({ language: parsed.language, code: parsed.code, signal: options.signal })
+      const { approve } = options;
+      const decision = await turn
+        .paused(() => approve({ language: parsed.language, code: parsed.code, signal: turn.signal }))
         .catch((err: unknown) => {
           // The gate rejects only when the turn is stopped while it waits.
-          if (options.isAborted()) return undefined;
+          if (isAborted()) return undefined;
           throw err;
         });
-      if (!decision || options.isAborted()) return false;
+      if (!decision || isAborted()) return false;
       if (decision.kind !== 'run') {
         options.messages.push({ role: 'tool', toolCallId: call.id, content: notApprovedText(decision) });
         continue;
@@ -75,18 +72,15 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
     try {
       run = await runStep({
         sandbox: options.sandbox,
-        threadKey: options.threadKey,
-        ...(options.user ? { user: options.user } : {}),
+        turn,
         language: parsed.language,
         code: parsed.code,
         round: options.round,
-        timeoutMs: options.runTimeoutMs(),
-        signal: options.signal,
-        onProgress: options.onProgress,
+        timeoutMs: Math.max(MIN_RUN_MS, Math.min(options.maxRunMs, turn.msLeft())),
       });
     } catch (err) {
       // A sandbox that throws on abort is a stop, not a failure; anything else is infrastructure.
-      if (options.isAborted() && isAbortError(err)) return false;
+      if (isAborted() && isAbortError(err)) return false;
       throw err;
     }
     options.runs.push(run);

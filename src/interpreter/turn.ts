@@ -1,5 +1,6 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
+import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalHook } from '../ports/approval.js';
 
@@ -7,7 +8,6 @@ import type { ApprovalHook } from '../ports/approval.js';
 export interface TurnInput {
   threadKey: string;
   text: string;
-  user: { id: string; name?: string };
   /** Files this message added to `/mnt/data`. */
   uploaded: SandboxFile[];
 }
@@ -48,4 +48,90 @@ export interface TurnResult {
   thinking?: string;
   /** True when the turn ran a fenced code block as is, without an LLM. */
   direct: boolean;
+}
+
+/** What a turn is made from: its thread, its log, the user's stop and its time limit. */
+export interface TurnContext {
+  threadKey: string;
+  /** The turn's logger (a child carrying the thread). */
+  logger: Logger;
+  /** The user's stop (or the worker's shutdown). */
+  signal?: AbortSignal;
+  onProgress?: ProgressListener;
+  /** Wall-clock limit of the turn, in ms, from now; without it the turn has none (a direct run). */
+  timeoutMs?: number;
+}
+
+/**
+ * One turn as every layer under the interpreter sees it, made once and passed down: its thread, logger
+ * and progress, and its clock. `signal` aborts on the user's stop and at the deadline; the deadline moves
+ * while the turn waits on a person ({@link Turn.paused}). `end` releases the timer.
+ */
+export class Turn {
+  readonly threadKey: string;
+  readonly logger: Logger;
+  /** Aborted by the user's stop or by the deadline: the LLM call is aborted and a running cell interrupted. */
+  readonly signal: AbortSignal;
+  readonly emit: ProgressListener;
+  /** The turn's time limit in ms, when it has one. */
+  readonly timeoutMs: number | undefined;
+  private readonly stopped: AbortSignal | undefined;
+  private readonly timer = new AbortController();
+  private deadlineMs: number;
+  private timeout: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(context: TurnContext) {
+    this.threadKey = context.threadKey;
+    this.logger = context.logger;
+    this.emit = context.onProgress ?? (() => undefined);
+    this.timeoutMs = context.timeoutMs;
+    this.stopped = context.signal;
+    this.deadlineMs = context.timeoutMs === undefined ? Infinity : Date.now() + context.timeoutMs;
+    this.arm();
+    this.signal = context.signal ? AbortSignal.any([context.signal, this.timer.signal]) : this.timer.signal;
+  }
+
+  /** Why the turn must stop now: the user stopped it, or its time is up; undefined while it may go on. */
+  stopReason(): 'cancelled' | 'time' | undefined {
+    if (this.stopped?.aborted) return 'cancelled';
+    // The clock too, not only the timer: a run capped at the deadline can end a moment before the
+    // turn's timer fires, and the turn must not start another model round then.
+    if (this.timer.signal.aborted || Date.now() >= this.deadlineMs) return 'time';
+    return undefined;
+  }
+
+  /** Time left before the deadline, in ms (Infinity without a limit). */
+  msLeft(): number {
+    return this.deadlineMs - Date.now();
+  }
+
+  /** Runs `wait` with the clock stopped: a person reading code is not the turn working. */
+  async paused<T>(wait: () => Promise<T>): Promise<T> {
+    const startedMs = Date.now();
+    this.disarm();
+    try {
+      return await wait();
+    } finally {
+      this.deadlineMs += Date.now() - startedMs;
+      if (!this.timer.signal.aborted) this.arm();
+    }
+  }
+
+  /** Releases the deadline's timer; call once the turn is over. */
+  end(): void {
+    this.disarm();
+  }
+
+  private arm(): void {
+    if (this.deadlineMs === Infinity) return;
+    this.timeout = setTimeout(
+      () => this.timer.abort(new Error('turn timeout')),
+      Math.max(0, this.deadlineMs - Date.now()),
+    );
+  }
+
+  private disarm(): void {
+    if (this.timeout !== undefined) clearTimeout(this.timeout);
+    this.timeout = undefined;
+  }
 }

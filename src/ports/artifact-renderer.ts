@@ -8,9 +8,12 @@ export interface ImageInput {
   alt?: string;
 }
 
+/** Longest side of an image in a reply, in pixels, unless THREADLAB_REPLY_MAX_IMAGE_PX says otherwise. */
+export const DEFAULT_MAX_IMAGE_DIMENSION_PX = 2048;
+
 export interface RenderOptions {
-  /** Longest side in pixels; larger images are scaled down. */
-  maxDimensionPx: number;
+  /** Longest side in pixels (THREADLAB_REPLY_MAX_IMAGE_PX); larger images are scaled down. */
+  maxImageDimensionPx: number;
 }
 
 /** Turns what code produced into what chat shows best. */

@@ -17,8 +17,6 @@ export interface RunRequest {
    * thread's execution count, and notices for the user's next run (variables reset or restored) wait for that run.
    */
   internal?: boolean;
-  /** The platform user whose message started the run, for the egress audit line. */
-  user?: string;
   /** Aborting interrupts the run like a timeout would (the session survives if the code yields). */
   signal?: AbortSignal;
   onStdout?: (text: string) => void;

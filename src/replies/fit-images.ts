@@ -6,7 +6,7 @@ export interface FitImagesOptions {
   maxPerMessage: number;
   renderer: ArtifactRenderer;
   /** Longest side of the contact sheet, in pixels. */
-  maxDimensionPx: number;
+  maxImageDimensionPx: number;
 }
 
 export interface FittedImages {
@@ -29,7 +29,7 @@ export async function fitImages(images: ReplyImage[], options: FitImagesOptions)
   const first = individual.length + 1;
   // Captions continue the numbering of the individual figures.
   const contactSheet = await options.renderer.contactSheet(rest, {
-    maxDimensionPx: options.maxDimensionPx,
+    maxImageDimensionPx: options.maxImageDimensionPx,
     title: `Figures ${first}–${images.length} of ${images.length}`,
     firstIndex: first,
   });

@@ -188,7 +188,7 @@ export async function renderImages(
       continue;
     }
     try {
-      out.images.push(await deps.renderer.renderImage(input, { maxDimensionPx: deps.maxImageDimensionPx }));
+      out.images.push(await deps.renderer.renderImage(input, { maxImageDimensionPx: deps.maxImageDimensionPx }));
     } catch (err) {
       unrendered(out, { input, fromFile, err, deps });
     }

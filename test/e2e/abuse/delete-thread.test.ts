@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { sandboxContainers } from '../roles/containers.js';
 import { waitUntil } from '../roles/processes.js';
@@ -19,7 +19,7 @@ describe('deleting a web thread on the shipped bot', () => {
   });
 
   const session = (id: string) =>
-    hashKey(threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id }));
+    threadHash(threadKey({ platform: 'web', workspace: 'local', channel: 'web', thread: id }));
   // A container taken from the warm pool keeps the pool's labels, so the thread's container is told
   // apart by counting: the pool (one container) plus the thread's, then the pool alone again.
   const running = async () =>

@@ -69,7 +69,7 @@ export function systemOf(body: ChatRequestBody): string {
 }
 
 export function input(text: string, threadKey = 'cli:local:cli:e2e') {
-  return { threadKey, text, user: { id: 'u1' }, uploaded: [] as never[] };
+  return { threadKey, text, uploaded: [] as never[] };
 }
 
 export const PNG_1PX =

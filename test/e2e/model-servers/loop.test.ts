@@ -56,7 +56,7 @@ describe.each([true, false])('every model server, streamed: %s', (stream) => {
     });
     const streamed: string[] = [];
     const result = await interpreter.handle(
-      { threadKey: `cli:local:cli:${entry.name}`, text: QUESTION, user: { id: 'u1' }, uploaded: [] },
+      { threadKey: `cli:local:cli:${entry.name}`, text: QUESTION, uploaded: [] },
       { onProgress: (e) => (e.type === 'text' ? streamed.push(e.delta) : undefined) },
     );
     const cannot = CANNOT[entry.name];

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadKey } from '../../../src/domain/thread-key.js';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { appMention, BOT_USER_ID, CHANNEL_ID, messageEvent, nextTs, TEAM_ID } from '../../fakes/fake-slack/index.js';
 import { RolesCluster } from './cluster.js';
 import { startedRuns, stopProcess, waitUntil, whichStarted, type ThreadlabProcess } from './processes.js';
@@ -32,7 +32,7 @@ afterAll(async () => {
 /** The description of the thread's saved variables in the workers' shared data dir, once a save has landed. */
 function savedState(rootTs: string): Promise<{ savedAt: string; variables: number }> {
   const key = threadKey({ platform: 'slack', workspace: TEAM_ID, channel: CHANNEL_ID, thread: rootTs });
-  const file = join(cluster.workerDataDir, 'sandbox-files', hashKey(key), '.threadlab', 'state', 'state.json');
+  const file = join(cluster.workerDataDir, 'sandbox-files', threadHash(key), '.threadlab', 'state', 'state.json');
   return waitUntil(
     () => {
       try {

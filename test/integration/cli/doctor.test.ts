@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../../cli/doctor.js';
-import { pingRedis } from '../../../cli/infra.js';
+import { pingRedis } from '../../../adapters/redis/connection.js';
 import { loadConfig } from '../../../src/config.js';
 
 describe('threadlab doctor against the real engine and Redis', () => {

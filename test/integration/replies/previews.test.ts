@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeUploads } from '../../../src/core/previews.js';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { containersOf, docker, makeSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { buildXlsx } from './xlsx.js';
 
@@ -85,7 +85,7 @@ describe('upload previews in the real sandbox: time budget, Stop, and bounded si
     // The user's code cannot reach the supervisor's preview any more (it runs in its own kernel process),
     // so the container is frozen from the host instead: whatever stops the runner, the host must not wait.
     const all = await containersOf(t.instanceId);
-    const mine = all.filter((c) => c.Labels['dev.threadlab.session'] === hashKey('stuck'));
+    const mine = all.filter((c) => c.Labels['dev.threadlab.session'] === threadHash('stuck'));
     expect(mine).toHaveLength(1);
     await docker.getContainer(mine[0]!.Id).pause();
     const started = Date.now();

@@ -74,7 +74,7 @@ describe('replies with charts made in the real sandbox image', () => {
       expect([meta.format, meta.width, meta.height]).toEqual(['png', ...EXPECTED_SIZES[i]!]);
       const img = await renderer.renderImage(
         { name: `chart-${i}.png`, data: png, alt: `Chart ${i}` },
-        { maxDimensionPx: 2048 },
+        { maxImageDimensionPx: 2048 },
       );
       const [w, h] = EXPECTED_SIZES[i]!;
       const scale = Math.min(1, 2048 / Math.max(w!, h!));
@@ -100,7 +100,7 @@ describe('replies with charts made in the real sandbox image', () => {
     expect(svg!.toString('utf8', 0, 200)).toMatch(/<svg/);
     const img = await renderer.renderImage(
       { name: 'line.svg', data: svg!, mime: 'image/svg+xml', alt: 'Damped waves' },
-      { maxDimensionPx: 2048 },
+      { maxImageDimensionPx: 2048 },
     );
     // 6.4×4.8 in at 72 pt/in is 460.8×345.6 pt; twice that is 922×691 px.
     expect([img.width, img.height, img.mime, img.name]).toEqual([922, 691, 'image/png', 'line.png']);
@@ -114,11 +114,11 @@ describe('replies with charts made in the real sandbox image', () => {
       Array.from({ length: 25 }, (_, i) =>
         renderer.renderImage(
           { name: `figure-${i + 1}.png`, data: charts[i % 6]!, alt: `Figure ${i + 1}` },
-          { maxDimensionPx: 2048 },
+          { maxImageDimensionPx: 2048 },
         ),
       ),
     );
-    const fitted = await fitImages(rendered, { maxPerMessage: 10, renderer, maxDimensionPx: 2048 });
+    const fitted = await fitImages(rendered, { maxPerMessage: 10, renderer, maxImageDimensionPx: 2048 });
     expect(fitted.individual).toHaveLength(9);
     const meta = await sharp(fitted.contactSheet!.data).metadata();
     expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(2048);
@@ -127,7 +127,12 @@ describe('replies with charts made in the real sandbox image', () => {
 
   it('benchRender prints bytes before and after, bytes saved and ms per image', async () => {
     const lines: string[] = [];
-    const result = await benchRender({ images: charts, renderer, maxDimensionPx: 2048, out: (l) => lines.push(l) });
+    const result = await benchRender({
+      images: charts,
+      renderer,
+      maxImageDimensionPx: 2048,
+      out: (l) => lines.push(l),
+    });
     expect(result.count).toBe(7);
     expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
     expect(result.savedPercent).toBeGreaterThan(50);

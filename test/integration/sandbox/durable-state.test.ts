@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { containersOf, docker, logger, sandboxImage, testLimits, testRuntime } from './helpers.js';
 
 // Durable threads against the real engine: variables saved after a run come back in the next container, whatever
@@ -36,7 +36,7 @@ function newDataDir(): string {
 
 /** The saved state's description on the host, once the save after the last run has landed. */
 async function savedMeta(dataDir: string, key: string, previousDigest?: string): Promise<{ digest: string }> {
-  const file = join(dataDir, hashKey(key), '.threadlab', 'state', 'state.json');
+  const file = join(dataDir, threadHash(key), '.threadlab', 'state', 'state.json');
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
@@ -153,7 +153,7 @@ describe('durable threads', () => {
     const sandbox = await sandboxOn(dataDir, { maxSessions: 1 });
     await sandbox.run('same', { language: 'python', code: 'a = list(range(10))' });
     const meta = await savedMeta(dataDir, 'same');
-    const file = join(dataDir, hashKey('same'), '.threadlab', 'state', 'state.json');
+    const file = join(dataDir, threadHash('same'), '.threadlab', 'state', 'state.json');
     const before = readFileSync(file, 'utf8');
     await sandbox.run('same', { language: 'python', code: 'print(len(a))' }); // reads only
     await sandbox.run('other', { language: 'python', code: 'b = 1' }); // evicts "same": a save on the way out
@@ -168,7 +168,7 @@ describe('durable threads', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the save after the run
     const next = await sandbox.run('big', { language: 'python', code: 'print(len(blob))' });
     expect(next.stateNotSaved?.reason).toMatch(/more than 1 MiB saved \(THREADLAB_STATE_MAX_MB\)/);
-    expect(existsSync(join(dataDir, hashKey('big'), '.threadlab', 'state', 'state.json'))).toBe(false);
+    expect(existsSync(join(dataDir, threadHash('big'), '.threadlab', 'state', 'state.json'))).toBe(false);
     await sandbox.run('evictor', { language: 'python', code: 'pass' });
     const after = await sandbox.run('big', { language: 'python', code: 'print("blob" in globals())' });
     expect(after.stdout).toBe('False\n');
@@ -217,7 +217,7 @@ describe('durable threads', () => {
     await savedMeta(dataDir, 'tampered');
     await first.close();
     // Bytes changed on the host after the save: the digest no longer matches, nothing is loaded.
-    const tamperedFile = join(dataDir, hashKey('tampered'), '.threadlab', 'state', 'state.dill');
+    const tamperedFile = join(dataDir, threadHash('tampered'), '.threadlab', 'state', 'state.dill');
     const bytes = readFileSync(tamperedFile);
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 2) ^ 0xff, bytes.length - 2);
     writeFileSync(tamperedFile, bytes);

@@ -1,6 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withAuditScope } from '../../../src/governance/audit-scope.js';
+import { auditedEgress } from '../../../src/governance/audited-egress.js';
 import type { EgressContext, EgressPort } from '../../../src/ports/egress.js';
 import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 
@@ -50,7 +52,7 @@ beforeAll(async () => {
     socket.pipe(socket);
   });
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
-  relayed = await makeSandbox('egress-relay', {}, undefined, { egress: port });
+  relayed = await makeSandbox('egress-relay', {}, undefined, { egress: auditedEgress(port) });
   closed = await makeSandbox('egress-off');
 });
 
@@ -81,7 +83,9 @@ const ROUND_TRIP = [
 
 describe(`the egress relay (${testRuntime()})`, () => {
   it('carries 6 MiB each way through the proxy address, in order, with the thread named for the audit', async () => {
-    const result = await relayed.sandbox.run('relay', { language: 'python', code: ROUND_TRIP, user: 'U1' });
+    const result = await withAuditScope({ user: 'U1', thread: null, job: null }, () =>
+      relayed.sandbox.run('relay', { language: 'python', code: ROUND_TRIP }),
+    );
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`${6 * 2 ** 20} True\nhttp://127.0.0.1:3128\n`);
     expect(port.contexts.at(-1)).toMatchObject({ user: 'U1', thread: expect.stringMatching(/^[0-9a-f]{24}$/) });

@@ -4,6 +4,8 @@ import type { EgressAuditRecord } from '../../../src/egress/audit.js';
 import { EgressGateway } from '../../../src/egress/gateway.js';
 import { parseAllowlist } from '../../../src/egress/policy.js';
 import { createLogger } from '../../../src/logger.js';
+import { withAuditScope } from '../../../src/governance/audit-scope.js';
+import { auditedEgress } from '../../../src/governance/audited-egress.js';
 import { FakePackageIndex, PROBE } from '../../fakes/fake-package-index.js';
 import { closeAll, recordingServer, selfSignedCertificate, type SeenRequest } from '../egress/support.js';
 import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
@@ -44,7 +46,9 @@ beforeAll(async () => {
     logger,
     ca: cert.cert,
   });
-  t = await makeSandbox('egress', { timeoutMs: 60_000, maxSessions: 1 }, undefined, { egress: gateway });
+  t = await makeSandbox('egress', { timeoutMs: 60_000, maxSessions: 1 }, undefined, {
+    egress: auditedEgress(gateway),
+  });
 });
 
 afterAll(async () => {
@@ -58,7 +62,9 @@ const pip = (url: string) =>
 
 describe(`egress through the gateway (${testRuntime()})`, () => {
   it('installs a package from an allowed index into the thread, importable at once and after a recycle', async () => {
-    const install = await t.sandbox.run('pip', { language: 'bash', code: pip(index.url), user: 'U7' });
+    const install = await withAuditScope({ user: 'U7', thread: null, job: null }, () =>
+      t.sandbox.run('pip', { language: 'bash', code: pip(index.url) }),
+    );
     expect(install.stdout).toContain(`Successfully installed ${PROBE.project}-${PROBE.version}`);
     expect(index.requests).toContain(`/simple/${PROBE.project}/`);
     const used = await t.sandbox.run('pip', {

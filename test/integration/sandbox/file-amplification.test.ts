@@ -1,7 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { formatToolResult } from '../../../src/interpreter/tool-result.js';
 import { makeSandbox, type TestSandbox } from './helpers.js';
 
@@ -102,7 +102,7 @@ describe('files brought back out of the sandbox', () => {
         code: `for i in range(8):\n    with open(f"r${round}-{i}.bin", "wb") as f: f.truncate(7 * 1024 * 1024)`,
       });
     }
-    const mirrored = await diskBytes(join(t.dataDir, hashKey('repeat')));
+    const mirrored = await diskBytes(join(t.dataDir, threadHash('repeat')));
     process.stderr.write(`3 runs of 8 x 7 MiB sparse files: host copy ${(mirrored / MIB).toFixed(1)} MiB (bound 64)\n`);
     expect(last?.skippedArtifacts?.some((s) => s.reason.includes('THREADLAB_SANDBOX_DATA_MB'))).toBe(true);
     expect(mirrored).toBeGreaterThan(dataBytes / 2);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildContainerSpec } from '../../../sandbox/container-spec.js';
 import { removeOrphans } from '../../../sandbox/orphans.js';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../../../sandbox/docker-sandbox.js';
 import { containersOf, docker, logger, makeSandbox, sandboxImage, testLimits, type TestSandbox } from './helpers.js';
@@ -84,10 +84,10 @@ describe('sandbox lifecycle', () => {
 
   it('reset forgets files and variables', async () => {
     await t.sandbox.run('reset', { language: 'python', code: 'open("r.txt","w").write("R")\nv = 1' });
-    expect(existsSync(join(t.dataDir, hashKey('reset'), 'r.txt'))).toBe(true);
+    expect(existsSync(join(t.dataDir, threadHash('reset'), 'r.txt'))).toBe(true);
     await t.sandbox.reset('reset');
     expect(t.sandbox.isLive('reset')).toBe(false);
-    expect(existsSync(join(t.dataDir, hashKey('reset')))).toBe(false);
+    expect(existsSync(join(t.dataDir, threadHash('reset')))).toBe(false);
     const after = await t.sandbox.run('reset', { language: 'bash', code: 'ls | wc -l' });
     expect(after.stdout.trim()).toBe('0');
     expect(after.stateReset).toBeUndefined();

@@ -150,7 +150,7 @@ describe('sandbox under hostile code', () => {
       filters: { label: [`dev.threadlab.instance=${t.instanceId}`], name: ['lost'] },
     });
     const all = await docker.listContainers({ filters: { label: [`dev.threadlab.instance=${t.instanceId}`] } });
-    const lostHash = (await import('../../../sandbox/session-registry.js')).hashKey('lost');
+    const lostHash = (await import('../../../src/domain/thread-key.js')).threadHash('lost');
     const target = info ?? all.find((c) => c.Labels['dev.threadlab.session'] === lostHash);
     await docker.getContainer(target!.Id).kill();
     await new Promise((r) => setTimeout(r, 300));

@@ -1,6 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashKey } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
 import { containersOf, docker, makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 
 /**
@@ -27,7 +27,7 @@ async function ok(key: string, code: string, language: 'python' | 'bash' = 'pyth
 /** The engine's id of a session's container. */
 async function containerOf(instanceId: string, key: string): Promise<string> {
   const all = await containersOf(instanceId);
-  const found = all.filter((c) => c.Labels['dev.threadlab.session'] === hashKey(key));
+  const found = all.filter((c) => c.Labels['dev.threadlab.session'] === threadHash(key));
   expect(found).toHaveLength(1);
   return found[0]!.Id;
 }

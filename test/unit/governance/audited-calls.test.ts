@@ -7,7 +7,7 @@ import { ThreadlabError } from '../../../src/domain/errors.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import type { AuditLog } from '../../../src/governance/audit-log.js';
 import { threadHash, type AuditRecord } from '../../../src/governance/audit-record.js';
-import { withJobAuditScope } from '../../../src/governance/audit-scope.js';
+import { withAuditScope, withJobAuditScope } from '../../../src/governance/audit-scope.js';
 import { auditedLlm } from '../../../src/governance/audited-llm.js';
 import { auditedSandbox } from '../../../src/governance/audited-sandbox.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
@@ -52,8 +52,8 @@ describe('audit lines of runs and model calls', () => {
     t.fake.enqueue({ writeFiles: { 'out.csv': 'a,b\n1,2\n' } }, {});
     await withJobAuditScope(job, async () => {
       await t.sandbox.putFile(key, 'in.csv', Buffer.from('x,y'));
-      await t.interpreter.handle({ threadKey: key, text: 'go', user: { id: 'U7' }, uploaded: [] });
-      await t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'print(2)', user: 'U7' });
+      await t.interpreter.handle({ threadKey: key, text: 'go', uploaded: [] });
+      await t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'print(2)' });
     });
     expect(t.records.map((r) => r.kind)).toEqual(['model_call', 'run', 'model_call', 'run']);
     for (const r of t.records) {
@@ -85,10 +85,10 @@ describe('audit lines of runs and model calls', () => {
     const t = setUp([new ThreadlabError('llm_api', 'down')]);
     t.fake.enqueue({ throws: new ThreadlabError('sandbox_start_failed', 'no container') });
     await withJobAuditScope(job, async () => {
-      await expect(
-        t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'x', user: 'U7' }),
-      ).rejects.toThrow('no container');
-      const turn = await t.interpreter.handle({ threadKey: key, text: 'go', user: { id: 'U7' }, uploaded: [] });
+      await expect(t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'x' })).rejects.toThrow(
+        'no container',
+      );
+      const turn = await t.interpreter.handle({ threadKey: key, text: 'go', uploaded: [] });
       expect(turn.outcome).toBe('failed');
     });
     expect(t.records).toHaveLength(2);
@@ -103,7 +103,10 @@ describe('audit lines of runs and model calls', () => {
 
   it("outside a job (CLI exec) still says where from the key, and marks internal runs as the bot's", async () => {
     const t = setUp();
-    await t.sandbox.run(key, { language: 'bash', code: 'true', internal: true, user: 'U8' });
+    // Who asked comes from a scope without a job (the Sandbox port knows no users).
+    await withAuditScope({ user: 'U8', thread: null, job: null }, () =>
+      t.sandbox.run(key, { language: 'bash', code: 'true', internal: true }),
+    );
     expect(t.records[0]).toMatchObject({ kind: 'run', origin: 'system', user: 'U8', platform: 'slack', job: null });
   });
 });

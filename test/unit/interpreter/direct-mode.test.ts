@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDirectCode } from '../../../src/core/intent.js';
+import { currentAuditScope, withAuditScope } from '../../../src/governance/audit-scope.js';
+import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { directCode, input, rig, THREAD } from './helpers.js';
 
@@ -49,12 +51,18 @@ describe('direct mode', () => {
     expect((await store.get(THREAD))!.history).toMatchObject([{ role: 'code', code, status: 'ok' }]);
   });
 
-  it("passes the asking user to every run, in direct mode and for the model's code (the egress audit names them)", async () => {
+  it("runs every run in the asking user's audit scope, in direct mode and for the model's code (the egress audit names them)", async () => {
     const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('done')] });
-    const { interpreter, sandbox } = rig({ llm });
-    await interpreter.runDirect({ threadKey: THREAD, language: 'python', code: 'print(2)', user: 'U42' });
-    await interpreter.handle(input('run something'), {});
-    expect(sandbox.runs.map((r) => r.request.user)).toEqual(['U42', 'u1']);
+    const users: (string | null | undefined)[] = [];
+    const sandbox = new FakeSandbox({ handler: () => (users.push(currentAuditScope()?.user), {}) });
+    const { interpreter } = rig({ llm, sandbox });
+    await withAuditScope({ user: 'U42', thread: THREAD, job: 'j1' }, () =>
+      interpreter.runDirect({ threadKey: THREAD, language: 'python', code: 'print(2)' }),
+    );
+    await withAuditScope({ user: 'u1', thread: THREAD, job: 'j2' }, () =>
+      interpreter.handle(input('run something'), {}),
+    );
+    expect(users).toEqual(['U42', 'u1']);
   });
 
   it('works without any LLM configured', async () => {

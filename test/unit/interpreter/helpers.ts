@@ -78,7 +78,7 @@ export function directCode(text: string): { threadKey: string; language: Languag
 }
 
 export function input(text: string, threadKey = THREAD) {
-  return { threadKey, text, user: { id: 'u1' }, uploaded: [] };
+  return { threadKey, text, uploaded: [] };
 }
 
 /** The text of the tool messages of one request. */

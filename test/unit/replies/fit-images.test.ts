@@ -19,7 +19,7 @@ describe('fitImages (rule)', () => {
   it('sends everything individually when it fits', async () => {
     const renderer = new RecordingRenderer();
     const images = fakeImages(10);
-    expect(await fitImages(images, { maxPerMessage: 10, renderer, maxDimensionPx: 2048 })).toEqual({
+    expect(await fitImages(images, { maxPerMessage: 10, renderer, maxImageDimensionPx: 2048 })).toEqual({
       individual: images,
     });
     expect(renderer.sheets).toEqual([]);
@@ -28,18 +28,22 @@ describe('fitImages (rule)', () => {
   it('25 figures with a limit of 10: 9 individually, 16 in one sheet numbered from 10', async () => {
     const renderer = new RecordingRenderer();
     const images = fakeImages(25);
-    const fitted = await fitImages(images, { maxPerMessage: 10, renderer, maxDimensionPx: 2048 });
+    const fitted = await fitImages(images, { maxPerMessage: 10, renderer, maxImageDimensionPx: 2048 });
     expect(fitted.individual).toEqual(images.slice(0, 9));
     expect(fitted.contactSheet).toBeDefined();
     expect(renderer.sheets).toHaveLength(1);
     expect(renderer.sheets[0]!.images).toEqual(images.slice(9));
-    expect(renderer.sheets[0]!.options).toEqual({ maxDimensionPx: 2048, title: 'Figures 10–25 of 25', firstIndex: 10 });
+    expect(renderer.sheets[0]!.options).toEqual({
+      maxImageDimensionPx: 2048,
+      title: 'Figures 10–25 of 25',
+      firstIndex: 10,
+    });
     expect(fitted.individual.length + renderer.sheets[0]!.images.length).toBe(25);
   });
 
   it('with room for one image, puts them all in the sheet', async () => {
     const renderer = new RecordingRenderer();
-    const fitted = await fitImages(fakeImages(3), { maxPerMessage: 1, renderer, maxDimensionPx: 1000 });
+    const fitted = await fitImages(fakeImages(3), { maxPerMessage: 1, renderer, maxImageDimensionPx: 1000 });
     expect(fitted.individual).toEqual([]);
     expect(renderer.sheets[0]!.images).toHaveLength(3);
   });
@@ -56,14 +60,14 @@ describe('fitImages with sharp (golden)', () => {
       figures.push(
         await renderer.renderImage(
           { name: `figure-${i + 1}.png`, data: png, alt: `Chart ${i + 1}` },
-          { maxDimensionPx: 2048 },
+          { maxImageDimensionPx: 2048 },
         ),
       );
     }
   }, 60_000);
 
   it('25 figures → 9 images and a 4×4 captioned contact sheet within 2048 px', async () => {
-    const fitted = await fitImages(figures, { maxPerMessage: 10, renderer, maxDimensionPx: 2048 });
+    const fitted = await fitImages(figures, { maxPerMessage: 10, renderer, maxImageDimensionPx: 2048 });
     expect(fitted.individual.map((f) => f.name)).toEqual(figures.slice(0, 9).map((f) => f.name));
     const sheet = fitted.contactSheet!;
     expect(sheet.name).toBe('figures-10-25.png');
@@ -76,7 +80,7 @@ describe('fitImages with sharp (golden)', () => {
     expect(sheet.data.length).toBeLessThan(figures.slice(9).reduce((n, f) => n + f.data.length, 0) * 1.5);
 
     // Each of the 4×4 cells holds a chart (blue bars), and the band under each holds its caption (dark text).
-    const layout = sheetLayout({ count: 16, aspect: 0.75, maxDimensionPx: 2048, titled: true });
+    const layout = sheetLayout({ count: 16, aspect: 0.75, maxImageDimensionPx: 2048, titled: true });
     expect([layout.cols, layout.rows, layout.width, layout.height]).toEqual([4, 4, sheet.width, sheet.height]);
     const { data, info } = await sharp(sheet.data).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const count = (

@@ -44,7 +44,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
     const png = await chartPng();
     const img = await renderer.renderImage(
       { name: 'chart.png', data: png, alt: 'Revenue by quarter' },
-      { maxDimensionPx: 2048 },
+      { maxImageDimensionPx: 2048 },
     );
     const meta = await sharp(img.data).metadata();
     expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({
@@ -67,7 +67,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
 
   it('golden: scales a 4000×3000 chart down to the maximum side, keeping the aspect ratio', async () => {
     const png = await chartPng({ widthPx: 4000, heightPx: 3000 });
-    const img = await renderer.renderImage({ name: 'big.png', data: png }, { maxDimensionPx: 1024 });
+    const img = await renderer.renderImage({ name: 'big.png', data: png }, { maxImageDimensionPx: 1024 });
     const meta = await sharp(img.data).metadata();
     expect([meta.width, meta.height, img.width, img.height]).toEqual([1024, 768, 1024, 768]);
     expect(img.data.length).toBeLessThan(png.length / 5);
@@ -83,7 +83,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
     );
     const img = await renderer.renderImage(
       { name: 'plot.svg', data: svg, mime: 'image/svg+xml', alt: 'Plot' },
-      { maxDimensionPx: 2048 },
+      { maxImageDimensionPx: 2048 },
     );
     expect({ name: img.name, mime: img.mime, width: img.width, height: img.height }).toEqual({
       name: 'plot.png',
@@ -95,13 +95,13 @@ describe('SharpArtifactRenderer.renderImage', () => {
     const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
     expect(at(10, 10)).toEqual([255, 0, 0]); // the red square, 2× scaled to 40 px
     expect(at(60, 60)).toEqual([255, 255, 255]);
-    const small = await renderer.renderImage({ name: 'plot.svg', data: svg }, { maxDimensionPx: 500 });
+    const small = await renderer.renderImage({ name: 'plot.svg', data: svg }, { maxImageDimensionPx: 500 });
     expect([small.width, small.height]).toEqual([500, 375]);
     // Sized in points, as matplotlib writes SVG: still twice the natural size (libvips scales pt differently).
     const pt = Buffer.from(
       chartSvg({ widthPx: 400, heightPx: 300 }).replace('width="400" height="300"', 'width="400pt" height="300pt"'),
     );
-    const fromPt = await renderer.renderImage({ name: 'pt.svg', data: pt }, { maxDimensionPx: 2048 });
+    const fromPt = await renderer.renderImage({ name: 'pt.svg', data: pt }, { maxImageDimensionPx: 2048 });
     expect([fromPt.width, fromPt.height]).toEqual([800, 600]);
   });
 
@@ -109,7 +109,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
     const png = await chartPng({ widthPx: 200, heightPx: 150 });
     const img = await renderer.renderImage(
       { name: 'photo.jpg', data: png, mime: 'image/jpeg' },
-      { maxDimensionPx: 2048 },
+      { maxImageDimensionPx: 2048 },
     );
     expect(img.mime).toBe('image/png');
     expect(img.name).toBe('photo.png');
@@ -117,18 +117,18 @@ describe('SharpArtifactRenderer.renderImage', () => {
 
   it('keeps photos as JPEG when that is much smaller, and follows EXIF orientation', async () => {
     const jpeg = await photoJpeg(800, 600);
-    const img = await renderer.renderImage({ name: 'photo.jpeg', data: jpeg }, { maxDimensionPx: 2048 });
+    const img = await renderer.renderImage({ name: 'photo.jpeg', data: jpeg }, { maxImageDimensionPx: 2048 });
     expect(img.mime).toBe('image/jpeg');
     expect(img.name).toBe('photo.jpg');
     expect(img.data.length).toBeLessThanOrEqual(jpeg.length);
     // A photo saved as PNG: the palette is not faithful enough, and JPEG is far smaller than lossless PNG.
     const photoPng = await sharp(jpeg).png().toBuffer();
-    const fromPng = await renderer.renderImage({ name: 'photo.png', data: photoPng }, { maxDimensionPx: 2048 });
+    const fromPng = await renderer.renderImage({ name: 'photo.png', data: photoPng }, { maxImageDimensionPx: 2048 });
     expect({ mime: fromPng.mime, name: fromPng.name }).toEqual({ mime: 'image/jpeg', name: 'photo.jpg' });
     expect(fromPng.data.length).toBeLessThan(photoPng.length / 4);
     expect(await fidelityDb(photoPng, fromPng.data, 800, 600)).toBeGreaterThan(30);
     const rotated = await sharp(jpeg).jpeg().withMetadata({ orientation: 6 }).toBuffer();
-    const upright = await renderer.renderImage({ name: 'r.jpg', data: rotated }, { maxDimensionPx: 2048 });
+    const upright = await renderer.renderImage({ name: 'r.jpg', data: rotated }, { maxImageDimensionPx: 2048 });
     expect([upright.width, upright.height]).toEqual([600, 800]);
     expect((await sharp(upright.data).metadata()).orientation ?? 1).toBe(1);
   });
@@ -139,13 +139,13 @@ describe('SharpArtifactRenderer.renderImage', () => {
     })
       .png()
       .toBuffer();
-    const t = await renderer.renderImage({ name: 't.png', data: transparent }, { maxDimensionPx: 2048 });
+    const t = await renderer.renderImage({ name: 't.png', data: transparent }, { maxImageDimensionPx: 2048 });
     expect((await sharp(t.data).metadata()).hasAlpha).toBe(true);
 
     const webp = await sharp(await chartPng({ widthPx: 300, heightPx: 200 }))
       .webp({ lossless: true })
       .toBuffer();
-    const w = await renderer.renderImage({ name: 'chart.webp', data: webp }, { maxDimensionPx: 2048 });
+    const w = await renderer.renderImage({ name: 'chart.webp', data: webp }, { maxImageDimensionPx: 2048 });
     expect({ mime: w.mime, name: w.name, width: w.width, height: w.height }).toEqual({
       mime: 'image/png',
       name: 'chart.png',
@@ -160,7 +160,10 @@ describe('SharpArtifactRenderer.renderImage', () => {
     const gif = await sharp([await frame('#ff0000'), await frame('#0000ff')], { join: { animated: true } })
       .gif()
       .toBuffer();
-    const g = await renderer.renderImage({ name: 'anim.gif', data: gif, alt: 'Spinner' }, { maxDimensionPx: 2048 });
+    const g = await renderer.renderImage(
+      { name: 'anim.gif', data: gif, alt: 'Spinner' },
+      { maxImageDimensionPx: 2048 },
+    );
     expect({ mime: g.mime, width: g.width, height: g.height, alt: g.alt }).toEqual({
       mime: 'image/png',
       width: 40,
@@ -173,7 +176,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
 
   it('refuses bytes that are not an image with a typed error', async () => {
     const err = await renderer
-      .renderImage({ name: 'data.png', data: Buffer.from('not an image') }, { maxDimensionPx: 2048 })
+      .renderImage({ name: 'data.png', data: Buffer.from('not an image') }, { maxImageDimensionPx: 2048 })
       .catch((e: unknown) => e);
     expect(isThreadlabError(err, 'attachment_rejected')).toBe(true);
     expect((err as Error).message).toMatch(
@@ -181,7 +184,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
     );
     const broken = Buffer.concat([(await chartPng()).subarray(0, 200)]);
     const err2 = await renderer
-      .renderImage({ name: 'cut.png', data: broken }, { maxDimensionPx: 2048 })
+      .renderImage({ name: 'cut.png', data: broken }, { maxImageDimensionPx: 2048 })
       .catch((e: unknown) => e);
     expect(isThreadlabError(err2, 'attachment_rejected')).toBe(true);
   });
@@ -189,11 +192,13 @@ describe('SharpArtifactRenderer.renderImage', () => {
   it('does not blame the file for our own mistakes: a bad option propagates as it is', async () => {
     const photo = await photoJpeg(64, 48);
     const bad = new SharpArtifactRenderer({ encode: { jpegQuality: 500 } });
-    const err = await bad.renderImage({ name: 'photo.jpg', data: photo }, { maxDimensionPx: 2048 }).catch((e) => e);
+    const err = await bad
+      .renderImage({ name: 'photo.jpg', data: photo }, { maxImageDimensionPx: 2048 })
+      .catch((e) => e);
     expect(isThreadlabError(err)).toBe(false);
     expect((err as Error).message).toMatch(/^Expected integer between 1 and 100 for quality/);
     const err2 = await renderer
-      .renderImage({ name: 'chart.png', data: await chartPng() }, { maxDimensionPx: 0 })
+      .renderImage({ name: 'chart.png', data: await chartPng() }, { maxImageDimensionPx: 0 })
       .catch((e: unknown) => e);
     expect(isThreadlabError(err2)).toBe(false);
     expect((err2 as Error).message).not.toMatch(/could not be decoded/);
@@ -203,7 +208,7 @@ describe('SharpArtifactRenderer.renderImage', () => {
     const png = await chartPng();
     const corrupt = Buffer.concat([png.subarray(0, 33), Buffer.alloc(png.length - 33, 0x5a)]);
     const err = await renderer
-      .renderImage({ name: 'chart.png', data: corrupt }, { maxDimensionPx: 2048 })
+      .renderImage({ name: 'chart.png', data: corrupt }, { maxImageDimensionPx: 2048 })
       .catch((e: unknown) => e);
     expect(isThreadlabError(err, 'attachment_rejected')).toBe(true);
     expect((err as Error).message).toMatch(/^chart\.png cannot be shown as an image: it could not be decoded \(/);
@@ -222,13 +227,13 @@ describe('SharpArtifactRenderer.renderImage', () => {
       );
       for (const href of [`file://${secret}`, secret, 'secret.png']) {
         const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100"><rect width="100" height="100" fill="white"/><image width="100" height="100" href="${href}" xlink:href="${href}"/></svg>`;
-        const img = await renderer.renderImage({ name: 'x.svg', data: Buffer.from(svg) }, { maxDimensionPx: 256 });
+        const img = await renderer.renderImage({ name: 'x.svg', data: Buffer.from(svg) }, { maxImageDimensionPx: 256 });
         const stats = await sharp(img.data).flatten({ background: '#fff' }).stats();
         expect(stats.channels.map((c) => c.min)).toEqual([255, 255, 255]);
       }
       const xxe = `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file://${secret}">]><svg xmlns="http://www.w3.org/2000/svg" width="200" height="50"><text y="30">&x;</text></svg>`;
       const err = await renderer
-        .renderImage({ name: 'xxe.svg', data: Buffer.from(xxe) }, { maxDimensionPx: 256 })
+        .renderImage({ name: 'xxe.svg', data: Buffer.from(xxe) }, { maxImageDimensionPx: 256 })
         .catch((e: unknown) => e);
       expect(isThreadlabError(err, 'attachment_rejected')).toBe(true);
       expect((err as Error).message).toMatch(/could not be decoded/); // recognised as SVG, refused by the parser

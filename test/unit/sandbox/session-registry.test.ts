@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveContainer } from '../../../sandbox/live-container.js';
-import { hashKey, SessionRegistry, type Session } from '../../../sandbox/session-registry.js';
+import { threadHash } from '../../../src/domain/thread-key.js';
+import { SessionRegistry, type Session } from '../../../sandbox/session-registry.js';
 
 const live = (startedMs: number) => ({ startedMs, isAlive: true }) as unknown as LiveContainer;
 
@@ -15,10 +16,10 @@ function registry(expired: [string, string][] = []) {
 
 describe('SessionRegistry', () => {
   it('hashes keys for labels and mirror directories', () => {
-    expect(hashKey('slack:T1:C1:123.4')).toMatch(/^[0-9a-f]{24}$/);
-    expect(hashKey('a')).not.toBe(hashKey('b'));
+    expect(threadHash('slack:T1:C1:123.4')).toMatch(/^[0-9a-f]{24}$/);
+    expect(threadHash('a')).not.toBe(threadHash('b'));
     const r = registry();
-    expect(r.get('k').mirror.root).toBe(`/tmp/unused/${hashKey('k')}`);
+    expect(r.get('k').mirror.root).toBe(`/tmp/unused/${threadHash('k')}`);
     expect(r.get('k')).toBe(r.get('k'));
   });
 

@@ -1,0 +1,63 @@
+import type { Logger } from '../../src/logger.js';
+import type { ApprovalBoard } from '../../src/ports/approval-board.js';
+import type { BudgetCounters } from '../../src/ports/budget.js';
+import type { JobQueue } from '../../src/ports/job-queue.js';
+import type { SessionStore } from '../../src/ports/session-store.js';
+import { MemoryBudgetCounters } from '../../src/governance/budget-memory-counters.js';
+import { InProcessJobQueue, type InProcessJobQueueOptions } from '../../src/queue/in-process-queue.js';
+import { MemorySessionStore } from '../../src/sessions/memory-session-store.js';
+import { BullMqJobQueue } from './bullmq-queue.js';
+import { pingRedis } from './connection.js';
+import { RedisApprovalBoard } from './redis-approval-board.js';
+import { RedisBudgetCounters } from './redis-budget-counters.js';
+import { RedisSessionStore } from './redis-session-store.js';
+
+/** What a queue is made with, whichever backing holds it. */
+export type QueueSettings = Omit<InProcessJobQueueOptions, 'now'> & {
+  /** How long a thread keeps going to the worker that holds its sandbox (Redis only). */
+  affinityTtlMs: number;
+};
+
+/**
+ * Where the state that processes can share lives: in Redis when REDIS_URL is set (gateways and workers share
+ * the queue, memory, budgets and approvals), else in this process's memory. Chosen once, by {@link stateBacking}.
+ */
+export interface StateBacking {
+  /** True with Redis: other processes see this state. */
+  readonly shared: boolean;
+  queue(settings: QueueSettings): JobQueue;
+  sessionStore(logger: Logger): SessionStore;
+  budgetCounters(logger: Logger): BudgetCounters;
+  /**
+   * The board approval requests wait on, when it must be shared (a Run press reaches whichever process holds
+   * the platform connection while the turn waits on a worker); undefined in memory, where the runtime's own serves.
+   */
+  approvalBoard(logger: Logger): ApprovalBoard | undefined;
+  /** Checks once that the backing answers (Redis: a PING within 3 s); memory always does. */
+  ping(): Promise<void>;
+}
+
+/** The backing for REDIS_URL: Redis when set, memory otherwise. */
+export function stateBacking(redisUrl: string | undefined): StateBacking {
+  return redisUrl ? redisBacking(redisUrl) : MEMORY_BACKING;
+}
+
+const MEMORY_BACKING: StateBacking = {
+  shared: false,
+  queue: ({ affinityTtlMs: _unused, ...settings }) => new InProcessJobQueue(settings),
+  sessionStore: () => new MemorySessionStore(),
+  budgetCounters: () => new MemoryBudgetCounters(),
+  approvalBoard: () => undefined,
+  ping: async () => undefined,
+};
+
+function redisBacking(redisUrl: string): StateBacking {
+  return {
+    shared: true,
+    queue: (settings) => new BullMqJobQueue({ redisUrl, ...settings }),
+    sessionStore: (logger) => new RedisSessionStore({ redisUrl, logger }),
+    budgetCounters: (logger) => new RedisBudgetCounters({ redisUrl, logger }),
+    approvalBoard: (logger) => new RedisApprovalBoard({ redisUrl, logger }),
+    ping: () => pingRedis(redisUrl),
+  };
+}
