@@ -170,8 +170,10 @@ export class ThreadWorker {
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
-        const turn = await this.interpreter.runDirect({ threadKey, language, code }, { signal, onProgress });
-        await budget?.charge({ runMs: turn.runs.reduce((sum, r) => sum + r.result.durationMs, 0) });
+        const turn = await this.interpreter.runDirect(
+          { threadKey, language, code },
+          { signal, onProgress, ...(budget ? { budget } : {}) },
+        );
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));

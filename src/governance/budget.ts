@@ -53,9 +53,9 @@ export function budgetsEnabled(limits: Config['budgets']): boolean {
  * Token and run-time budgets per user and per workspace per UTC day. A turn is refused before it starts
  * once a budget it needs is spent, and stopped between model rounds when one runs out; the user is told
  * once, and a line is logged, when a budget passes the warning share. Work holds its cost before it starts
- * ({@link TurnBudget.hold}): a run is granted at most the run time left, counting what runs in progress hold,
- * so however many turns run at once a run-time budget is passed only by the moments it takes to stop a run,
- * and a token budget by at most the responses in flight beyond their estimates.
+ * ({@link TurnBudget.hold}) and starts only while the budget, with what work in progress holds, is not spent; a
+ * run already started finishes. So however many turns run at once, a run-time budget is passed by at most one
+ * run's time limit, and a token budget by at most one request's tokens beyond what was held for it.
  */
 export class DailyBudgets {
   private readonly now: () => number;
@@ -103,7 +103,7 @@ export class DailyBudgets {
   /**
    * Adds `wanted` to today's counters at once (one atomic add per key, in memory and in Redis alike), so two turns
    * asking together cannot both see the budget free: the one whose add found it spent gives its hold back and is
-   * refused. Run time beyond what was left is given back at once.
+   * refused.
    */
   private async hold(
     subject: BudgetSubject,
@@ -125,9 +125,7 @@ export class DailyBudgets {
       const now = (await this.state(subject)).find((l) => l.scope === spent.scope && l.dimension === spent.dimension);
       return { refused: this.refused(subject, now && now.used >= now.limit ? now : spent) };
     }
-    const runLeft = before.filter((l) => l.dimension === 'runMs' && l.limit > 0).map((l) => l.limit - l.used);
-    const granted = { tokens: want.tokens, runMs: Math.min(want.runMs, ...runLeft) };
-    if (granted.runMs < want.runMs) await add({ tokens: 0, runMs: granted.runMs - want.runMs });
+    const granted = want;
     let settled = false;
     return {
       granted,

@@ -8,6 +8,7 @@ import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
 import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
 import { NOT_CONFIGURED_TEXT } from './not-configured.js';
+import { heldRun } from './held-run.js';
 import { runStep } from './run-step.js';
 import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -168,14 +169,26 @@ export class Interpreter {
       signal: options.signal,
       onProgress: options.onProgress,
     });
-    const run = await runStep({
-      sandbox: this.options.sandbox,
-      turn,
-      language: direct.language,
-      code: direct.code,
-      round: 1,
-      timeoutMs: this.options.sandboxTimeoutMs,
-    });
+    const run = await heldRun(options.budget, this.options.sandboxTimeoutMs, (timeoutMs) =>
+      runStep({
+        sandbox: this.options.sandbox,
+        turn,
+        language: direct.language,
+        code: direct.code,
+        round: 1,
+        timeoutMs,
+      }),
+    );
+    if ('refused' in run) {
+      return {
+        outcome: 'budget',
+        text: run.refused,
+        runs: [],
+        usage: { promptTokens: 0, completionTokens: 0 },
+        durationMs: Date.now() - startedMs,
+        direct: true,
+      };
+    }
     await this.memory.append(direct.threadKey, [codeEntry(run, Date.now())]);
     const cancelled = turn.stopReason() === 'cancelled';
     return {

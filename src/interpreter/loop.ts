@@ -27,7 +27,10 @@ export interface LoopOptions {
   messages: LlmMessage[];
   /** The languages the image has (languagesOf): the tool offers these. @defaultValue python and bash */
   languages?: readonly Language[];
-  /** The daily budgets: a spent one stops the turn before the next model round; tokens and run time are charged. */
+  /**
+   * The daily budgets: a spent one stops the turn before the next model round; each model request holds its
+   * estimated tokens and each run its time limit before it starts, settled to the real cost after.
+   */
   budget?: TurnBudget;
   /** Most chart images given to the model per round. @defaultValue 4 */
   maxImagesPerRound?: number;
@@ -55,6 +58,11 @@ const REFUSAL_NOTE =
 const EMPTY_NOTE = '[Threadlab] Your last reply was empty. Continue: call run_code, or give your final answer as text.';
 const EMPTY_TEXT_NOTE =
   '[Threadlab] Your last reply was empty. Continue: write code in a fenced block tagged with its language, or give your final answer as text.';
+/**
+ * Completion tokens held for a model request beside its prompt's estimate, until its usage is known: a typical
+ * round's reply (code or an answer). A longer one is settled at its real size.
+ */
+const COMPLETION_HOLD_TOKENS = 1024;
 /** Longest thinking kept for a reply (the web chat shows it collapsed). */
 const MAX_THINKING_CHARS = 20_000;
 const LLM_FAILURES = [
@@ -117,6 +125,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       if (spent) return stop({ kind: 'quota', message: spent });
       if (round === settings.maxRounds && round > 1) messages.push({ role: 'user', content: LAST_ROUND_NOTE });
 
+      // The request's tokens are held before it is sent, so turns asking at the same time count them as spent.
+      const held = await options.budget?.hold({ tokens: next + COMPLETION_HOLD_TOKENS });
+      if (held && 'refused' in held) return stop({ kind: 'quota', message: held.refused });
       emit({ type: 'thinking', round });
       const mode: ToolProtocol = turnMode ?? protocol.current(key);
       let response: LlmResponse;
@@ -135,6 +146,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         const rest = shown.end();
         if (rest) emit({ type: 'text', delta: rest });
       } catch (err) {
+        await held?.settle({ tokens: 0 });
         const reason = abortReason();
         if (reason) return stop(reason);
         if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
@@ -154,7 +166,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
           : estimateUsage(messages, response);
       usage.promptTokens += counted.promptTokens;
       usage.completionTokens += counted.completionTokens;
-      await options.budget?.charge({ tokens: counted.promptTokens + counted.completionTokens });
+      await held?.settle({ tokens: counted.promptTokens + counted.completionTokens });
 
       const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
       if (reply.handled === 'text') turnMode = 'text';
@@ -188,7 +200,6 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       }
       if (round === settings.maxRounds) break;
 
-      const runsBefore = runs.length;
       // In the text protocol the round writes its tool messages aside; they go back as one user message.
       const written: LlmMessage[] = reply.handled === 'text' ? [] : messages;
       const completed = await runToolRound({
@@ -203,10 +214,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         messages: written,
         runs,
         ...(options.approve ? { approve: options.approve } : {}),
+        ...(options.budget ? { budget: options.budget } : {}),
       });
       if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
-      const runMs = runs.slice(runsBefore).reduce((sum, r) => sum + r.result.durationMs, 0);
-      await options.budget?.charge({ runMs });
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
     }
     const aborted = abortReason();

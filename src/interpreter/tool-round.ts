@@ -2,8 +2,10 @@ import { isThreadlabError } from '../domain/errors.js';
 import type { Language } from '../domain/execution.js';
 import { notApprovedText } from '../governance/approval-text.js';
 import type { ApprovalHook } from '../ports/approval.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
+import { heldRun } from './held-run.js';
 import { runStep } from './run-step.js';
 import { formatToolResult, pngDisplays } from './tool-result.js';
 import { parseToolCall } from './tools.js';
@@ -28,6 +30,8 @@ export interface ToolRoundOptions {
   runs: TurnRun[];
   /** Asked before each run when approval is on; code runs only on a `run` decision. The wait stops the turn's clock. */
   approve?: ApprovalHook;
+  /** The daily budgets: each run holds its time limit before it starts; with one spent it does not run. */
+  budget?: TurnBudget;
 }
 
 /** Shortest time given to a run, in ms, even near the turn's deadline. */
@@ -68,20 +72,30 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
         continue;
       }
     }
-    let run: TurnRun;
+    let run: TurnRun | { refused: string };
     try {
-      run = await runStep({
-        sandbox: options.sandbox,
-        turn,
-        language: parsed.language,
-        code: parsed.code,
-        round: options.round,
-        timeoutMs: Math.max(MIN_RUN_MS, Math.min(options.maxRunMs, turn.msLeft())),
-      });
+      run = await heldRun(
+        options.budget,
+        Math.max(MIN_RUN_MS, Math.min(options.maxRunMs, turn.msLeft())),
+        (timeoutMs) =>
+          runStep({
+            sandbox: options.sandbox,
+            turn,
+            language: parsed.language,
+            code: parsed.code,
+            round: options.round,
+            timeoutMs,
+          }),
+      );
     } catch (err) {
       // A sandbox that throws on abort is a stop, not a failure; anything else is infrastructure.
       if (isAborted() && isAbortError(err)) return false;
       throw err;
+    }
+    if ('refused' in run) {
+      // Not run; the loop stops the turn on the spent budget before the model's next round.
+      options.messages.push({ role: 'tool', toolCallId: call.id, content: `[Threadlab] Not run: ${run.refused}` });
+      continue;
     }
     options.runs.push(run);
     options.messages.push({ role: 'tool', toolCallId: call.id, content: formatToolResult(run.result) });

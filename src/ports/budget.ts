@@ -18,15 +18,14 @@ export interface TurnBudget {
   /**
    * Holds `wanted` against today's budgets before the work starts, so that turns running at the same time count it
    * as spent: the refusal text when a budget this work needs is already spent (holds of other turns included),
-   * else the hold. Run time is granted at most what is left today, and the run's time limit is cut to it; a
-   * token estimate is held whole (a model response cannot be cut short). Every hold must be settled.
+   * else the hold, granted whole (a run already started finishes). Every hold must be settled.
    */
   hold(wanted: Partial<BudgetSpend>): Promise<BudgetHold | { refused: string }>;
 }
 
 /** Budget held for work in progress, replaced by what it really cost once it ends. */
 export interface BudgetHold {
-  /** What was held: the run's time limit must not exceed `granted.runMs` when run time was asked for. */
+  /** What was held. */
   readonly granted: BudgetSpend;
   /** Replaces the hold with what the work spent (more or less than held); later calls do nothing. */
   settle(spent: Partial<BudgetSpend>): Promise<void>;
