@@ -1,10 +1,11 @@
 import type { Config } from '../config.js';
 import { isThreadlabError, ThreadlabError, toThreadlabError } from '../domain/errors.js';
-import type { SandboxFile } from '../domain/execution.js';
+import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import { textReply, type Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
+import { heldWork } from '../interpreter/held-run.js';
 import { Interpreter } from '../interpreter/interpreter.js';
 import { resetThreadMemory } from '../interpreter/index.js';
 import type { TurnResult } from '../interpreter/turn.js';
@@ -68,6 +69,7 @@ export class ThreadWorker {
       store: deps.store,
       settings: deps.config.llm,
       sandboxTimeoutMs: deps.config.sandbox.timeoutMs,
+      previewTimeoutMs: deps.config.sandbox.previewTimeoutMs,
       logger: deps.logger,
     });
     this.ledger = new AnswerLedger({ store: deps.store, ttlMs: deps.config.sandbox.filesTtlMs, logger: deps.logger });
@@ -186,11 +188,7 @@ export class ThreadWorker {
         const files = uploads.files;
         if (intent.text.trim() === '') {
           if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
-          const previews = await sandbox.previewFiles(
-            threadKey,
-            files.map((f) => f.path),
-            { signal },
-          );
+          const previews = await this.previewUploads(message, threadKey, files, signal, notes);
           return textReply([...notes, describeUploads(files, previews)].join('\n'));
         }
         const approve = this.approvalHook(message, threadKey, adapter);
@@ -237,6 +235,32 @@ export class ThreadWorker {
     return notes;
   }
 
+  /**
+   * Previews of files sent without a question: they run code in the sandbox, so they hold run time like any run.
+   * With a run-time budget spent the files stay in `/mnt/data` unpreviewed, and `notes` says why.
+   */
+  private async previewUploads(
+    message: InboundMessage,
+    threadKey: string,
+    files: SandboxFile[],
+    signal: AbortSignal | undefined,
+    notes: string[],
+  ): Promise<FilePreview[]> {
+    const { budgets, config, sandbox } = this.deps;
+    const budget = budgets?.forTurn(budgetSubject(message));
+    const previews = await heldWork(budget, config.sandbox.previewTimeoutMs, (timeoutMs) =>
+      sandbox.previewFiles(
+        threadKey,
+        files.map((f) => f.path),
+        { signal, timeoutMs },
+      ),
+    );
+    notes.push(...(budget?.notices ?? []));
+    if (!('refused' in previews)) return previews;
+    notes.push(`Not previewed: ${previews.refused}`);
+    return [];
+  }
+
   /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
   private async budgetFor(
     message: InboundMessage,
@@ -244,7 +268,7 @@ export class ThreadWorker {
   ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
     const { budgets } = this.deps;
     if (!budgets) return undefined;
-    const subject = { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
+    const subject = budgetSubject(message);
     await budgets.admit(subject, needs);
     return budgets.forTurn(subject);
   }
@@ -309,6 +333,11 @@ export class ThreadWorker {
 }
 
 /** Puts notes (warnings, restored files) above a reply's text. */
+/** Whose budgets a message spends: its user's and its workspace's. */
+function budgetSubject(message: InboundMessage): { platform: Platform; workspace: string; user: string } {
+  return { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
+}
+
 function prefix(notes: string[], reply: Reply): Reply {
   if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
   return reply;

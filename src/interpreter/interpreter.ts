@@ -2,13 +2,14 @@ import type { Config } from '../config.js';
 import { ThreadlabError } from '../domain/errors.js';
 import { languagesOf, type FilePreview, type Language, type SandboxFile } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
 import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
 import { NOT_CONFIGURED_TEXT } from './not-configured.js';
-import { heldRun } from './held-run.js';
+import { heldRun, heldWork } from './held-run.js';
 import { runStep } from './run-step.js';
 import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -29,6 +30,11 @@ export interface InterpreterOptions {
   memoryTtlMs?: number;
   /** Most data files previewed in the system prompt. @defaultValue 8 */
   maxPreviews?: number;
+  /**
+   * Time limit of those previews, all files together, in ms (THREADLAB_PREVIEW_TIMEOUT_MS); held against the budgets.
+   * @defaultValue 10,000
+   */
+  previewTimeoutMs?: number;
 }
 
 const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
@@ -94,7 +100,7 @@ export class Interpreter {
       };
     }
     const record = await this.memory.load(input.threadKey);
-    const system = await this.systemPrompt(input, record.trimmedEntries, options.signal);
+    const system = await this.systemPrompt(input, record.trimmedEntries, options);
     const uploadedNames = input.uploaded.map((f) => f.path);
     const userText =
       input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
@@ -201,11 +207,15 @@ export class Interpreter {
     };
   }
 
-  private async systemPrompt(input: TurnInput, trimmedEntries: number, signal?: AbortSignal): Promise<string> {
+  private async systemPrompt(
+    input: TurnInput,
+    trimmedEntries: number,
+    { signal, budget }: TurnOptions,
+  ): Promise<string> {
     const { sandbox } = this.options;
     const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles(input.threadKey)]);
     const uploaded = input.uploaded.map((f) => f.path);
-    const previews = await this.previews({ threadKey: input.threadKey, files, uploaded, signal });
+    const previews = await this.previews({ threadKey: input.threadKey, files, uploaded, signal, budget });
     return buildSystemPrompt({ environment, files, previews, uploaded, trimmedEntries });
   }
 
@@ -214,6 +224,7 @@ export class Interpreter {
     files: SandboxFile[];
     uploaded: string[];
     signal?: AbortSignal;
+    budget?: TurnBudget;
   }): Promise<FilePreview[]> {
     const { threadKey, files, uploaded } = o;
     const candidates = files
@@ -225,7 +236,12 @@ export class Interpreter {
       .map((f) => f.path);
     if (candidates.length === 0) return [];
     try {
-      return await this.options.sandbox.previewFiles(threadKey, candidates, { signal: o.signal });
+      const previews = await heldWork(o.budget, this.options.previewTimeoutMs ?? 10_000, (ms) =>
+        this.options.sandbox.previewFiles(threadKey, candidates, { signal: o.signal, timeoutMs: ms }),
+      );
+      if (!('refused' in previews)) return previews;
+      this.options.logger.info({ thread: threadKey }, 'file previews skipped: a daily run-time budget is spent');
+      return [];
     } catch (err) {
       // Previews help the model but are not essential: a run will surface a broken sandbox anyway.
       if (!(err instanceof ThreadlabError)) throw err;

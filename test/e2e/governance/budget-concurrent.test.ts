@@ -2,7 +2,8 @@
  * A daily run-time budget against messages sent at the same moment, in the shipped process (`threadlab start`, web
  * chat), with its counters in memory and in Redis: four threads each send a fenced 3 s sleep at once against a 2 s
  * budget. Each run holds its time limit before it starts, so one runs and three are refused with the reset time,
- * and the day's spend is that one run's, not four (it was 24 s of 2 s when every run was admitted together).
+ * and the day's spend is that one run's, not four (it was 24 s of 2 s when every run was admitted together). With the
+ * budget spent, files sent alone are added but not previewed: a preview runs code too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
@@ -70,5 +71,16 @@ describe.each([
     const used = Number(/You, run time: ([\d.]+) s of 2 s used/.exec(usage.text)?.[1]);
     expect(used, usage.text).toBeGreaterThanOrEqual(3);
     expect(used, usage.text).toBeLessThan(2 + 8);
+
+    // The budget is spent: files sent without a question are still added, but not previewed (a preview runs code).
+    const thread = await web.createThread();
+    const csv = Buffer.from('city,sales\nOslo,10\nLima,20\n');
+    await web.post(thread, { text: '', attachments: [{ name: 'sales.csv', mime: 'text/csv', data: csv }] });
+    const added = await waitUntil(
+      async () => (await web.messages(thread)).find((m) => m.role === 'bot' && m.text.includes('sales.csv')),
+      { timeoutMs: 60_000, what: 'the upload acknowledgement', intervalMs: 100 },
+    );
+    expect(added.text).toMatch(/Not previewed: You have used your daily code run-time budget/);
+    expect(added.text).not.toMatch(/rows ×/);
   }, 240_000);
 });
