@@ -10,8 +10,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+import devices  # noqa: E402
 import privileges  # noqa: E402
 
+DEVICES_LEFT = devices.remove_unneeded()  # while still uid 0, the owner of gVisor's /dev
 privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
 
 from protocol import Channel  # noqa: E402
@@ -203,6 +205,8 @@ class Supervisor:
         if egress_relay.enabled():
             self.relay = egress_relay.Relay(CHANNEL)
         threading.Thread(target=self.reader, name="threadlab-stdin", daemon=True).start()
+        if DEVICES_LEFT:
+            CHANNEL.diag(f"threadlab supervisor: device nodes left in place: {'; '.join(DEVICES_LEFT)}")
         CHANNEL.send(ready)
         while True:
             request = self.requests.get()
