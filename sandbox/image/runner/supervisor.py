@@ -31,6 +31,7 @@ import memory_guard  # noqa: E402
 import preview  # noqa: E402
 import processes  # noqa: E402
 from capture import OUTPUT_DIR, RunOutput  # noqa: E402
+from isolated import IsolatedRun  # noqa: E402
 from kernel_link import KernelLink  # noqa: E402
 import language_session  # noqa: E402
 
@@ -262,7 +263,12 @@ class Supervisor:
             self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
         try:
             language = request.get("language")
-            kernel = self.languages.ready(language) if self.languages.handles(language) else self.ready_kernel()
+            if request.get("internal"):
+                kernel = IsolatedRun()  # the bot's own run: never in the kernel, whose process is the user's
+            elif self.languages.handles(language):
+                kernel = self.languages.ready(language)
+            else:
+                kernel = self.ready_kernel()
             return self._run(request, rid, kernel)
         finally:
             with self.state_lock:
@@ -320,6 +326,8 @@ class Supervisor:
             frame["error"] = outcome[1]
         if self.languages.owns(kernel):
             notice = self.languages.take_restart(kernel)
+        elif request.get("internal"):
+            notice = None  # kept for the user's next run
         else:
             notice, self.restarted = self.restarted, None
         if notice:
