@@ -166,6 +166,55 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     expect(JSON.parse(ran.stdout).stdout).toBe('False False\n');
   });
 
+  it('exports only inert outputs: scripts, event handlers and javascript: links from the sandbox are left out and said (issue 26, item 7)', async () => {
+    const cell = [
+      'import pandas as pd',
+      'from IPython.display import HTML, SVG',
+      'class Hostile:',
+      '    def _repr_html_(self):',
+      '        return \'<b>hi</b><img src=x onerror="alert(1)">\'',
+      '    def __repr__(self):',
+      '        return "Hostile()"',
+      'class Note:',
+      '    def _repr_markdown_(self):',
+      '        return "[open](javascript:alert(1))"',
+      '    def __repr__(self):',
+      '        return "Note()"',
+      'display(Hostile())',
+      'display(HTML("<script>alert(1)</script>"))',
+      'display(SVG(\'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="1" height="1"/></svg>\'))',
+      'display(Note())',
+      'pd.DataFrame({"a": [1, 2]})',
+    ].join('\n');
+    const ran = await cli(['chat', '--thread', 'active', '--json', `\`\`\`python\n${cell}\n\`\`\``]);
+    expect(JSON.parse(ran.stdout).runs[0].status, ran.stdout).toBe('ok');
+    const out = join(dataDir, 'active');
+    const exported = await cli(['chat', '--thread', 'active', '--out', out, '--json', '/export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const raw = readFileSync(join(out, 'thread.ipynb'));
+    await validateNotebook(raw);
+    const code = (JSON.parse(raw.toString()).cells as Cell[]).find((c) => c.cell_type === 'code')!;
+    const outputs = code.outputs!;
+    const shown = JSON.stringify(outputs.slice(0, -1));
+    for (const active of ['<script', 'onerror', 'onload', 'javascript:', '<img'])
+      expect(shown, active).not.toContain(active);
+    expect(outputs.map((o) => Object.keys(o.data ?? {}).sort())).toEqual([
+      ['text/plain'],
+      ['text/plain'],
+      ['text/plain'],
+      ['text/plain'],
+      ['text/html', 'text/plain'],
+      ['text/markdown'],
+    ]);
+    expect(outputs[0]!.data!['text/plain']).toBe('Hostile()');
+    expect(outputs[4]!.data!['text/html']).toContain('<table');
+    const note = outputs.at(-1)!.data!['text/markdown'] as string;
+    expect(note).toContain('Left out of this export as active content');
+    expect(note.match(/the text\/html form of a result/g)).toHaveLength(2);
+    expect(note).toContain('the image/svg+xml form of a result, which held an event handler (onload)');
+    expect(note).toContain('the text/markdown form of a result, which held a javascript: URL');
+  });
+
   it('asks for --out DIR instead of exporting files it would not write', async () => {
     const res = await cli(['chat', '--thread', 'nb', '/export']);
     expect(res).toMatchObject({
