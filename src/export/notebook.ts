@@ -1,5 +1,6 @@
 import { fenceLabel, type Language } from '../domain/execution.js';
 import type { ExportEntry, ExportLog, ExportOutput } from '../ports/session-store.js';
+import { activeMarkdown } from './inert-markup.js';
 import { inertData, leftOutNote } from './inert-output.js';
 
 /** A Jupyter notebook as nbformat 4.5 writes it (the subset Threadlab produces). */
@@ -114,6 +115,17 @@ function foreignRunCell(entry: Extract<ExportEntry, { kind: 'run' }>, id: string
   };
 }
 
+/**
+ * A user's message as Markdown, or as text in a fence when it holds markup that could run (a message of one user can
+ * end up in a notebook another exports): the same check as the sandbox's Markdown results.
+ */
+function messageSource(text: string): string {
+  const why = activeMarkdown(text);
+  if (!why) return text;
+  const fence = fenceFor(text);
+  return `${fence}text\n${text}\n${fence}\n\n_Shown as text: it held ${escaped(why)}._`;
+}
+
 function headerCell(options: BuildNotebookOptions): NotebookCell {
   const { log } = options;
   const dropped = log.dropped
@@ -143,7 +155,7 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
   options.log.entries.forEach((entry, n) => {
     const id = `cell-${n + 1}`;
     if (entry.kind === 'message') {
-      const source = entry.text + omittedNote(entry.omitted);
+      const source = messageSource(entry.text) + omittedNote(entry.omitted);
       cells.push({ cell_type: 'markdown', id, metadata: { threadlab: { role: 'message' } }, source });
       return;
     }

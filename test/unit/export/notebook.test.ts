@@ -248,4 +248,21 @@ describe('notebook export', () => {
     );
     expect(shown).toContain('a result in &lt;img src=x onerror=alert(1)&gt;, which a notebook cannot show');
   });
+
+  it("shows a user's message that holds active markup as text in a fence, and others as Markdown", async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    await recordTurn({ store, threadKey: 't', message: { text: 'Plot **this**', files: [] }, runs: [], atMs: 1 });
+    await recordTurn({
+      store,
+      threadKey: 't',
+      message: { text: 'see <img src=x onerror=alert(1)> ```', files: [] },
+      runs: [],
+      atMs: 2,
+    });
+    const notebook = buildNotebook({ log: await store.readExport('t'), exportedAt: at });
+    expect(notebook.cells.slice(1).map((c) => c.source)).toEqual([
+      'Plot **this**',
+      '````text\nsee <img src=x onerror=alert(1)> ```\n````\n\n_Shown as text: it held a URL that loads a resource._',
+    ]);
+  });
 });
