@@ -47,6 +47,11 @@ function decoded(value: string): string | undefined {
   });
 }
 
+/** A value without whitespace or control characters, which browsers skip inside a URL's scheme. */
+function withoutGaps(value: string): string {
+  return [...value].filter((c) => c.charCodeAt(0) > 0x20 && !/\s/.test(c)).join('');
+}
+
 /** Why CSS is active, or undefined: no scripting, no imports, no `url()` but `#…` and embedded images. */
 function activeCss(css: string): string | undefined {
   if (ACTIVE_CSS.test(css)) return 'CSS that can run code or load a resource';
@@ -63,7 +68,7 @@ function activeAttribute(element: string, name: string, raw: string): string | u
   if (lower === 'srcdoc' || lower === 'is') return 'an attribute that embeds a document';
   const value = decoded(raw);
   if (value === undefined) return 'an attribute it could not read';
-  const compact = value.replace(/[\s\u0000-\u001f]+/g, '');
+  const compact = withoutGaps(value);
   if (ACTIVE_SCHEME.test(compact)) return 'a javascript: URL';
   if (URL_ATTRIBUTES.has(lower) && !LOCAL_URL.test(compact) && !(element === 'a' && LINK_URL.test(compact)))
     return 'a URL that loads a resource';
@@ -132,7 +137,7 @@ export function activeMarkup(text: string): string | undefined {
 export function activeMarkdown(text: string): string | undefined {
   const html = activeMarkup(text);
   if (html) return html;
-  const compact = (decoded(text) ?? text).replace(/[\s\u0000-\u001f]+/g, '');
+  const compact = withoutGaps(decoded(text) ?? text);
   if (ACTIVE_SCHEME.test(compact)) return 'a javascript: URL';
   const destinations = [
     ...[...text.matchAll(/\]\(\s*<?([^)\s>]*)/g)].map((m) => m[1]!),
