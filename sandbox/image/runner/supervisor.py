@@ -263,8 +263,11 @@ class Supervisor:
             self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
         try:
             language = request.get("language")
-            if request.get("internal"):
-                kernel = IsolatedRun()  # the bot's own run: never in the kernel, whose process is the user's
+            if request.get("internal") and language == "bash":
+                # The bot's own command (an export's package lookup): never in the kernel, whose process and
+                # environment are the user's. Internal Python runs (threadlab eval's chart probes) look at the
+                # kernel's own state, so they run there.
+                kernel = IsolatedRun()
             elif self.languages.handles(language):
                 kernel = self.languages.ready(language)
             else:
