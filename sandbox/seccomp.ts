@@ -27,13 +27,17 @@ export const ALLOWED_SOCKET_FAMILIES = { AF_UNIX: 1, AF_INET: 2, AF_INET6: 10 } 
 /** clone(2) flags that create namespaces: CLONE_NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET. */
 export const CLONE_NAMESPACE_MASK = 0x7e020000;
 
+/** The file-type bits of a mode (S_IFMT) and the types mknod(2) may create: regular files, FIFOs and sockets. */
+const S_IFMT = 0o170000;
+export const MKNOD_ALLOWED_TYPES = { regular: 0, S_IFREG: 0o100000, S_IFIFO: 0o010000, S_IFSOCK: 0o140000 } as const;
+
 /** personality(2) values glibc and Python use: PER_LINUX, PER_LINUX32, UNAME26 variants, query. */
 const SAFE_PERSONALITIES = [0x0, 0x8, 0x20000, 0x20008, 0xffffffff];
 
 /**
  * Docker's unconditional allowlist, minus what a sandbox never needs: io_uring, ptrace and
  * process_vm_*, fanotify, name_to_handle_at, socketcall (it would bypass the socket() filter),
- * clock adjustment, remap_file_pages. bpf, perf_event_open, userfaultfd, keyctl/add_key/request_key,
+ * clock adjustment, remap_file_pages. mknod and mknodat are allowed below for files, FIFOs and sockets only. bpf, perf_event_open, userfaultfd, keyctl/add_key/request_key,
  * mount, unshare and setns are absent from both lists.
  */
 const ALLOWED = `accept accept4 access alarm bind brk capget capset chdir chmod chown clock_getres
@@ -46,8 +50,7 @@ geteuid getgid getgroups getitimer getpeername getpgid getpgrp getpid getppid ge
 getresuid getrlimit get_robust_list getrusage getsid getsockname getsockopt gettid gettimeofday getuid getxattr
 inotify_add_watch inotify_init inotify_init1 inotify_rm_watch io_cancel ioctl io_destroy io_getevents
 io_pgetevents ioprio_get ioprio_set io_setup io_submit ipc kill lchown lgetxattr link linkat listen listxattr
-llistxattr lremovexattr lseek lsetxattr lstat madvise membarrier memfd_create mincore mkdir mkdirat mknod
-mknodat mlock mlock2 mlockall mmap mprotect mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedsend
+llistxattr lremovexattr lseek lsetxattr lstat madvise membarrier memfd_create mincore mkdir mkdirat mlock mlock2 mlockall mmap mprotect mq_getsetattr mq_notify mq_open mq_timedreceive mq_timedsend
 mq_unlink mremap msgctl msgget msgrcv msgsnd msync munlock munlockall munmap nanosleep newfstatat open openat
 openat2 pause pidfd_open pidfd_send_signal pipe pipe2 pkey_alloc pkey_free pkey_mprotect poll ppoll
 ppoll_time64 prctl pread64 preadv preadv2 prlimit64 pselect6 pselect6_time64 pwrite64 pwritev pwritev2 read
@@ -119,6 +122,20 @@ export function buildSeccompProfile(options: { runtime?: 'runc' | 'runsc' } = {}
       { names: ALLOWED, action: 'SCMP_ACT_ALLOW' },
       ...Object.values(ALLOWED_SOCKET_FAMILIES).map((family) => allowArg0('socket', family)),
       ...SAFE_PERSONALITIES.map((value) => allowArg0('personality', value)),
+      // No block or character devices: without CAP_MKNOD runc's kernel refuses them anyway, but gVisor made them
+      // in /mnt/data for uid 1000 (and ignores nodev), so the filter refuses them under both runtimes.
+      ...Object.values(MKNOD_ALLOWED_TYPES).flatMap((type): SeccompRule[] => [
+        {
+          names: ['mknod'],
+          action: 'SCMP_ACT_ALLOW',
+          args: [{ index: 1, value: S_IFMT, valueTwo: type, op: 'SCMP_CMP_MASKED_EQ' }],
+        },
+        {
+          names: ['mknodat'],
+          action: 'SCMP_ACT_ALLOW',
+          args: [{ index: 2, value: S_IFMT, valueTwo: type, op: 'SCMP_CMP_MASKED_EQ' }],
+        },
+      ]),
       // clone without namespace flags only (fork, threads); clone3 cannot be filtered on its flags,
       // so it reports ENOSYS and glibc falls back to clone.
       {

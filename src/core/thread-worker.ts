@@ -160,8 +160,11 @@ export class ThreadWorker {
         return textReply(helpText(message.thread.platform));
       case 'usage':
         return textReply(await this.usage(message));
-      case 'export':
-        return exportThread({ store: this.deps.store, sandbox, threadKey, signal });
+      case 'export': {
+        // Its package lookup is a run in the sandbox: admitted and charged to the run-time budget like one.
+        const budget = await this.budgetFor(message, ['runMs']);
+        return exportThread({ store: this.deps.store, sandbox, threadKey, signal, ...(budget ? { budget } : {}) });
+      }
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);
         return prefix(notes, await this.listFiles(threadKey));

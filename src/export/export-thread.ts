@@ -1,4 +1,5 @@
 import { textReply, type Reply } from '../domain/reply.js';
+import type { TurnBudget } from '../ports/budget.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { buildNotebook } from './notebook.js';
@@ -12,6 +13,8 @@ export interface ExportThreadOptions {
   sandbox: Sandbox;
   threadKey: string;
   signal?: AbortSignal;
+  /** The requester's daily budgets: the package lookup's run time is charged like any run's. */
+  budget?: TurnBudget & { notices: string[] };
   /** @defaultValue () => new Date() */
   now?: () => Date;
 }
@@ -45,6 +48,7 @@ export async function exportThread(options: ExportThreadOptions): Promise<Reply>
           modules,
           ...(options.signal ? { signal: options.signal } : {}),
         });
+  if (versions) await options.budget?.charge({ runMs: versions.runMs });
   const exportedAt = (options.now ?? (() => new Date()))();
   const pythonVersion = versions && !('failed' in versions) ? versions.python : undefined;
   const notebook = buildNotebook({ log, exportedAt, ...(pythonVersion ? { python: pythonVersion } : {}) });
@@ -56,6 +60,11 @@ export async function exportThread(options: ExportThreadOptions): Promise<Reply>
   if (log.dropped)
     notes.push(`_${log.dropped} earlier entries are not in it: a thread keeps its newest entries only._`);
   if (versions && 'failed' in versions) notes.push(`⚠️ Package versions could not be read (${versions.failed}).`);
+  if (versions && !('failed' in versions) && versions.packages.some((p) => p.source === 'user'))
+    notes.push(
+      `Some packages were installed by the thread's own code, not the sandbox image: \`${REQUIREMENTS_NAME}\` marks them \`# user-installed\`.`,
+    );
+  notes.push(...(options.budget?.notices ?? []));
   const reply = textReply(notes.join('\n'));
   reply.files.push(
     {

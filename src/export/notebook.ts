@@ -1,5 +1,7 @@
 import { fenceLabel, type Language } from '../domain/execution.js';
 import type { ExportEntry, ExportLog, ExportOutput } from '../ports/session-store.js';
+import { activeMarkdown } from './inert-markup.js';
+import { inertData, leftOutNote } from './inert-output.js';
 
 /** A Jupyter notebook as nbformat 4.5 writes it (the subset Threadlab produces). */
 export interface Notebook {
@@ -41,17 +43,38 @@ export interface BuildNotebookOptions {
 
 const LANGUAGE_NAMES: Record<Language, string> = { python: 'Python', bash: 'bash', r: 'R', javascript: 'JavaScript' };
 
-/** An output as nbformat stores it; images as one base64 string without line breaks. */
-function outputOf(output: ExportOutput): NotebookOutput {
+/**
+ * An output as nbformat stores it, images as one base64 string without line breaks; HTML, SVG and Markdown only
+ * when inert (inert-output.ts), and what was left out in its metadata (`threadlab.leftOut`) and in `notes`.
+ */
+function outputOf(output: ExportOutput, notes: string[]): NotebookOutput | undefined {
   if (output.type === 'stream') return { output_type: 'stream', name: output.name, text: output.text };
+  const { data: kept, leftOut } = inertData(output.data);
+  notes.push(...leftOut.map((form) => leftOutNote(form, kept)));
+  if (Object.keys(kept).length === 0) return undefined;
   const data: Record<string, Source> = {};
-  for (const [mime, value] of Object.entries(output.data))
+  for (const [mime, value] of Object.entries(kept))
     data[mime] = mime.startsWith('image/') && mime !== 'image/svg+xml' ? value.replace(/\s+/g, '') : value;
-  return { output_type: 'display_data', data, metadata: {} };
+  const metadata = leftOut.length ? { threadlab: { leftOut: leftOut.map((f) => f.mime) } } : {};
+  return { output_type: 'display_data', data, metadata };
+}
+
+/** A note's text as Markdown shows it: what it quotes of a result (a MIME type, an element) is never markup. */
+function escaped(note: string): string {
+  return note.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function omittedNote(omitted: string[] | undefined): string {
-  return omitted?.length ? `\n\n_Left out of this export (Threadlab's limits): ${omitted.join('; ')}._` : '';
+  return omitted?.length
+    ? `\n\n_Left out of this export (Threadlab's limits): ${omitted.map(escaped).join('; ')}._`
+    : '';
+}
+
+/** The note of what a run's outputs left out as inert-only forms. */
+function activeNote(notes: string[]): string {
+  return notes.length
+    ? `\n\n_Left out of this export as active content (scripts, event handlers and the like do not leave the sandbox): ${notes.map(escaped).join('; ')}._`
+    : '';
 }
 
 /** The longest run of backticks in a text plus one, so a fence around it cannot be closed from inside. */
@@ -92,6 +115,17 @@ function foreignRunCell(entry: Extract<ExportEntry, { kind: 'run' }>, id: string
   };
 }
 
+/**
+ * A user's message as Markdown, or as text in a fence when it holds markup that could run (a message of one user can
+ * end up in a notebook another exports): the same check as the sandbox's Markdown results.
+ */
+function messageSource(text: string): string {
+  const why = activeMarkdown(text);
+  if (!why) return text;
+  const fence = fenceFor(text);
+  return `${fence}text\n${text}\n${fence}\n\n_Shown as text: it held ${escaped(why)}._`;
+}
+
 function headerCell(options: BuildNotebookOptions): NotebookCell {
   const { log } = options;
   const dropped = log.dropped
@@ -121,7 +155,7 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
   options.log.entries.forEach((entry, n) => {
     const id = `cell-${n + 1}`;
     if (entry.kind === 'message') {
-      const source = entry.text + omittedNote(entry.omitted);
+      const source = messageSource(entry.text) + omittedNote(entry.omitted);
       cells.push({ cell_type: 'markdown', id, metadata: { threadlab: { role: 'message' } }, source });
       return;
     }
@@ -131,8 +165,9 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
     }
     count += 1;
     const source = entry.language === 'bash' ? `%%bash\n${entry.code}` : entry.code;
-    const outputs = entry.outputs.map(outputOf);
-    const note = omittedNote(entry.omitted).trim();
+    const active: string[] = [];
+    const outputs = entry.outputs.map((o) => outputOf(o, active)).filter((o): o is NotebookOutput => o !== undefined);
+    const note = (omittedNote(entry.omitted) + activeNote(active)).trim();
     if (note) outputs.push({ output_type: 'display_data', data: { 'text/markdown': note }, metadata: {} });
     cells.push({
       cell_type: 'code',

@@ -15,6 +15,9 @@ export interface RunRequest {
   /**
    * A run the bot makes for itself (the export's package versions), not the user's: it does not advance the
    * thread's execution count, and notices for the user's next run (variables reset or restored) wait for that run.
+   * An internal bash run runs in a fresh process of the sandbox user with an environment of its own, never in the
+   * session's kernel, which the user's code controls; an internal Python run (threadlab eval's probes) runs in the
+   * kernel, whose state it reads.
    */
   internal?: boolean;
   /** Aborting interrupts the run like a timeout would (the session survives if the code yields). */

@@ -10,8 +10,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+import devices  # noqa: E402
 import privileges  # noqa: E402
 
+DEVICES_LEFT = devices.remove_unneeded()  # while still uid 0, the owner of gVisor's /dev
 privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
 
 from protocol import Channel  # noqa: E402
@@ -29,6 +31,7 @@ import memory_guard  # noqa: E402
 import preview  # noqa: E402
 import processes  # noqa: E402
 from capture import OUTPUT_DIR, RunOutput  # noqa: E402
+from isolated import IsolatedRun  # noqa: E402
 from kernel_link import KernelLink  # noqa: E402
 import language_session  # noqa: E402
 
@@ -203,6 +206,8 @@ class Supervisor:
         if egress_relay.enabled():
             self.relay = egress_relay.Relay(CHANNEL)
         threading.Thread(target=self.reader, name="threadlab-stdin", daemon=True).start()
+        if DEVICES_LEFT:
+            CHANNEL.diag(f"threadlab supervisor: device nodes left in place: {'; '.join(DEVICES_LEFT)}")
         CHANNEL.send(ready)
         while True:
             request = self.requests.get()
@@ -258,7 +263,15 @@ class Supervisor:
             self.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
         try:
             language = request.get("language")
-            kernel = self.languages.ready(language) if self.languages.handles(language) else self.ready_kernel()
+            if request.get("internal") and language == "bash":
+                # The bot's own command (an export's package lookup): never in the kernel, whose process and
+                # environment are the user's. Internal Python runs (threadlab eval's chart probes) look at the
+                # kernel's own state, so they run there.
+                kernel = IsolatedRun()
+            elif self.languages.handles(language):
+                kernel = self.languages.ready(language)
+            else:
+                kernel = self.ready_kernel()
             return self._run(request, rid, kernel)
         finally:
             with self.state_lock:
@@ -316,6 +329,8 @@ class Supervisor:
             frame["error"] = outcome[1]
         if self.languages.owns(kernel):
             notice = self.languages.take_restart(kernel)
+        elif request.get("internal"):
+            notice = None  # kept for the user's next run
         else:
             notice, self.restarted = self.restarted, None
         if notice:

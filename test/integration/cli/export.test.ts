@@ -120,7 +120,99 @@ describe('threadlab chat --thread K --out DIR /export (shipped process, real Doc
     const out = join(dataDir, 'local-pkg');
     const exported = await cli(['chat', '--thread', 'local-pkg', '--out', out, '--json', '/export']);
     expect(exported.code, exported.stderr).toBe(0);
-    expect(readFileSync(join(out, 'requirements.txt'), 'utf8')).toMatch(/^tiny-dist==1\.2\.3$/m);
+    expect(readFileSync(join(out, 'requirements.txt'), 'utf8')).toMatch(/^tiny-dist==1\.2\.3 {2}# user-installed$/m);
+  });
+
+  it("pins what the code really imported, from where: the thread's forged metadata, .pth and kernel environment change nothing and never run (issue 26, item 8)", async () => {
+    // A dist-info that claims numpy without providing it, a .pth that would run in any Python reading the user
+    // site, and a BASH_ENV in the kernel's environment that would run in (and answer for) any bash it starts.
+    const plant = [
+      'site=$(python3 -c "import site; print(site.getusersitepackages())")',
+      'mkdir -p "$site/numpy_fork_X-6.6.6.dist-info"',
+      'printf "Metadata-Version: 2.1\\nName: numpy-fork-X\\nVersion: 6.6.6\\n" > "$site/numpy_fork_X-6.6.6.dist-info/METADATA"',
+      'echo numpy > "$site/numpy_fork_X-6.6.6.dist-info/top_level.txt"',
+      'echo "numpy/__init__.py,," > "$site/numpy_fork_X-6.6.6.dist-info/RECORD"',
+      `echo 'import os; open("/mnt/data/pth-ran", "w").write("x")' > "$site/zz-hostile.pth"`,
+    ].join('\n');
+    const planted = await cli(['exec', '--session', 'forged', '--lang', 'bash', '--json', '-'], plant);
+    expect(JSON.parse(planted.stdout).status, planted.stdout).toBe('ok');
+    const forgedAnswer = JSON.stringify({
+      python: '3.0',
+      unknown: [],
+      packages: [{ name: 'evil-numpy', version: '6.6.6', modules: ['numpy'], source: 'image' }],
+    });
+    const cell = [
+      'import os, numpy',
+      `open("/mnt/data/env.sh", "w").write("""touch /mnt/data/bash-env-ran\\necho '${forgedAnswer}'\\nexit 0\\n""")`,
+      'os.environ["BASH_ENV"] = "/mnt/data/env.sh"',
+      'print(numpy.__version__)',
+    ].join('\n');
+    const used = await cli(['chat', '--thread', 'forged', '--json', `\`\`\`python\n${cell}\n\`\`\``]);
+    expect(JSON.parse(used.stdout).runs[0].status, used.stdout).toBe('ok');
+    const version = await cli(['exec', '--session', 'forged', '--json', '-'], 'print(numpy.__version__)');
+    const numpy = JSON.parse(version.stdout).stdout.trim().split('+')[0] as string;
+    expect(numpy).toMatch(/^\d+\.\d+/);
+
+    const out = join(dataDir, 'forged');
+    const exported = await cli(['chat', '--thread', 'forged', '--out', out, '--json', '/export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const requirements = readFileSync(join(out, 'requirements.txt'), 'utf8');
+    expect(requirements.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([`numpy==${numpy}`]);
+    expect(requirements).not.toMatch(/fork|evil|user-installed/);
+    const ran = await cli(
+      ['exec', '--session', 'forged', '--json', '-'],
+      'import os\nprint(os.path.exists("/mnt/data/pth-ran"), os.path.exists("/mnt/data/bash-env-ran"))',
+    );
+    expect(JSON.parse(ran.stdout).stdout).toBe('False False\n');
+  });
+
+  it('exports only inert outputs: scripts, event handlers and javascript: links from the sandbox are left out and said (issue 26, item 7)', async () => {
+    const cell = [
+      'import pandas as pd',
+      'from IPython.display import HTML, SVG',
+      'class Hostile:',
+      '    def _repr_html_(self):',
+      '        return \'<b>hi</b><img src=x onerror="alert(1)">\'',
+      '    def __repr__(self):',
+      '        return "Hostile()"',
+      'class Note:',
+      '    def _repr_markdown_(self):',
+      '        return "[open](javascript:alert(1))"',
+      '    def __repr__(self):',
+      '        return "Note()"',
+      'display(Hostile())',
+      'display(HTML("<script>alert(1)</script>"))',
+      'display(SVG(\'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="1" height="1"/></svg>\'))',
+      'display(Note())',
+      'pd.DataFrame({"a": [1, 2]})',
+    ].join('\n');
+    const ran = await cli(['chat', '--thread', 'active', '--json', `\`\`\`python\n${cell}\n\`\`\``]);
+    expect(JSON.parse(ran.stdout).runs[0].status, ran.stdout).toBe('ok');
+    const out = join(dataDir, 'active');
+    const exported = await cli(['chat', '--thread', 'active', '--out', out, '--json', '/export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const raw = readFileSync(join(out, 'thread.ipynb'));
+    await validateNotebook(raw);
+    const code = (JSON.parse(raw.toString()).cells as Cell[]).find((c) => c.cell_type === 'code')!;
+    const outputs = code.outputs!;
+    const shown = JSON.stringify(outputs.slice(0, -1));
+    for (const active of ['<script', 'onerror', 'onload', 'javascript:', '<img'])
+      expect(shown, active).not.toContain(active);
+    expect(outputs.map((o) => Object.keys(o.data ?? {}).sort())).toEqual([
+      ['text/plain'],
+      ['text/plain'],
+      ['text/plain'],
+      ['text/plain'],
+      ['text/html', 'text/plain'],
+      ['text/markdown'],
+    ]);
+    expect(outputs[0]!.data!['text/plain']).toBe('Hostile()');
+    expect(outputs[4]!.data!['text/html']).toContain('<table');
+    const note = outputs.at(-1)!.data!['text/markdown'] as string;
+    expect(note).toContain('Left out of this export as active content');
+    expect(note.match(/the text\/html form of a result/g)).toHaveLength(2);
+    expect(note).toContain('the image/svg+xml form of a result, which held an event handler (onload)');
+    expect(note).toContain('the text/markdown form of a result, which held a javascript: URL');
   });
 
   it('asks for --out DIR instead of exporting files it would not write', async () => {

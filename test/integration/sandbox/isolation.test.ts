@@ -89,6 +89,38 @@ describe(`sandbox isolation (enforced by the engine, ${runtime})`, () => {
     expect(out).toContain('fork ok');
   });
 
+  it('makes no device nodes and has no /dev/fuse or /dev/net/tun (issue 26, item 11)', async () => {
+    const out = await py(
+      [
+        'import os, stat',
+        'for where in ("/mnt/data", "/tmp"):',
+        '    for kind, mode, dev in (("block", stat.S_IFBLK, os.makedev(7, 0)), ("char", stat.S_IFCHR, os.makedev(10, 229)), ("fifo", stat.S_IFIFO, 0)):',
+        '        path = f"{where}/node-{kind}"',
+        '        try:\n            os.mknod(path, mode | 0o600, dev); print("made", kind, where)',
+        '        except OSError as e:\n            print("refused", kind, where, e.errno)',
+        '        dirfd = os.open(where, os.O_RDONLY)',
+        '        try:\n            os.mknod(f"at-{kind}", mode | 0o600, dev, dir_fd=dirfd); print("made at", kind, where)',
+        '        except OSError as e:\n            print("refused at", kind, where, e.errno)',
+        '        finally:\n            os.close(dirfd)',
+        'for dev in ("/dev/fuse", "/dev/net/tun", "/dev/net"):',
+        '    print(dev, "present" if os.path.lexists(dev) else "absent")',
+      ].join('\n'),
+    );
+    for (const where of ['/mnt/data', '/tmp']) {
+      for (const kind of ['block', 'char']) {
+        expect(out).toContain(`refused ${kind} ${where} 1`);
+        expect(out).toContain(`refused at ${kind} ${where} 1`);
+      }
+      expect(out).toContain(`made fifo ${where}`);
+      expect(out).toContain(`made at fifo ${where}`);
+    }
+    expect(out).toContain('/dev/fuse absent');
+    expect(out).toContain('/dev/net/tun absent');
+    expect(out).toContain('/dev/net absent');
+    const info = await docker.getContainer((await containersOf(t.instanceId))[0]!.Id).inspect();
+    for (const mount of ['/tmp', '/mnt/data']) expect(info.HostConfig.Tmpfs?.[mount]).toMatch(/(^|,)nodev(,|$)/);
+  });
+
   it('enforces memory without swap, cpu, pids, nofile, fsize, core and the /mnt/data and /tmp quotas', async () => {
     // runc: the container's cgroups are visible inside. runsc: gVisor shows no cgroup files; the memory
     // limit is its MemTotal, the engine's cgroups hold the whole sandbox, and the code's task limit is

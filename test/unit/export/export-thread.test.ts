@@ -37,12 +37,12 @@ describe('exportThread', () => {
   it('asks the sandbox once, as an internal bash run, about the non-relative imports only', async () => {
     const { requirements, sandbox } = await exportWith(
       'import pandas as pd\nfrom . import local\nimport os\nimport mymod',
-      answer([{ name: 'pandas', version: '2.2.3+dfsg', modules: ['pandas'] }], ['mymod']),
+      answer([{ name: 'pandas', version: '2.2.3+dfsg', modules: ['pandas'], source: 'image' }], ['mymod']),
     );
     expect(sandbox.runs).toHaveLength(1);
     const request = sandbox.runs[0]!.request;
     expect(request).toMatchObject({ language: 'bash', internal: true });
-    expect(request.code).toMatch(/^python3 -c '[^']*' mymod os pandas$/);
+    expect(request.code).toMatch(/^python3 -I -c '[^']*' mymod os pandas$/);
     expect(requirements).toContain('# Python 3.12.7\npandas==2.2.3  # installed: 2.2.3+dfsg, a distro build\n');
     expect(requirements).toContain('not installed): mymod\n');
   });
@@ -52,9 +52,9 @@ describe('exportThread', () => {
       'import evil',
       answer(
         [
-          { name: 'evil', version: '1.0\n--index-url http://x', modules: ['evil'] },
-          { name: '-e git+http://x', version: '1', modules: ['evil'] },
-          { name: 'fine', version: '1.0', modules: ['evil', 'not-asked'] },
+          { name: 'evil', version: '1.0\n--index-url http://x', modules: ['evil'], source: 'image' },
+          { name: '-e git+http://x', version: '1', modules: ['evil'], source: 'image' },
+          { name: 'fine', version: '1.0', modules: ['evil', 'not-asked'], source: 'image' },
         ],
         ['evil', 'never-asked'],
         '3.12\nrm',
@@ -64,6 +64,42 @@ describe('exportThread', () => {
     expect(requirements).not.toContain('git+');
     expect(requirements).not.toContain('never-asked');
     expect(requirements).toContain('# Python unknown\nfine==1.0\n');
+  });
+
+  it("pins the image's packages, then marks those the thread installed itself, and says so in the reply", async () => {
+    const { requirements, reply } = await exportWith(
+      'import numpy, tinypkg',
+      answer([
+        { name: 'numpy', version: '2.2.4', modules: ['numpy'], source: 'image' },
+        { name: 'tiny-dist', version: '1.2.3', modules: ['tinypkg'], source: 'user' },
+      ]),
+    );
+    expect(requirements).toContain(
+      "numpy==2.2.4\n# Installed by the thread's own code into /mnt/data/.local, not part of the sandbox image; check these names before installing:\ntiny-dist==1.2.3  # user-installed\n",
+    );
+    expect(reply.text).toContain('marks them `# user-installed`');
+    const unsourced = await exportWith('import numpy', answer([{ name: 'numpy', version: '1', modules: ['numpy'] }]));
+    expect(unsourced.requirements).toContain('could not be read (the answer was not what was expected)');
+  });
+
+  it("charges the lookup's run time to the requester's budget like any run, and passes on its notices", async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    await recordTurn({ store, threadKey: 't', runs: [ok('import numpy')], atMs: 1 });
+    const sandbox = new FakeSandbox({ handler: () => ({ ...answer([]), durationMs: 420 }) });
+    const charged: unknown[] = [];
+    const budget = {
+      notices: [] as string[],
+      exceeded: async () => undefined,
+      runMsLeft: async () => undefined,
+      charge: async (spent: unknown) => {
+        charged.push(spent);
+        budget.notices.push('80% of the run time is spent');
+      },
+    };
+    const reply = await exportThread({ store, sandbox, threadKey: 't', budget });
+    expect(charged).toEqual([{ runMs: 420 }]);
+    expect(reply.text).toContain('80% of the run time is spent');
+    expect(sandbox.runs[0]!.request.timeoutMs).toBeUndefined();
   });
 
   it('says why versions are missing when the lookup fails or answers nonsense, and still sends the notebook', async () => {

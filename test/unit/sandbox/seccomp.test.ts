@@ -55,6 +55,31 @@ describe('seccomp profile', () => {
     expect(socket.map((r) => r.args?.[0]?.value).sort()).toEqual(Object.values(ALLOWED_SOCKET_FAMILIES).sort());
   });
 
+  it('allows mknod and mknodat for files, FIFOs and sockets only: never block or character devices', () => {
+    for (const [name, index] of [
+      ['mknod', 1],
+      ['mknodat', 2],
+    ] as const) {
+      expect(unconditional.has(name), name).toBe(false);
+      const rules = rulesFor(name);
+      expect(rules.every((r) => r.action === 'SCMP_ACT_ALLOW' && r.args?.length === 1)).toBe(true);
+      const allowed = (mode: number) =>
+        rules.some((r) => {
+          const arg = r.args![0]!;
+          return arg.index === index && arg.op === 'SCMP_CMP_MASKED_EQ' && (mode & arg.value) === arg.valueTwo;
+        });
+      expect(allowed(0o010644), 'FIFO').toBe(true);
+      expect(allowed(0o100644), 'regular').toBe(true);
+      expect(allowed(0o000644), 'no type (regular)').toBe(true);
+      expect(allowed(0o140755), 'socket').toBe(true);
+      expect(allowed(0o060600), 'block device').toBe(false);
+      expect(allowed(0o020600), 'character device').toBe(false);
+    }
+    expect(rulesFor('mknod')).toEqual(
+      buildSeccompProfile({ runtime: 'runsc' }).syscalls.filter((r) => r.names.includes('mknod')),
+    );
+  });
+
   it('allows clone only without namespace flags, and makes clone3 fall back', () => {
     const [clone] = rulesFor('clone');
     expect(clone?.args).toEqual([{ index: 0, value: CLONE_NAMESPACE_MASK, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }]);
