@@ -91,6 +91,7 @@ describe('exportThread', () => {
       notices: [] as string[],
       exceeded: async () => undefined,
       runMsLeft: async () => undefined,
+      hold: () => Promise.reject(new Error('the export charges its lookup after it ran')),
       charge: async (spent: unknown) => {
         charged.push(spent);
         budget.notices.push('80% of the run time is spent');
