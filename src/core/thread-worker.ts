@@ -4,7 +4,6 @@ import type { SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import type { Platform } from '../domain/thread-key.js';
 import { Interpreter } from '../interpreter/interpreter.js';
 import { resetThreadMemory } from '../interpreter/index.js';
 import type { TurnResult } from '../interpreter/turn.js';
@@ -17,7 +16,6 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { buildReply } from '../replies/build-reply.js';
-import { replyBoundsFor } from '../replies/reply-bounds.js';
 import { formatBytes } from '../replies/format.js';
 import { AnswerLedger } from './answer-ledger.js';
 import { exportThread, recordTurn, type RecordTurnOptions } from '../export/index.js';
@@ -143,7 +141,8 @@ export class ThreadWorker {
   ): Promise<Reply> {
     const { message, threadKey } = job;
     const { sandbox } = this.deps;
-    const intent = intentOf(message);
+    // Read once, when the message arrived; a job queued before intents rode on jobs is read now.
+    const intent = job.intent ?? intentOf(message);
     const onProgress = (event: ProgressEvent) => progress.update(event);
     // A reset clears the files anyway and help needs none; the rest first gets back earlier uploads.
     switch (intent.kind) {
@@ -155,7 +154,7 @@ export class ThreadWorker {
         await resetThreadMemory(this.deps.store, threadKey);
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
-        return textReply(helpText(message.thread.platform));
+        return textReply(helpText(adapter.profile.commandNames));
       case 'usage':
         return textReply(await this.usage(message));
       case 'export':
@@ -166,7 +165,7 @@ export class ThreadWorker {
       }
       case 'run': {
         // Code the user sent spends run time only: a spent token budget does not stop it.
-        const budget = await this.budgetFor(message, ['runMs']);
+        const budget = await this.budgetFor(message, adapter, ['runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
@@ -177,10 +176,11 @@ export class ThreadWorker {
         await budget?.charge({ runMs: turn.runs.reduce((sum, r) => sum + r.result.durationMs, 0) });
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
-        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
       case 'ask': {
-        const budget = intent.text.trim() === '' ? undefined : await this.budgetFor(message, ['tokens', 'runMs']);
+        const budget =
+          intent.text.trim() === '' ? undefined : await this.budgetFor(message, adapter, ['tokens', 'runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
@@ -202,7 +202,7 @@ export class ThreadWorker {
         notes.push(...(budget?.notices ?? []));
         const asked = { text: intent.text, files: files.map((f) => f.path) };
         notes.push(...(await this.recordExport({ threadKey, message: asked, runs: turn.runs })));
-        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
     }
   }
@@ -241,11 +241,14 @@ export class ThreadWorker {
   /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
   private async budgetFor(
     message: InboundMessage,
+    adapter: PlatformAdapter,
     needs: ('tokens' | 'runMs')[],
   ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
     const { budgets } = this.deps;
     if (!budgets) return undefined;
-    const subject = { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
+    const { platform, workspace } = message.thread;
+    const usageCommand = adapter.profile.commandNames.usage;
+    const subject = { platform, workspace, user: message.user.id, usageCommand };
     await budgets.admit(subject, needs);
     return budgets.forTurn(subject);
   }
@@ -292,7 +295,7 @@ export class ThreadWorker {
     return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
   }
 
-  private toReply(turn: TurnResult, threadKey: string, platform: Platform): Promise<Reply> {
+  private toReply(turn: TurnResult, threadKey: string, adapter: PlatformAdapter): Promise<Reply> {
     const { config, sandbox, renderer, metrics } = this.deps;
     metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
     return buildReply(turn, {
@@ -303,7 +306,7 @@ export class ThreadWorker {
         maxImageDimensionPx: config.replies.maxImagePx,
         maxOutputLines: config.replies.maxOutputLines,
         maxFileBytes: config.sandbox.maxFileBytes,
-        bounds: replyBoundsFor(platform),
+        bounds: adapter.profile.replyBounds,
       },
     });
   }

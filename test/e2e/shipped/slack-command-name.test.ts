@@ -49,7 +49,8 @@ describe('THREADLAB_SLACK_COMMAND through threadlab start', () => {
       timeoutMs: 30_000,
     });
     const text = JSON.stringify(help.body);
-    expect(text).toContain(`\`${COMMAND} run <code>\``);
+    // Block Kit text escapes `<code>` as mrkdwn requires.
+    expect(text).toContain(`\`${COMMAND} run &lt;code&gt;\``);
     expect(text).toContain(`\`${COMMAND} help\``);
     expect(text).toContain(`\`${COMMAND} usage\``);
     expect(text).not.toContain('/interpreter');
