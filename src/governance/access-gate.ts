@@ -53,8 +53,8 @@ export class AccessGate {
 
   /**
    * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
-   * user expects an answer to: `message.command` not typed as text, or `always`) is answered every time, privately. Never
-   * throws: a notice that fails is logged.
+   * user expects an answer to: `message.command` not typed as text, or `always`) is answered every time,
+   * privately. Never throws: a notice that fails is logged.
    */
   async tell(
     message: InboundMessage,
