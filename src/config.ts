@@ -6,7 +6,7 @@ import { ThreadlabError } from './domain/errors.js';
 import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
 import { parseApprovalAdmins } from './governance/approval-settings.js';
-import { parseAllowlist as parseAccessList } from './governance/access-policy.js';
+import { parseAllowlist as parseAccessList } from './config/access-lists.js';
 import { parseDuration } from './governance/retention.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';

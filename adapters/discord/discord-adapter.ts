@@ -38,6 +38,7 @@ import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
+import { discordProfile } from './profile.js';
 
 export interface DiscordAdapterOptions {
   /** The bot token (DISCORD_TOKEN). */
@@ -66,6 +67,7 @@ export interface DiscordAdapterOptions {
  */
 export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord' as const;
+  readonly profile = discordProfile;
   readonly maxUploadBytes: number;
   private readonly rest: REST;
   /**

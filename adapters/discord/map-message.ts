@@ -1,6 +1,8 @@
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { safeFileName } from '../../src/domain/file-names.js';
+import { withTypedCommand } from '../../src/domain/typed-command.js';
+import { discordProfile } from './profile.js';
 
 /** Discord channel types the adapter tells apart (values of discord-api-types' ChannelType). */
 export const CHANNEL = {
@@ -132,9 +134,12 @@ export function toInboundAttachments(view: MessageView): InboundAttachment[] {
   }));
 }
 
-/** The InboundMessage for an answered message; the reply goes to the thread's channel. */
+/**
+ * The InboundMessage for an answered message (`export` typed alone is that command); the reply goes to the
+ * thread's channel.
+ */
 export function toInboundMessage(view: MessageView, ref: ThreadRef, botUserId: string): InboundMessage {
-  return {
+  const message: InboundMessage = {
     id: `discord:message:${view.id}`,
     thread: ref,
     user: {
@@ -148,4 +153,5 @@ export function toInboundMessage(view: MessageView, ref: ThreadRef, botUserId: s
     receivedAtMs: view.createdAtMs,
     replyContext: { kind: 'channel', channelId: ref.thread, messageId: view.id },
   };
+  return withTypedCommand(message, discordProfile.commandTyping);
 }

@@ -3,7 +3,8 @@ import { DEFAULT_MAX_IMAGE_DIMENSION_PX, type ArtifactRenderer } from '../../src
 import { fitFiles } from '../../src/replies/fit-files.js';
 import { fitImages } from '../../src/replies/fit-images.js';
 import { formatBytes } from '../../src/replies/format.js';
-import { splitMessage, TEXT_LIMITS } from '../../src/replies/split-message.js';
+import { splitMessage } from '../../src/replies/split-message.js';
+import { DISCORD_MESSAGE_CHARS } from './profile.js';
 import { replyMarkdown } from './reply-text.js';
 import { tableMessage } from './table-message.js';
 import type { OutgoingFile, OutgoingMessage } from './target.js';
@@ -41,7 +42,7 @@ async function imageFiles(images: ReplyImage[], options: PlanOptions): Promise<O
 }
 
 function textChunks(markdown: string, maxTextMessages: number): { chunks: string[]; fullText?: OutgoingFile } {
-  const maxChars = TEXT_LIMITS.discordMessageChars;
+  const maxChars = DISCORD_MESSAGE_CHARS;
   const chunks = markdown.trim() ? splitMessage(markdown, { maxChars }) : [];
   if (chunks.length <= maxTextMessages) return { chunks };
   const note = '\n\n… the full answer is attached as `answer.txt`.';

@@ -1,7 +1,7 @@
 import type { ReplyTable } from '../../src/domain/reply.js';
 import { codeBlock } from '../../src/replies/run-output.js';
-import { TEXT_LIMITS } from '../../src/replies/split-message.js';
 import { isCut, monospaceTable, tableCaption, tableCsvFile, tableCsvName } from '../../src/replies/table-text.js';
+import { DISCORD_MESSAGE_CHARS } from './profile.js';
 import type { OutgoingMessage } from './target.js';
 
 /**
@@ -10,7 +10,7 @@ import type { OutgoingMessage } from './target.js';
  * made from its rows; a table the sandbox cut points to the sandbox's CSV, attached with the reply's files.
  */
 export function tableMessage(table: ReplyTable): OutgoingMessage {
-  const maxChars = TEXT_LIMITS.discordMessageChars;
+  const maxChars = DISCORD_MESSAGE_CHARS;
   // The caption is at most a few hundred characters; the fence and its newlines take a dozen more.
   const draftCaption = tableCaption(table, { rows: 0, columns: 0 }, table.csvName ?? tableCsvName(table));
   const mono = monospaceTable(table, { maxChars: maxChars - draftCaption.length - 20 });

@@ -30,7 +30,7 @@ import type { Redis } from 'ioredis';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
-import type { EnqueueResult, JobProcessor, JobQueue } from '../../src/ports/job-queue.js';
+import type { EnqueueOptions, EnqueueResult, JobProcessor, JobQueue } from '../../src/ports/job-queue.js';
 import {
   DEFAULT_LIMITS,
   limitSubject,
@@ -45,7 +45,7 @@ import { settlesWithin } from '../../src/queue/settles-within.js';
 import { bullConnection, closeRedis, createRedis, throttledWarn } from './connection.js';
 import { DrainRouter, type DrainData } from './drain-router.js';
 import { QueueScripts } from './queue-scripts.js';
-import { SHUTDOWN, STOPPED, ThreadDrainer, type StoredJob } from './thread-drainer.js';
+import { jobOf, SHUTDOWN, STOPPED, ThreadDrainer, type StoredJob } from './thread-drainer.js';
 import { WorkerRegistry } from './worker-registry.js';
 
 export interface BullMqJobQueueOptions {
@@ -115,10 +115,14 @@ export class BullMqJobQueue implements JobQueue {
     this.router = new DrainRouter({ redisUrl: o.redisUrl, name, prefix, logger: this.log });
   }
 
-  async enqueue(message: InboundMessage): Promise<EnqueueResult> {
+  async enqueue(message: InboundMessage, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const thread = threadKey(message.thread);
     const subject = limitSubject(message);
-    const stored: StoredJob = { message, enqueuedAtMs: Date.now() };
+    const stored: StoredJob = {
+      message,
+      ...(options.intent ? { intent: options.intent } : {}),
+      enqueuedAtMs: Date.now(),
+    };
     const l = this.limits;
     const [state, a, b, trigger, route] = await this.scripts.enqueue({
       id: message.id,
@@ -212,13 +216,7 @@ export class BullMqJobQueue implements JobQueue {
     if (running) await this.redis.publish(this.channel, thread);
     for (const payload of dropped) {
       const stored = JSON.parse(payload) as StoredJob;
-      const job = {
-        id: stored.message.id,
-        threadKey: thread,
-        message: stored.message,
-        attempt: 1,
-        enqueuedAtMs: stored.enqueuedAtMs,
-      };
+      const job = jobOf(stored, { id: stored.message.id, threadKey: thread, attempt: 1 });
       await notifyDropped(this.o.onDropped, job, 'cancelled', this.log);
     }
     return running || dropped.length > 0;

@@ -1,6 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
+import { isIntent, type Intent } from '../../src/domain/intent.js';
 import type { Logger } from '../../src/logger.js';
 import type { Job, JobProcessor } from '../../src/ports/job-queue.js';
 import { notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
@@ -11,7 +12,16 @@ import type { QueueScripts } from './queue-scripts.js';
 /** What a thread list stores per event (plain JSON). */
 export interface StoredJob {
   message: InboundMessage;
+  /** What the message asks for, read once by the gateway; absent in records written before it rode along. */
+  intent?: Intent;
   enqueuedAtMs: number;
+}
+
+/** The Job of a stored record; an intent that is not one is left out (the worker reads it from the message). */
+export function jobOf(stored: StoredJob, o: { id: string; threadKey: string; attempt: number }): Job {
+  const job: Job = { ...o, message: stored.message, enqueuedAtMs: stored.enqueuedAtMs };
+  if (isIntent(stored.intent)) job.intent = stored.intent;
+  return job;
 }
 
 /** Abort reason when the worker shuts down: the job is handed back, not finished. */
@@ -74,13 +84,7 @@ export class ThreadDrainer {
         await this.o.scripts.finish(thread, id);
         throw new UnrecoverableError(`event ${id} has an unreadable record: ${String(cause)}`);
       }
-      const job: Job = {
-        id,
-        threadKey: thread,
-        message: stored.message,
-        attempt: Number(attempts),
-        enqueuedAtMs: stored.enqueuedAtMs,
-      };
+      const job = jobOf(stored, { id, threadKey: thread, attempt: Number(attempts) });
       if (job.attempt > this.o.maxAttempts) {
         this.o.observer.depth(await this.o.scripts.finish(thread, id));
         this.o.logger.warn({ job: id, thread, attempt: job.attempt }, 'giving up an event after repeated worker loss');

@@ -2,6 +2,8 @@ import type { InboundAttachment, InboundMessage } from '../../src/domain/message
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { safeFileName } from '../../src/domain/file-names.js';
 import { mentionsBot, stripBotMention } from './slack-text.js';
+import { withTypedCommand } from '../../src/domain/typed-command.js';
+import { SLACK_COMMAND_TYPING } from './profile.js';
 
 /** The fields of a Slack file object Threadlab reads. */
 export interface SlackFile {
@@ -90,7 +92,7 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
     if (!ownThread) return ignore(NOT_IN_THREAD);
   }
 
-  // What the text asks for (a word such as `reset` in a thread, code, a question) is the core's to read.
+  // A word such as `reset` in a thread is that command; code or a question is the core's to read.
   const text = stripBotMention(event.text ?? '', botUserId);
   const name = event.user_profile?.display_name || event.user_profile?.name || event.user_profile?.real_name;
   const message: InboundMessage = {
@@ -107,7 +109,7 @@ export function mapMessageEvent(input: MapEventInput): MapEventResult {
       eventId: body.event_id ?? null,
     },
   };
-  return { kind: 'message', message };
+  return { kind: 'message', message: withTypedCommand(message, SLACK_COMMAND_TYPING) };
 }
 
 /** Maps a Slack file to an attachment; a file given by id only keeps no URL and is looked up when downloaded. */

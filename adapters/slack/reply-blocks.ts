@@ -1,6 +1,7 @@
 import type { Reply, ReplyFile, RunRecord } from '../../src/domain/reply.js';
 import { formatBytes, formatCount, formatDuration } from '../../src/replies/format.js';
-import { splitMessage, TEXT_LIMITS } from '../../src/replies/split-message.js';
+import { splitMessage } from '../../src/replies/split-message.js';
+import { SLACK_TEXT_LIMITS } from './profile.js';
 import { escapeMrkdwn, markdownToMrkdwn } from './slack-text.js';
 import { tableMessage } from './table-block.js';
 
@@ -33,7 +34,7 @@ export interface ReplyBlocksOptions {
   maxInlineCodeLines?: number;
 }
 
-const SECTION_CHARS = TEXT_LIMITS.slackSectionChars;
+const SECTION_CHARS = SLACK_TEXT_LIMITS.sectionChars;
 const EXTENSIONS: Record<RunRecord['language'], string> = { python: 'py', bash: 'sh', r: 'R', javascript: 'js' };
 
 /**

@@ -26,6 +26,8 @@ import { registerAssistantListeners } from './assistant-listeners.js';
 import { slackErrorCode, SurfaceSupport } from './surface-support.js';
 import { postReply } from './post-reply.js';
 import { SlackUserGroups } from './user-groups.js';
+import { DEFAULT_SLACK_COMMAND, isSlackUserGroupId, slackProfile } from './profile.js';
+import type { PlatformProfile } from '../../src/ports/platform-profile.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), used for every Web API call and file download. */
@@ -64,6 +66,7 @@ export interface SlackAdapterOptions {
 /** Slack through bolt: events in (Socket Mode or HTTP), Block Kit, files and a live status out. */
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = 'slack' as const;
+  readonly profile: PlatformProfile;
   readonly maxUploadBytes: number;
   /** The Web API client for answering; usable without `start`, so a worker can answer too. */
   readonly client: WebClient;
@@ -82,6 +85,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.support = new SurfaceSupport({ logger: options.logger });
+    this.profile = slackProfile(options.command);
     this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
     this.client = new WebClient(options.botToken, this.clientOptions());
     this.statusClient = new WebClient(options.botToken, {
@@ -121,7 +125,7 @@ export class SlackAdapter implements PlatformAdapter {
       handler,
       logger: options.logger,
       botUserId: auth.user_id ?? '',
-      command: options.command ?? '/interpreter',
+      command: options.command ?? DEFAULT_SLACK_COMMAND,
       followThreads: options.followThreads ?? true,
       known: this.known,
       membership: new ThreadMembership({
@@ -244,7 +248,8 @@ export class SlackAdapter implements PlatformAdapter {
 
   /** The user groups among `groupIds` the user belongs to (`usergroups.users.list`, needs usergroups:read). */
   groupsOf(message: InboundMessage, groupIds: string[]): Promise<string[]> {
-    return this.userGroups.of(message.user.id, groupIds);
+    // The allowlists' other ids (users, channels) are no groups: only S… ids cost an API call.
+    return this.userGroups.of(message.user.id, groupIds.filter(isSlackUserGroupId));
   }
 
   private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {

@@ -1,6 +1,8 @@
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import { mimeFromName } from '../../src/domain/mime.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
+import { withTypedCommand } from '../../src/domain/typed-command.js';
+import { webProfile } from './profile.js';
 import type { WebAttachment, WebMessage } from './types.js';
 
 /** A request the API refuses, with the HTTP status to answer. */
@@ -37,8 +39,8 @@ export function webThreadRef(threadId: string): ThreadRef {
 }
 
 /**
- * The InboundMessage the core receives for a stored user message. `command` is the Reset button's;
- * what typed text asks for (`/reset`, a code block) is read by the core.
+ * The InboundMessage the core receives for a stored user message. `command` is the Reset button's, or
+ * the command typed as the text (`/reset`); a code block or a question is the core's to read.
  */
 export function toInboundMessage(input: {
   messageId: string;
@@ -65,7 +67,7 @@ export function toInboundMessage(input: {
     replyContext: { threadId: input.threadId, messageId: input.messageId },
   };
   if (input.command) message.command = input.command;
-  return message;
+  return withTypedCommand(message, webProfile.commandTyping);
 }
 
 /** A user's message as stored, with the InboundMessage the core receives for it. */

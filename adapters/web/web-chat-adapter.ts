@@ -23,6 +23,7 @@ import { staticRoutes } from './static-routes.js';
 import { webHistoryDir, WebThreadStore } from './thread-store.js';
 import type { WebMessage } from './types.js';
 import { WebServer, type WebServerLimits } from './web-server.js';
+import { webProfile } from './profile.js';
 
 export interface WebChatAdapterOptions {
   /** Address to bind. @defaultValue '127.0.0.1' */
@@ -54,6 +55,7 @@ const MiB = 1024 * 1024;
  */
 export class WebChatAdapter implements PlatformAdapter {
   readonly platform = 'web' as const;
+  readonly profile = webProfile;
   readonly maxUploadBytes: number;
   private readonly store: WebThreadStore;
   private readonly hub: EventHub;

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { intentOf } from '../../src/core/intent.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { AccessGate } from '../../src/governance/access-gate.js';
-import { parseAllowlist } from '../../src/governance/access-policy.js';
+import { parseAllowlist } from '../../src/config/access-lists.js';
 import { MemoryApprovalBoard } from '../../src/governance/approval-memory-board.js';
 import { DailyBudgets } from '../../src/governance/budget.js';
 import type { Logger } from '../../src/logger.js';

@@ -5,6 +5,8 @@ import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import type { Reply } from '../../src/domain/reply.js';
+import { withTypedCommand } from '../../src/domain/typed-command.js';
+import { cliProfile } from './profile.js';
 import type {
   AttachmentDownload,
   InboundHandler,
@@ -24,6 +26,7 @@ interface Pending {
  */
 export class CliAdapter implements PlatformAdapter {
   readonly platform = 'cli' as const;
+  readonly profile = cliProfile;
   readonly maxUploadBytes = Number.MAX_SAFE_INTEGER;
   private handler: InboundHandler | undefined;
   private readonly pending = new Map<string, Pending>();
@@ -36,9 +39,10 @@ export class CliAdapter implements PlatformAdapter {
     this.handler = undefined;
   }
 
-  /** Sends a message through the core and resolves with its reply. */
-  send(message: InboundMessage, onProgress: (event: ProgressEvent) => void): Promise<Reply> {
+  /** Sends a message (`/export` or `/usage` typed alone is that command) through the core; resolves with its reply. */
+  send(typed: InboundMessage, onProgress: (event: ProgressEvent) => void): Promise<Reply> {
     if (!this.handler) return Promise.reject(new ThreadlabError('internal', 'The CLI adapter is not started.'));
+    const message = withTypedCommand(typed, cliProfile.commandTyping);
     const handler = this.handler;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(message.id, { onProgress, resolve });

@@ -16,7 +16,7 @@ import type {
 } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
-import { intentOf } from './intent.js';
+import { intentOf, type Intent } from './intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
 import { AccessGate } from '../governance/access-gate.js';
@@ -95,7 +95,11 @@ export class Runtime implements InboundHandler {
 
   /** The local web chat's address, when it runs in this process. */
   webUrl(): string | undefined {
-    return (this.adapters.find('web') as (PlatformAdapter & { url?: string }) | undefined)?.url;
+    for (const adapter of this.adapters.all()) {
+      const { url } = adapter as PlatformAdapter & { url?: unknown };
+      if (typeof url === 'string') return url;
+    }
+    return undefined;
   }
 
   async start(options: RuntimeStartOptions = {}): Promise<void> {
@@ -122,9 +126,10 @@ export class Runtime implements InboundHandler {
   async onMessage(message: InboundMessage): Promise<InboundOutcome> {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
+    // Read once: the access check, the stop below and the worker (on the job) all act on this intent.
     const intent = intentOf(message);
     // Before anything is queued or run: a refused user is told (once per place) and nothing else happens.
-    const admission = await this.admit(message);
+    const admission = await this.admitAs(message, intent);
     if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message };
     const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
@@ -132,7 +137,7 @@ export class Runtime implements InboundHandler {
       await this.safeReply(message, textReply(cancelled ? 'Stopped.' : 'Nothing is running in this thread.'), log);
       return { accepted: true, command: 'stop' };
     }
-    const result = await this.deps.queue.enqueue(message);
+    const result = await this.deps.queue.enqueue(message, { intent });
     if (result.accepted) {
       log.info({ job: result.jobId, position: result.position }, 'message queued');
       // Off the reply's path: a failed write costs only the purge's view of this thread, and is logged.
@@ -155,10 +160,15 @@ export class Runtime implements InboundHandler {
    * place and privately where the platform allows. Adapters ask before their own side effects (a thread
    * created, a root message posted); `onMessage` asks again, as the authority.
    */
-  async admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
+  admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
+    return this.admitAs(message, intentOf(message), options);
+  }
+
+  /** {@link admit} of a message whose intent was read already. */
+  private async admitAs(message: InboundMessage, intent: Intent, options: AdmitOptions = {}): Promise<Admission> {
     if (!this.access) return { allowed: true };
     const adapter = this.adapters.find(message.thread.platform);
-    const refusal = await this.access.check(message, intentOf(message), adapter);
+    const refusal = await this.access.check(message, intent, adapter);
     if (!refusal) return { allowed: true };
     await this.access.tell(message, refusal, adapter, { always: options.slashCommand === true });
     return { allowed: false, message: refusal.text };

@@ -4,7 +4,6 @@ import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import type { Platform } from '../domain/thread-key.js';
 import { heldWork } from '../interpreter/held-run.js';
 import { Interpreter } from '../interpreter/interpreter.js';
 import { resetThreadMemory } from '../interpreter/index.js';
@@ -18,7 +17,6 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { buildReply } from '../replies/build-reply.js';
-import { replyBoundsFor } from '../replies/reply-bounds.js';
 import { formatBytes } from '../replies/format.js';
 import { AnswerLedger } from './answer-ledger.js';
 import { exportThread, recordTurn, type RecordTurnOptions } from '../export/index.js';
@@ -29,7 +27,7 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
-import type { DailyBudgets } from '../governance/budget.js';
+import type { BudgetSubject, DailyBudgets } from '../governance/budget.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalGate } from '../governance/approval-gate.js';
 import type { ApprovalHook } from '../ports/approval.js';
@@ -145,7 +143,8 @@ export class ThreadWorker {
   ): Promise<Reply> {
     const { message, threadKey } = job;
     const { sandbox } = this.deps;
-    const intent = intentOf(message);
+    // Read once, when the message arrived; a job queued before intents rode on jobs is read now.
+    const intent = job.intent ?? intentOf(message);
     const onProgress = (event: ProgressEvent) => progress.update(event);
     // A reset clears the files anyway and help needs none; the rest first gets back earlier uploads.
     switch (intent.kind) {
@@ -157,12 +156,12 @@ export class ThreadWorker {
         await resetThreadMemory(this.deps.store, threadKey);
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
-        return textReply(helpText(message.thread.platform));
+        return textReply(helpText(adapter.profile.commandNames));
       case 'usage':
         return textReply(await this.usage(message));
       case 'export': {
         // Its package lookup is a run in the sandbox: admitted and charged to the run-time budget like one.
-        const budget = await this.budgetFor(message, ['runMs']);
+        const budget = await this.budgetFor(message, adapter, ['runMs']);
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal, ...(budget ? { budget } : {}) });
       }
       case 'files': {
@@ -171,7 +170,7 @@ export class ThreadWorker {
       }
       case 'run': {
         // Code the user sent spends run time only: a spent token budget does not stop it.
-        const budget = await this.budgetFor(message, ['runMs']);
+        const budget = await this.budgetFor(message, adapter, ['runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
@@ -181,17 +180,18 @@ export class ThreadWorker {
         );
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
-        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
       case 'ask': {
-        const budget = intent.text.trim() === '' ? undefined : await this.budgetFor(message, ['tokens', 'runMs']);
+        const budget =
+          intent.text.trim() === '' ? undefined : await this.budgetFor(message, adapter, ['tokens', 'runMs']);
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
         const files = uploads.files;
         if (intent.text.trim() === '') {
           if (files.length === 0) return textReply([...notes, 'Send a question or a ```python block.'].join('\n'));
-          const previews = await this.previewUploads(message, threadKey, files, signal, notes);
+          const previews = await this.previewUploads({ message, adapter, threadKey, files, signal, notes });
           return textReply([...notes, describeUploads(files, previews)].join('\n'));
         }
         const approve = this.approvalHook(message, threadKey, adapter);
@@ -202,7 +202,7 @@ export class ThreadWorker {
         notes.push(...(budget?.notices ?? []));
         const asked = { text: intent.text, files: files.map((f) => f.path) };
         notes.push(...(await this.recordExport({ threadKey, message: asked, runs: turn.runs })));
-        return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
     }
   }
@@ -242,15 +242,17 @@ export class ThreadWorker {
    * Previews of files sent without a question: they run code in the sandbox, so they hold run time like any run.
    * With a run-time budget spent the files stay in `/mnt/data` unpreviewed, and `notes` says why.
    */
-  private async previewUploads(
-    message: InboundMessage,
-    threadKey: string,
-    files: SandboxFile[],
-    signal: AbortSignal | undefined,
-    notes: string[],
-  ): Promise<FilePreview[]> {
+  private async previewUploads(o: {
+    message: InboundMessage;
+    adapter: PlatformAdapter;
+    threadKey: string;
+    files: SandboxFile[];
+    signal: AbortSignal | undefined;
+    notes: string[];
+  }): Promise<FilePreview[]> {
+    const { message, adapter, threadKey, files, signal, notes } = o;
     const { budgets, config, sandbox } = this.deps;
-    const budget = budgets?.forTurn(budgetSubject(message));
+    const budget = budgets?.forTurn(budgetSubject(message, adapter));
     const previews = await heldWork(budget, config.sandbox.previewTimeoutMs, (timeoutMs) =>
       sandbox.previewFiles(
         threadKey,
@@ -267,11 +269,12 @@ export class ThreadWorker {
   /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
   private async budgetFor(
     message: InboundMessage,
+    adapter: PlatformAdapter,
     needs: ('tokens' | 'runMs')[],
   ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
     const { budgets } = this.deps;
     if (!budgets) return undefined;
-    const subject = budgetSubject(message);
+    const subject = budgetSubject(message, adapter);
     await budgets.admit(subject, needs);
     return budgets.forTurn(subject);
   }
@@ -318,7 +321,7 @@ export class ThreadWorker {
     return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
   }
 
-  private toReply(turn: TurnResult, threadKey: string, platform: Platform): Promise<Reply> {
+  private toReply(turn: TurnResult, threadKey: string, adapter: PlatformAdapter): Promise<Reply> {
     const { config, sandbox, renderer, metrics } = this.deps;
     metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
     return buildReply(turn, {
@@ -329,7 +332,7 @@ export class ThreadWorker {
         maxImageDimensionPx: config.replies.maxImageDimensionPx,
         maxOutputLines: config.replies.maxOutputLines,
         maxFileBytes: config.sandbox.maxFileBytes,
-        bounds: replyBoundsFor(platform),
+        bounds: adapter.profile.replyBounds,
       },
     });
   }
@@ -337,8 +340,9 @@ export class ThreadWorker {
 
 /** Puts notes (warnings, restored files) above a reply's text. */
 /** Whose budgets a message spends: its user's and its workspace's. */
-function budgetSubject(message: InboundMessage): { platform: Platform; workspace: string; user: string } {
-  return { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
+function budgetSubject(message: InboundMessage, adapter: PlatformAdapter): BudgetSubject {
+  const { platform, workspace } = message.thread;
+  return { platform, workspace, user: message.user.id, usageCommand: adapter.profile.commandNames.usage };
 }
 
 function prefix(notes: string[], reply: Reply): Reply {

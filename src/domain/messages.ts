@@ -55,7 +55,13 @@ export interface InboundMessage {
   /** The text with the bot mention removed. */
   text: string;
   attachments: InboundAttachment[];
+  /** A native command (a slash command), or a thread command typed as the text, read by the adapter. */
   command?: InboundCommand;
+  /**
+   * Set when `command` was typed as the message's text (`reset` in a thread) rather than given as a native
+   * command the user waits an answer to. @defaultValue false
+   */
+  commandTyped?: boolean;
   /** Epoch milliseconds when the platform received it. */
   receivedAtMs: number;
   /**

@@ -31,7 +31,7 @@ export class AccessGate {
     this.notices = new AccessNotices(options.maxNotices);
   }
 
-  /** The refusal of `message`, or undefined when it may go on. Asks the adapter for Slack user groups only when needed. */
+  /** The refusal of `message`, or undefined when it may go on. Asks the adapter for group membership only when needed. */
   async check(
     message: InboundMessage,
     intent: Intent,
@@ -53,8 +53,8 @@ export class AccessGate {
 
   /**
    * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
-   * user expects an answer to: `message.command`, or `always`) is answered every time, privately. Never
-   * throws: a notice that fails is logged.
+   * user expects an answer to: `message.command` not typed as text, or `always`) is answered every time,
+   * privately. Never throws: a notice that fails is logged.
    */
   async tell(
     message: InboundMessage,
@@ -65,7 +65,8 @@ export class AccessGate {
     const { thread, user } = message;
     const key = [refusal.scope, thread.platform, thread.workspace, thread.channel, user.id].join('\u0000');
     const first = this.notices.firstTime(key);
-    const answer = first || Boolean(message.command) || options.always === true;
+    const native = Boolean(message.command) && message.commandTyped !== true;
+    const answer = first || native || options.always === true;
     const log = this.options.logger.child({ platform: thread.platform, channel: thread.channel, user: user.id });
     log.info({ scope: refusal.scope, why: refusal.why, told: answer }, 'access refused');
     if (!adapter || !answer) return false;

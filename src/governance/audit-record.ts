@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { Platform } from '../domain/thread-key.js';
 
 /**
  * The audit trail's line format, version 1: one JSON object per line (JSON Lines), UTF-8, `\n`-ended.
@@ -44,8 +45,8 @@ export interface AuditCommon {
   user: string | null;
   /** Set once `user` (or an approval's `admin`) was replaced by a pseudonym (right to erasure). */
   pseudonym?: true;
-  platform: 'slack' | 'discord' | 'web' | 'cli' | null;
-  /** Slack team, Discord guild (or `dm`), `local` for the web chat and CLI. */
+  platform: Platform | null;
+  /** The thread's workspace as its platform names it (`ThreadRef.workspace`). */
   workspace: string | null;
   channel: string | null;
   /** The thread key (`platform:workspace:channel:thread`, parts percent-encoded); `null` on egress lines. */

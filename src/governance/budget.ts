@@ -6,11 +6,13 @@ import type { BudgetCounters, BudgetHold, BudgetSpend, TurnBudget } from '../por
 import { budgetDay, budgetResetAtMs, describeReset } from './budget-day.js';
 import { limitsOf, usageLines, type BudgetLimit, type Dimension } from './budget-text.js';
 
-/** Whose spend counts: the user, and the workspace (Slack team, Discord guild, `local`) of the platform. */
+/** Whose spend counts: the user, and the workspace (as the platform names it; `local`) of the platform. */
 export interface BudgetSubject {
   platform: string;
   workspace: string;
   user: string;
+  /** How this user asks what is left, named by a refusal (their platform's profile). @defaultValue 'usage' */
+  usageCommand?: string;
 }
 
 /** Options of {@link DailyBudgets}. */
@@ -181,7 +183,7 @@ export class DailyBudgets {
       { ...subject, budget: spent.name, used: spent.used, limit: spent.limit },
       'budget refused',
     );
-    return `${spent.refusal} It resets ${describeReset(this.now())}. Send \`usage\` (\`/usage\`, \`/interpreter usage\` on Slack) to see what is left.`;
+    return `${spent.refusal} It resets ${describeReset(this.now())}. Send \`${subject.usageCommand ?? 'usage'}\` to see what is left.`;
   }
 
   /** Adds the spend; returns a notice for each budget that passed the warning share for the first time today. */

@@ -1,3 +1,4 @@
+import type { Intent } from '../domain/intent.js';
 import type { InboundMessage } from '../domain/messages.js';
 
 /** One unit of work: a message of a thread. */
@@ -5,6 +6,11 @@ export interface Job {
   id: string;
   threadKey: string;
   message: InboundMessage;
+  /**
+   * What the message asks for, read once when it arrived. Absent on a job queued by an older version (or
+   * without it): the worker reads it from `message` then.
+   */
+  intent?: Intent;
   /** 1 on first delivery; higher when retried after a worker died. */
   attempt: number;
   enqueuedAtMs: number;
@@ -14,6 +20,11 @@ export type EnqueueResult =
   | { accepted: true; jobId: string; position: number }
   | { accepted: false; reason: 'duplicate'; jobId: string }
   | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string };
+
+export interface EnqueueOptions {
+  /** What the message asks for, as the core read it on arrival. */
+  intent?: Intent;
+}
 
 export interface JobContext {
   /** Aborted when the user stops the run or the worker shuts down. */
@@ -27,7 +38,8 @@ export type JobProcessor = (job: Job, context: JobContext) => Promise<void>;
  * order; different threads run concurrently. In-process by default, BullMQ on Redis to scale out.
  */
 export interface JobQueue {
-  enqueue(message: InboundMessage): Promise<EnqueueResult>;
+  /** Queues `message`; `options.intent` (what it asks for, read once) rides on its job. */
+  enqueue(message: InboundMessage, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** Starts processing jobs (worker role). */
   process(processor: JobProcessor): Promise<void>;
   /** Cancels the running and waiting jobs of a thread; true when something was cancelled. */

@@ -4,6 +4,7 @@ import type { ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView 
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
+import type { PlatformProfile } from './platform-profile.js';
 
 /**
  * What became of an inbound message: accepted (queued, or a command answered at once), or refused by
@@ -83,6 +84,8 @@ export interface PostedReply {
  */
 export interface PlatformAdapter {
   readonly platform: Platform;
+  /** What the core needs to know of this platform: command names, limits (see PlatformProfile). */
+  readonly profile: PlatformProfile;
   /** Largest file this platform accepts in one upload, in bytes. */
   readonly maxUploadBytes: number;
   start(handler: InboundHandler): Promise<void>;

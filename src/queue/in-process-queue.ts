@@ -2,7 +2,7 @@ import { ThreadlabError } from '../domain/errors.js';
 import type { InboundMessage } from '../domain/messages.js';
 import { threadKey } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
-import type { EnqueueResult, Job, JobProcessor, JobQueue } from '../ports/job-queue.js';
+import type { EnqueueOptions, EnqueueResult, Job, JobProcessor, JobQueue } from '../ports/job-queue.js';
 import { SeenIds } from './dedupe.js';
 import { DEFAULT_LIMITS, limitSubject, type QueueLimits } from './limits.js';
 import { MemoryLimiter } from './memory-limiter.js';
@@ -63,7 +63,7 @@ export class InProcessJobQueue implements JobQueue {
     this.observer = options.observer ?? noopObserver;
   }
 
-  async enqueue(message: InboundMessage): Promise<EnqueueResult> {
+  async enqueue(message: InboundMessage, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     if (this.closing) {
       return {
         accepted: false,
@@ -81,6 +81,7 @@ export class InProcessJobQueue implements JobQueue {
     }
     const key = threadKey(message.thread);
     const job: Job = { id: message.id, threadKey: key, message, attempt: 1, enqueuedAtMs: this.now() };
+    if (options.intent) job.intent = options.intent;
     let state = this.threads.get(key);
     if (!state) {
       state = { waiting: [] };

@@ -6,7 +6,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { directRunSection } from './direct-text.js';
 import { basename, formatCount } from './format.js';
 import { collectArtifacts, displayImage, FileNames, renderImages, type MediaDeps } from './reply-media.js';
-import { boundOmitted, moreFilesLine, PLATFORM_REPLY_BOUNDS, type ReplyBounds } from './reply-bounds.js';
+import { boundOmitted, LIST_REPLY_BOUNDS, moreFilesLine, type ReplyBounds } from './reply-bounds.js';
 import { isLongOutput, outputExcerpt, previewOutput, runOutputText, splitLines } from './run-output.js';
 import { collectTables } from './reply-tables.js';
 
@@ -17,7 +17,7 @@ export interface ReplyLimits {
   maxOutputLines: number;
   /** Largest generated file read back for attaching (THREADLAB_MAX_FILE_MB); larger ones are listed as omitted. */
   maxFileBytes: number;
-  /** How much one reply carries on its platform (files, bytes, notes). @defaultValue the web chat's bounds */
+  /** How much one reply carries on its platform (files, bytes, notes). @defaultValue `LIST_REPLY_BOUNDS` */
   bounds?: ReplyBounds;
 }
 
@@ -55,7 +55,7 @@ const FALLBACK_TEXT: Record<TurnOutcome, string> = {
  */
 export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promise<Reply> {
   const names = new FileNames();
-  const bounds = deps.limits.bounds ?? PLATFORM_REPLY_BOUNDS.web;
+  const bounds = deps.limits.bounds ?? LIST_REPLY_BOUNDS;
   const media: MediaDeps = {
     sandbox: deps.sandbox,
     renderer: deps.renderer,

@@ -2,7 +2,7 @@ import type { ReplyImage } from '../domain/reply.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 
 export interface FitImagesOptions {
-  /** How many images the platform shows in one message (Slack 10 files per message, Discord 10 attachments). */
+  /** How many images the platform shows in one message (its files or attachments per message). */
   maxPerMessage: number;
   renderer: ArtifactRenderer;
   /** Longest side of the contact sheet, in pixels. */

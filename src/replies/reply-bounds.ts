@@ -1,39 +1,29 @@
 import type { OmittedFile } from '../domain/reply.js';
-import type { Platform } from '../domain/thread-key.js';
+import type { ReplyBounds } from '../ports/platform-profile.js';
 import { formatBytes, formatCount } from './format.js';
 
-/**
- * How much one reply may carry. The sandbox decides how many files a run writes, so a reply is bounded here
- * and what is beyond a bound is summed up in one line instead of being posted or dropped.
- */
-export interface ReplyBounds {
-  /** Generated files read back and attached to one reply; the rest are named in one line of the text. */
-  maxFiles: number;
-  /** Bytes of generated files read back for one reply (they are held in memory until posted). */
-  maxFileBytesTotal: number;
-  /** "Not attached" notes listed one by one; the rest are counted in one note. */
-  maxOmitted: number;
-  /** Names listed in the line about files beyond `maxFiles`, at most this many characters. */
-  maxListedNamesChars: number;
-}
+export type { ReplyBounds } from '../ports/platform-profile.js';
 
 const MB = 1024 * 1024;
 
 /**
- * Bounds by platform. Slack and Discord show 10 files a message, so 20 files keep a reply to a handful of
- * messages (text, two or three of files, notes); the web chat and the CLI show files as a list.
+ * Bounds for a platform that shows about 10 files a message: 20 files keep a reply to a handful of messages
+ * (text, two or three of files, notes).
  */
-export const PLATFORM_REPLY_BOUNDS: Record<Platform, ReplyBounds> = {
-  slack: { maxFiles: 20, maxFileBytesTotal: 256 * MB, maxOmitted: 10, maxListedNamesChars: 600 },
-  discord: { maxFiles: 20, maxFileBytesTotal: 256 * MB, maxOmitted: 10, maxListedNamesChars: 600 },
-  web: { maxFiles: 50, maxFileBytesTotal: 512 * MB, maxOmitted: 20, maxListedNamesChars: 1500 },
-  cli: { maxFiles: 100, maxFileBytesTotal: 512 * MB, maxOmitted: 20, maxListedNamesChars: 1500 },
+export const CHAT_REPLY_BOUNDS: ReplyBounds = {
+  maxFiles: 20,
+  maxFileBytesTotal: 256 * MB,
+  maxOmitted: 10,
+  maxListedNamesChars: 600,
 };
 
-/** The bounds of a platform's replies. */
-export function replyBoundsFor(platform: Platform): ReplyBounds {
-  return PLATFORM_REPLY_BOUNDS[platform];
-}
+/** Bounds for a surface that shows files as a list; also the default of a reply built without bounds. */
+export const LIST_REPLY_BOUNDS: ReplyBounds = {
+  maxFiles: 50,
+  maxFileBytesTotal: 512 * MB,
+  maxOmitted: 20,
+  maxListedNamesChars: 1500,
+};
 
 /**
  * One line about files that were not attached because the reply reached its bound: how many, where they are,

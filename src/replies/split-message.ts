@@ -1,15 +1,5 @@
 import { fenceAt, findFences, type FenceSpan } from './fences.js';
 
-/** Platform text limits, in UTF-16 code units (JS string length, never less than what platforms count). */
-export const TEXT_LIMITS = {
-  /** Slack `chat.postMessage` text. */
-  slackTextChars: 40_000,
-  /** Slack Block Kit section (and markdown block) text. */
-  slackSectionChars: 3_000,
-  /** Discord message content. */
-  discordMessageChars: 2_000,
-} as const;
-
 export interface SplitOptions {
   /** Longest chunk, fences added by the split included. At least 16. */
   maxChars: number;

@@ -48,6 +48,20 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       dropped.length = 0;
     });
 
+    it("carries the message's intent on its job, as given; a job enqueued without one has none", async () => {
+      const queue = await make();
+      const jobs: Job[] = [];
+      await queue.process(async (job) => void jobs.push(job));
+      const intent = { kind: 'run', language: 'python', code: 'print("ü ```")' } as const;
+      await queue.enqueue(testMessage({ thread: 'intent', text: 'a' }), { intent });
+      await queue.enqueue(testMessage({ thread: 'intent', text: 'b' }));
+      await waitFor(() => jobs.length === 2, 10_000, 'two jobs');
+      expect(jobs.map((j) => [j.message.text, j.intent])).toEqual([
+        ['a', intent],
+        ['b', undefined],
+      ]);
+    });
+
     it('runs one thread in arrival order, one at a time, and threads concurrently', async () => {
       const queue = await make({ concurrency: 3 });
       const seen = new Map<string, number[]>();

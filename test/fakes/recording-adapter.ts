@@ -11,6 +11,8 @@ import type {
   PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
+import type { PlatformProfile } from '../../src/ports/platform-profile.js';
+import { profileOf } from './profiles.js';
 
 /**
  * A PlatformAdapter that records what the core asks of it: replies, progress events, downloads.
@@ -26,7 +28,11 @@ export class RecordingAdapter implements PlatformAdapter {
   private waiters: ((r: { message: InboundMessage; reply: Reply }) => void)[] = [];
   private seen = 0;
 
-  constructor(readonly platform: Platform = 'web') {}
+  /** `profile` defaults to the real adapter's of `platform`. */
+  constructor(
+    readonly platform: Platform = 'web',
+    readonly profile: PlatformProfile = profileOf(platform),
+  ) {}
 
   async start(handler: InboundHandler): Promise<void> {
     this.handler = handler;

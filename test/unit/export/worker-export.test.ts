@@ -11,6 +11,7 @@ import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
+import { asAdapterMaps } from '../../fakes/profiles.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 
@@ -23,14 +24,16 @@ class BrokenExportStore extends MemorySessionStore {
   }
 }
 
-const message = (text: string): InboundMessage => ({
-  id: randomUUID(),
-  thread: { platform: 'web', workspace: 'local', channel: 'web', thread: 't1' },
-  user: { id: 'u1' },
-  text,
-  attachments: [],
-  receivedAtMs: Date.now(),
-});
+/** A web chat message as its adapter hands it to the core (a typed `/reset` read as that command). */
+const message = (text: string): InboundMessage =>
+  asAdapterMaps({
+    id: randomUUID(),
+    thread: { platform: 'web', workspace: 'local', channel: 'web', thread: 't1' },
+    user: { id: 'u1' },
+    text,
+    attachments: [],
+    receivedAtMs: Date.now(),
+  });
 
 let runtime: Runtime | undefined;
 afterEach(async () => {

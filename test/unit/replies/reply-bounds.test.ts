@@ -5,7 +5,9 @@ import { planReply as planSlack } from '../../../adapters/slack/reply-blocks.js'
 import type { Artifact } from '../../../src/domain/execution.js';
 import type { Reply } from '../../../src/domain/reply.js';
 import { buildReply, type BuildReplyDeps } from '../../../src/replies/build-reply.js';
-import { boundOmitted, PLATFORM_REPLY_BOUNDS, type ReplyBounds } from '../../../src/replies/reply-bounds.js';
+import { boundOmitted, type ReplyBounds } from '../../../src/replies/reply-bounds.js';
+import { discordProfile } from '../../../adapters/discord/profile.js';
+import { slackProfile } from '../../../adapters/slack/profile.js';
 import { MapSandbox, RecordingRenderer, run, turn } from './helpers.js';
 
 const MB = 1024 * 1024;
@@ -43,7 +45,7 @@ describe('reply bounds: a run that writes 5,000 files', () => {
     const { sandbox, artifacts } = manyFiles(5000);
     const reply = await buildReply(
       turn({ text: 'Split the table.', runs: [run({ artifacts })] }),
-      deps(sandbox, PLATFORM_REPLY_BOUNDS.slack),
+      deps(sandbox, slackProfile().replyBounds),
     );
     expect(reply.files).toHaveLength(20);
     expect(sandbox.reads).toHaveLength(20);
@@ -61,7 +63,7 @@ describe('reply bounds: a run that writes 5,000 files', () => {
     const { sandbox, artifacts } = manyFiles(5000);
     const reply = await buildReply(
       turn({ text: 'Split the table.', runs: [run({ artifacts })] }),
-      deps(sandbox, PLATFORM_REPLY_BOUNDS.discord),
+      deps(sandbox, discordProfile.replyBounds),
     );
     const messages = await planDiscord(reply, { uploadLimitBytes: 25 * MB });
     expect(messages.length).toBeLessThanOrEqual(3);
@@ -73,7 +75,7 @@ describe('reply bounds: a run that writes 5,000 files', () => {
     const { sandbox, artifacts } = manyFiles(5000, 2 * MB, false);
     const reply = await buildReply(
       turn({ text: 'Big files.', runs: [run({ artifacts })] }),
-      deps(sandbox, { ...PLATFORM_REPLY_BOUNDS.slack, maxFiles: 10_000 }, MB),
+      deps(sandbox, { ...slackProfile().replyBounds, maxFiles: 10_000 }, MB),
     );
     expect(sandbox.reads).toHaveLength(0);
     expect(reply.omitted).toHaveLength(10);
@@ -88,7 +90,7 @@ describe('reply bounds: a run that writes 5,000 files', () => {
     const { sandbox, artifacts } = manyFiles(10, 30 * MB);
     const reply = await buildReply(
       turn({ text: 'Ten big files.', runs: [run({ artifacts })] }),
-      deps(sandbox, { ...PLATFORM_REPLY_BOUNDS.slack, maxFileBytesTotal: 100 * MB }),
+      deps(sandbox, { ...slackProfile().replyBounds, maxFileBytesTotal: 100 * MB }),
     );
     expect(reply.files).toHaveLength(3);
     expect(sandbox.reads).toHaveLength(3);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findFences } from '../../../src/replies/fences.js';
-import { planSplit, splitMessage, TEXT_LIMITS } from '../../../src/replies/split-message.js';
+import { planSplit, splitMessage } from '../../../src/replies/split-message.js';
+import { DISCORD_MESSAGE_CHARS } from '../../../adapters/discord/profile.js';
+import { SLACK_TEXT_LIMITS } from '../../../adapters/slack/profile.js';
 
 /** Every fence a chunk opens is closed in the same chunk (what makes each message render on its own). */
 function unclosedFences(chunk: string): number {
@@ -101,9 +103,9 @@ describe('splitMessage', () => {
   });
 
   it.each([
-    ['Slack text', TEXT_LIMITS.slackTextChars, 120_000],
-    ['Slack section', TEXT_LIMITS.slackSectionChars, 20_000],
-    ['Discord message', TEXT_LIMITS.discordMessageChars, 20_000],
+    ['Slack text', SLACK_TEXT_LIMITS.textChars, 120_000],
+    ['Slack section', SLACK_TEXT_LIMITS.sectionChars, 20_000],
+    ['Discord message', DISCORD_MESSAGE_CHARS, 20_000],
   ])('fits the %s limit (%i chars) on mixed markdown, preserving everything', (_, limit, size) => {
     const rand = prng(limit);
     let text = '';

@@ -1,0 +1,20 @@
+import type { PlatformProfile } from '../../src/ports/platform-profile.js';
+import { LIST_REPLY_BOUNDS } from '../../src/replies/reply-bounds.js';
+
+/**
+ * The local web chat as the core sees it: commands are typed with a slash (`/reset`) or pressed as buttons,
+ * files are shown as a list, and a message's text is not split.
+ */
+export const webProfile: PlatformProfile = {
+  commandNames: {
+    run: '```python …```',
+    reset: 'Reset',
+    files: 'Files',
+    help: 'Help',
+    export: '/export',
+    usage: '/usage',
+  },
+  commandTyping: { prefix: '/' },
+  replyBounds: LIST_REPLY_BOUNDS,
+  maxMessageChars: Number.MAX_SAFE_INTEGER,
+};

@@ -1,0 +1,33 @@
+import { LANGUAGES, type Language } from './execution.js';
+
+/**
+ * What a message asks for, decided once per message (`intentOf` in the core): the runtime acts on `stop`
+ * when it arrives, the thread worker on the rest when the job runs. Plain data: it rides on the job.
+ */
+export type Intent =
+  | { kind: 'stop' }
+  | { kind: 'reset' }
+  | { kind: 'files' }
+  | { kind: 'help' }
+  /** The thread as a Jupyter notebook and a requirements.txt. */
+  | { kind: 'export' }
+  /** Today's spend against the daily budgets of the user and the workspace. */
+  | { kind: 'usage' }
+  /** Code to run as is, without the model: a platform's run command, or a message that is one fenced block. */
+  | { kind: 'run'; language: Language; code: string }
+  /** Anything else is for the model; `text` is empty when the message only brings files. */
+  | { kind: 'ask'; text: string };
+
+const KINDS_WITHOUT_FIELDS = new Set(['stop', 'reset', 'files', 'help', 'export', 'usage']);
+
+/**
+ * Whether `value` is an Intent (a job's intent read back from a store is a claim): anything else is
+ * dropped, and the intent is read from the message again.
+ */
+export function isIntent(value: unknown): value is Intent {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { kind?: unknown; language?: unknown; code?: unknown; text?: unknown };
+  if (v.kind === 'ask') return typeof v.text === 'string';
+  if (v.kind === 'run') return typeof v.code === 'string' && LANGUAGES.includes(v.language as Language);
+  return typeof v.kind === 'string' && KINDS_WITHOUT_FIELDS.has(v.kind);
+}
