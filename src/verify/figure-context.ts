@@ -16,7 +16,7 @@ const LABELS = new Set(
   (
     'step steps part chapter section sections figure fig table tables item items phase stage option question ' +
     'rule issue pr run runs attempt cell line lines page pages row rows column columns col exercise example ' +
-    'case test chart plot day week top level tier number no nr vol ' +
+    'case test chart plot day week top level tier number no nr vol group cluster id ' +
     'version versions release v python py node nodejs numpy pandas scipy matplotlib sklearn polars java go ' +
     'ruby php perl rust ubuntu debian fedora centos windows macos ios android postgres postgresql mysql redis ' +
     'sqlite typescript javascript ecmascript es html css http tls ssl ipv gpt unicode utf'

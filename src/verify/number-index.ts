@@ -1,5 +1,4 @@
 import type { FoundAt, OutputSource } from './figure.js';
-import { isMinus } from './number-syntax.js';
 
 /**
  * An output's numbers as printed: digits with optional comma groups, a decimal part and an exponent
@@ -12,15 +11,14 @@ const OUTPUT_NUMBER = /(?:\d+((?:,\d{3}(?!\d))*)(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d{
 const MAX_TOKEN_CHARS = 64;
 
 /**
- * The numbers of the turn's outputs, tokenised once: a sorted array of the distinct values for range
- * queries, and where each value first appears. Built in one pass over the text; each lookup is a binary
- * search.
+ * The numbers of the turn's outputs, tokenised once: their values sorted for range queries, and where
+ * each was printed. Built in one pass over the text; each lookup is a binary search.
  */
 export interface NumberIndex {
-  /** The distinct values, ascending. */
+  /** The distinct values printed, ascending. */
   readonly values: Float64Array;
-  /** Where the value was first printed. */
-  locate(value: number): FoundAt;
+  /** Where the value at `position` of `values` was first printed. */
+  locate(position: number): FoundAt;
   /** Characters of output given, and how many were tokenised (fewer when the cap cut them). */
   totalChars: number;
   scannedChars: number;
@@ -31,47 +29,60 @@ export interface NumberIndexOptions {
   maxChars: number;
 }
 
-interface Locations {
-  source: number[];
-  line: number[];
-  start: number[];
-  end: number[];
-}
+const MINUS = 0x2d;
+const UNICODE_MINUS = 0x2212;
+
+/** Whether the character code before a "-" makes it a joiner ("2024-05", "x-1", "1.-") rather than a sign. */
+const joinsBefore = (code: number): boolean =>
+  (code >= 0x30 && code <= 0x39) ||
+  (code >= 0x41 && code <= 0x5a) ||
+  (code >= 0x61 && code <= 0x7a) ||
+  code === 0x5f ||
+  code === 0x2e ||
+  code === 0x29;
 
 /** Tokenises the outputs' numbers (up to `maxChars` characters in all) into a `NumberIndex`. */
 export function buildNumberIndex(sources: OutputSource[], options: NumberIndexOptions): NumberIndex {
+  // Each distinct value once, at its first printing: a Map and a native numeric sort cost a fraction of
+  // sorting every printed number by a comparator.
   const first = new Map<number, number>();
-  const at: Locations = { source: [], line: [], start: [], end: [] };
-  const add = (value: number, where: [source: number, line: number, start: number, end: number]) => {
+  // Four numbers per distinct value, flat: source index, line, start and end offsets of the printed number.
+  const where: number[] = [];
+  const add = (value: number, source: number, line: number, start: number, end: number) => {
     if (!Number.isFinite(value) || first.has(value)) return;
-    first.set(value, at.source.length);
-    at.source.push(where[0]);
-    at.line.push(where[1]);
-    at.start.push(where[2]);
-    at.end.push(where[3]);
+    first.set(value, where.length);
+    where.push(source, line, start, end);
   };
   let budget = options.maxChars;
   let totalChars = 0;
   let scannedChars = 0;
+  const re = new RegExp(OUTPUT_NUMBER.source, 'g');
   for (const [s, source] of sources.entries()) {
     totalChars += source.text.length;
     const text = scannedPart(source.text, budget);
-    budget -= text.length;
+    // Once a source is cut, the ones after it are not scanned: the limit cuts the outputs in order.
+    budget = text.length < source.text.length ? 0 : budget - text.length;
     scannedChars += text.length;
     let line = 1;
     let nextNewline = text.indexOf('\n');
-    for (const m of text.matchAll(OUTPUT_NUMBER)) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       while (nextNewline !== -1 && nextNewline < m.index) {
         line++;
         nextNewline = text.indexOf('\n', nextNewline + 1);
       }
-      if (m[0].length > MAX_TOKEN_CHARS) continue;
-      const negative = isMinus(text[m.index - 1]) && !/[\w.)]/.test(text[m.index - 2] ?? '');
+      const token = m[0];
+      if (token.length > MAX_TOKEN_CHARS) continue;
+      const before = text.charCodeAt(m.index - 1);
+      const negative = (before === MINUS || before === UNICODE_MINUS) && !joinsBefore(text.charCodeAt(m.index - 2));
+      const start = negative ? m.index - 1 : m.index;
+      const end = m.index + token.length;
       const sign = negative ? '-' : '';
-      const where: [number, number, number, number] = [s, line, m.index - sign.length, m.index + m[0].length];
-      add(Number(sign + (m[1] ? m[0].replaceAll(',', '') : m[0])), where);
+      add(Number(sign + (m[1] ? token.replaceAll(',', '') : token)), s, line, start, end);
       // "1,234" in a CSV is two fields: each group is indexed too, so either reading is found.
-      if (m[1]) for (const [i, part] of m[0].split(',').entries()) add(Number((i === 0 ? sign : '') + part), where);
+      if (m[1])
+        for (const [i, part] of token.split(',').entries())
+          add(Number((i === 0 ? sign : '') + part), s, line, start, end);
     }
   }
   const values = Float64Array.from(first.keys()).sort();
@@ -79,27 +90,35 @@ export function buildNumberIndex(sources: OutputSource[], options: NumberIndexOp
     values,
     totalChars,
     scannedChars,
-    locate(value) {
-      const i = first.get(value)!;
-      const source = sources[at.source[i]!]!;
-      return { run: source.run, kind: source.kind, line: at.line[i]!, text: source.text.slice(at.start[i], at.end[i]) };
+    locate(position) {
+      const at = first.get(values[position]!)!;
+      const source = sources[where[at]!]!;
+      return {
+        run: source.run,
+        kind: source.kind,
+        line: where[at + 1]!,
+        text: source.text.slice(where[at + 2], where[at + 3]),
+      };
     },
   };
 }
 
-/** The part of `text` that fits `budget` characters, cut after its last whole line when one fits. */
+/**
+ * The part of `text` that fits `budget` characters, cut after its last whole line, or else after its last
+ * whitespace, so no number is cut in two (a cut "77.125" must not read 77.12).
+ */
 function scannedPart(text: string, budget: number): string {
   if (text.length <= budget) return text;
   if (budget <= 0) return '';
   const nl = text.lastIndexOf('\n', budget - 1);
-  return text.slice(0, nl > 0 ? nl + 1 : budget);
+  if (nl !== -1) return text.slice(0, nl + 1);
+  let cut = budget;
+  while (cut > 0 && !/\s/.test(text[cut - 1]!)) cut--;
+  return text.slice(0, cut);
 }
 
-/**
- * The indexed value nearest `target` within [lo, hi], or undefined when none lies there. Binary search for
- * the first value ≥ target; the nearest is it or the one before.
- */
-export function nearestInRange(values: Float64Array, target: number, lo: number, hi: number): number | undefined {
+/** The first position of `values` (ascending) holding a value ≥ `target`; `values.length` when none. */
+function lowerBound(values: Float64Array, target: number): number {
   let a = 0;
   let b = values.length;
   while (a < b) {
@@ -107,9 +126,18 @@ export function nearestInRange(values: Float64Array, target: number, lo: number,
     if (values[mid]! < target) a = mid + 1;
     else b = mid;
   }
-  const above = a < values.length ? values[a]! : undefined;
-  const below = a > 0 ? values[a - 1]! : undefined;
-  const inside = (v: number | undefined) => v !== undefined && v >= lo && v <= hi;
-  if (inside(above) && inside(below)) return above! - target <= target - below! ? above : below;
-  return inside(above) ? above : inside(below) ? below : undefined;
+  return a;
+}
+
+/**
+ * The position of the indexed value nearest `target` within [lo, hi], or undefined when none lies there:
+ * one binary search, whatever the size of the index.
+ */
+export function nearestInRange(values: Float64Array, target: number, lo: number, hi: number): number | undefined {
+  const above = lowerBound(values, target);
+  const a = above < values.length ? values[above]! : undefined;
+  const b = above > 0 ? values[above - 1]! : undefined;
+  const inside = (v: number | undefined): v is number => v !== undefined && v >= lo && v <= hi;
+  if (inside(a) && (!inside(b) || a - target <= target - b)) return above;
+  return inside(b) ? above - 1 : undefined;
 }

@@ -4,8 +4,8 @@ import { buildNumberIndex, nearestInRange, type NumberIndex } from './number-ind
 
 /** Figures checked per answer at most. */
 export const DEFAULT_MAX_FIGURES = 200;
-/** Characters of output scanned per turn at most (2 MB of ASCII). */
-export const DEFAULT_MAX_OUTPUT_CHARS = 2_000_000;
+/** Characters of output scanned per turn at most: 2 MB of ASCII. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 2 * 1024 * 1024;
 
 export interface VerifyFiguresOptions {
   /** The model's final answer (Markdown). */
@@ -16,7 +16,7 @@ export interface VerifyFiguresOptions {
   maxFigures?: number;
   /**
    * Characters of output scanned at most, across `outputs` in order; the rest is reported in
-   * `output.scannedChars`. @defaultValue 2_000_000
+   * `output.scannedChars`. @defaultValue 2,097,152 (2 MB)
    */
   maxOutputChars?: number;
 }
