@@ -8,6 +8,7 @@ import {
   isWordChar,
   labelBefore,
   TIME_OF_DAY,
+  wordAfter,
 } from './figure-context.js';
 import {
   CORE,
@@ -22,6 +23,8 @@ import {
   TIMES_TEN,
 } from './number-syntax.js';
 
+/** Words after a percentage that make it a confidence level ("95% CI"). */
+const CONFIDENCE = new Set(['ci', 'confidence', 'credible']);
 /** Longer digit runs are ids or data dumps, not stated figures (and exceed a double's precision anyway). */
 const MAX_INT_DIGITS = 18;
 /** Letters read after a number as its unit ("ms", "GB"); a longer run is a word glued to an id. */
@@ -38,6 +41,7 @@ const SEPARATORS = /[,'\u2019 \u00a0\u202f\u2009]/g;
  * dates and times ("2024-05-01", "12/05/2024", "May 1", "09:30", "9am"); list numbering ("1." at a line's
  * start); labels and versions ("Step 2", "line 14", "run 2", "Python 3.13", "v2.2.1", "1.2.3"); ids and
  * hashes ("abc123", "#4521", "4bb3141", UUIDs); ordinals ("1st"); fractions and ratios ("3/4", "3:1");
+ * bounds after a comparison ("p < 0.05") and confidence levels ("95% CI");
  * and bare integers 0–10 ("3 columns", "2 runs"): structural counts that no output prints, which would
  * make the warning cry wolf. A small integer with a sign, decimals, currency, percent or an attached unit
  * ("3x", "5ms") is a claim.
@@ -73,7 +77,7 @@ function readFigure(text: string, at: number, core: string, rangeAt: number): Re
     start = at - 1; // ".5"
     digits = `0.${core}`;
   } else if (isWordChar(prev) || prev === '.' || prev === '#' || prev === '@') return undefined;
-  if (!secondOfRange && (prev === '-' || prev === '/' || isMinus(prev)) && isWordChar(text[at - 2])) return undefined;
+  if (!secondOfRange && (prev === '/' || isMinus(prev)) && isWordChar(text[at - 2])) return undefined;
   if (prev === ':' && isDigit(text[at - 2])) return undefined;
 
   let currency: string | undefined;
@@ -86,6 +90,8 @@ function readFigure(text: string, at: number, core: string, rangeAt: number): Re
     else if (!sign && (isMinus(c) || c === '+') && !isWordChar(text[start - 2])) [sign, start] = [c!, start - 1];
   }
 
+  if (isBound(text, start)) return undefined;
+
   let p = at + core.length;
   let exponent = 0;
   const e = stickyAt(E_EXPONENT, text, p) ?? stickyAt(TIMES_TEN, text, p);
@@ -97,7 +103,7 @@ function readFigure(text: string, at: number, core: string, rangeAt: number): Re
   let range: number | undefined;
   const next = text[p];
   if (next === '.' && isDigit(text[p + 1])) return undefined; // 1.2.3, 192.168.0.1
-  if ((next === '-' || next === '/' || next === ':' || isMinus(next)) && isWordChar(text[p + 1])) {
+  if ((next === '/' || next === ':' || isMinus(next)) && isWordChar(text[p + 1])) {
     const joined = next === '-' && !scientific ? hyphenated(text, p + 1) : 'refuse';
     if (joined === 'refuse') return undefined;
     if (joined === 'range') range = p;
@@ -135,6 +141,7 @@ function readFigure(text: string, at: number, core: string, rangeAt: number): Re
   if (integer && !decorated && n <= 31 && besideMonth(text, start, end)) return undefined;
   if (integer && !decorated && isListNumber(text, start, at + core.length)) return undefined;
   if (!pc && currency === undefined && !power && labelBefore(text, start)) return undefined;
+  if (pc && CONFIDENCE.has(wordAfter(text, end))) return undefined; // "95% CI": a level chosen, not a result
 
   const scale = exponent + power;
   const negative = isMinus(sign) ? '-' : '';
@@ -152,6 +159,19 @@ function readFigure(text: string, at: number, core: string, rangeAt: number): Re
   if (currency !== undefined) figure.currency = currency;
   if (power) figure.mantissa = { value: Number(`${negative}${whole}.${fraction || '0'}`), decimals: fraction.length };
   return range === undefined ? { figure } : { figure, rangeAt: range };
+}
+
+/**
+ * Whether the number at `start` is a bound after a comparison ("p < 0.05", "≥ 1e-10"): a threshold the
+ * answer chose, not a value a run printed. A ">" opening a line is a Markdown quote, not a comparison.
+ */
+function isBound(text: string, start: number): boolean {
+  const at = text[start - 1] === ' ' ? start - 2 : start - 1;
+  const c = text[at];
+  if (c === '<' || c === '≤' || c === '≥') return true;
+  if (c !== '>') return false;
+  for (let i = at - 1; i >= 0 && text[i] !== '\n'; i--) if (text[i] !== ' ' && text[i] !== '>') return true;
+  return false;
 }
 
 /**

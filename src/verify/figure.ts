@@ -5,7 +5,7 @@
 export interface Figure {
   /** Offset of the figure's first character in the answer (its sign or currency symbol included). */
   start: number;
-  /** Offset just after its last character (a suffix, unit-less percent sign or "percent" included). */
+  /** Offset just after its last character (a scale suffix and a percent sign or word included, a unit not). */
   end: number;
   /** The figure as written, e.g. "$3.4M", "−12", "45 %". */
   text: string;

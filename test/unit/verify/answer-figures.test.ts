@@ -162,6 +162,11 @@ describe('extractFigures: what is not a claim', () => {
     expect(texts('`123` then 456 then ``x = 789`` then 321\n```\n555\n```\n654')).toEqual(['456', '321', '654']);
   });
 
+  it('refuses bounds after a comparison and confidence levels, but not figures in a quote', () => {
+    none('significant (p < 0.05, t ≥ 12.5, n > 30) at 95% CI and 90 % confidence');
+    expect(texts('> 45% of users\n>> 12.5 on average')).toEqual(['45%', '12.5']);
+  });
+
   it('refuses ordinals and fractions', () => {
     none('The 1st, 2nd, 3rd and 21st rows; 3/4 of them.');
   });
