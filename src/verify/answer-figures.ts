@@ -67,98 +67,144 @@ interface Read {
   rangeAt?: number;
 }
 
+/** What stands before a number's digits: its sign and currency, and where the figure starts. */
+interface Left {
+  start: number;
+  /** The digits as read: ".5" reads as "0.5". */
+  digits: string;
+  sign: string;
+  currency?: string;
+}
+
+/** What follows a number's digits: exponent, scale suffix, percent, unit, and where the figure ends. */
+interface Right {
+  end: number;
+  exponent: number;
+  scientific: boolean;
+  /** The scale suffix's power of ten ("M" → 6), 0 without one. */
+  power: number;
+  percent: boolean;
+  /** Letters glued after it ("ms", "x", "st"). */
+  unit: string;
+  rangeAt?: number;
+}
+
 /** Reads the figure whose digits `core` stand at `at`, or undefined when they are not a claim. */
 function readFigure(text: string, at: number, core: string, rangeAt: number): Read | undefined {
+  const left = readLeft(text, at, core, rangeAt);
+  const right = left && readRight(text, at + core.length, left.currency !== undefined);
+  if (!left || !right) return undefined;
+  const plain = left.digits.replace(SEPARATORS, '');
+  const [whole = '', fraction = ''] = plain.split('.');
+  if (whole.length > MAX_INT_DIGITS || notAClaim(text, { at, core, left, right, whole, fraction })) return undefined;
+  const scale = right.exponent + right.power;
+  const negative = isMinus(left.sign) ? '-' : '';
+  const value = Number(`${negative}${whole}.${fraction || '0'}e${scale}`);
+  if (!Number.isFinite(value)) return undefined;
+  const figure: Figure = {
+    start: left.start,
+    end: right.end,
+    text: text.slice(left.start, right.end),
+    value,
+    decimals: fraction.length - scale,
+    percent: right.percent,
+  };
+  if (right.scientific || right.power) figure.significantDigits = (whole + fraction).replace(/^0+/, '').length || 1;
+  if (left.currency !== undefined) figure.currency = left.currency;
+  if (right.power)
+    figure.mantissa = { value: Number(`${negative}${whole}.${fraction || '0'}`), decimals: fraction.length };
+  return right.rangeAt === undefined ? { figure } : { figure, rangeAt: right.rangeAt };
+}
+
+/** The sign and currency before the digits at `at`, or undefined when the digits belong to an id or a date. */
+function readLeft(text: string, at: number, core: string, rangeAt: number): Left | undefined {
   const prev = text[at - 1];
   const secondOfRange = prev === '-' && rangeAt === at - 1;
-  let start = at;
-  let digits = core;
+  const left: Left = { start: at, digits: core, sign: '' };
   if (prev === '.' && !core.includes('.') && !isWordChar(text[at - 2])) {
-    start = at - 1; // ".5"
-    digits = `0.${core}`;
+    left.start = at - 1; // ".5"
+    left.digits = `0.${core}`;
   } else if (isWordChar(prev) || prev === '.' || prev === '#' || prev === '@') return undefined;
   if (!secondOfRange && (prev === '/' || isMinus(prev)) && isWordChar(text[at - 2])) return undefined;
   if (prev === ':' && isDigit(text[at - 2])) return undefined;
-
-  let currency: string | undefined;
-  let sign = '';
   for (let pass = 0; pass < 2 && !secondOfRange; pass++) {
-    const c = text[start - 1];
-    if (currency === undefined && c !== undefined && CURRENCY.has(c)) [currency, start] = [c, start - 1];
-    else if (currency === undefined && c === ' ' && CURRENCY.has(text[start - 2] ?? ''))
-      [currency, start] = [text[start - 2], start - 2];
-    else if (!sign && (isMinus(c) || c === '+') && !isWordChar(text[start - 2])) [sign, start] = [c!, start - 1];
+    const c = text[left.start - 1];
+    const spaced = c === ' ' ? text[left.start - 2] : undefined;
+    if (left.currency === undefined && c !== undefined && CURRENCY.has(c))
+      [left.currency, left.start] = [c, left.start - 1];
+    else if (left.currency === undefined && spaced !== undefined && CURRENCY.has(spaced))
+      [left.currency, left.start] = [spaced, left.start - 2];
+    else if (!left.sign && (isMinus(c) || c === '+') && !isWordChar(text[left.start - 2]))
+      [left.sign, left.start] = [c!, left.start - 1];
   }
+  return isBound(text, left.start) ? undefined : left;
+}
 
-  if (isBound(text, start)) return undefined;
-
-  let p = at + core.length;
-  let exponent = 0;
+/** Exponent, joins, suffix, percent and unit after the digits ending at `from`; undefined for a refused join. */
+function readRight(text: string, from: number, hasCurrency: boolean): Right | undefined {
+  let p = from;
   const e = stickyAt(E_EXPONENT, text, p) ?? stickyAt(TIMES_TEN, text, p);
-  if (e) {
-    exponent = exponentValue(e[1] ?? e[2]!);
-    p += e[0].length;
-  }
-  const scientific = e !== null;
-  let range: number | undefined;
+  if (e) p += e[0].length;
+  const right: Right = {
+    end: p,
+    exponent: e ? exponentValue(e[1] ?? e[2]!) : 0,
+    scientific: e !== null,
+    power: 0,
+    percent: false,
+    unit: '',
+  };
   const next = text[p];
   if (next === '.' && isDigit(text[p + 1])) return undefined; // 1.2.3, 192.168.0.1
   if ((next === '/' || next === ':' || isMinus(next)) && isWordChar(text[p + 1])) {
-    const joined = next === '-' && !scientific ? hyphenated(text, p + 1) : 'refuse';
+    const joined = next === '-' && !right.scientific ? hyphenated(text, p + 1) : 'refuse';
     if (joined === 'refuse') return undefined;
-    if (joined === 'range') range = p;
+    if (joined === 'range') right.rangeAt = p;
   }
-
-  let power = 0;
-  const s = scientific ? null : stickyAt(SUFFIX, text, p);
+  const s = right.scientific ? null : stickyAt(SUFFIX, text, p);
   const suffix = s?.[1] ?? s?.[2];
-  if (s && suffix && (suffix !== 'm' || currency)) {
-    power = suffixPower(suffix);
+  if (s && suffix && (suffix !== 'm' || hasCurrency)) {
+    right.power = suffixPower(suffix);
     p += s[0].length;
   }
   const pc = stickyAt(PERCENT, text, p);
   if (pc) p += pc[0].length;
-  const end = p;
-  let unit = '';
+  right.percent = pc !== null;
+  right.end = p;
   if (isLetter(text[p]) && !pc) {
     let q = p;
     while (q < text.length && q - p <= MAX_UNIT && isLetter(text[q])) q++;
-    if (isWordChar(text[q]) || scientific || power) return undefined; // "3f2a9c", "3e8a": ids and hashes
-    unit = text.slice(p, q);
+    if (isWordChar(text[q]) || right.scientific || right.power) return undefined; // "3f2a9c", "3e8a": ids
+    right.unit = text.slice(p, q);
   }
+  return right;
+}
 
-  const plain = digits.replace(SEPARATORS, '');
-  const [whole = '', fraction = ''] = plain.split('.');
-  if (whole.length > MAX_INT_DIGITS) return undefined;
-  const integer = fraction === '' && !scientific && !power;
+/** A number read in full, for the refusals that weigh its parts against its context. */
+interface Parts {
+  at: number;
+  core: string;
+  left: Left;
+  right: Right;
+  whole: string;
+  fraction: string;
+}
+
+/** Whether context makes the number a year, count, ordinal, time, date, list number, label or level. */
+function notAClaim(text: string, { at, core, left, right, whole, fraction }: Parts): boolean {
+  const integer = fraction === '' && !right.scientific && !right.power;
   const n = Number(whole);
-  const decorated = sign !== '' || currency !== undefined || pc !== null;
-  const bare = integer && !decorated && plain.length === digits.length;
-  if (bare && n >= 1900 && n <= 2100 && (unit === '' || unit === 's')) return undefined; // a year, "1990s"
-  if (bare && unit === '' && n <= 10) return undefined; // a structural count
-  if (integer && /^(?:st|nd|rd|th)$/i.test(unit)) return undefined; // 1st, 2nd
-  if (integer && !decorated && n >= 1 && n <= 12 && stickyAt(TIME_OF_DAY, text, at + core.length)) return undefined;
-  if (integer && !decorated && n <= 31 && besideMonth(text, start, end)) return undefined;
-  if (integer && !decorated && isListNumber(text, start, at + core.length)) return undefined;
-  if (!pc && currency === undefined && !power && labelBefore(text, start)) return undefined;
-  if (pc && CONFIDENCE.has(wordAfter(text, end))) return undefined; // "95% CI": a level chosen, not a result
-
-  const scale = exponent + power;
-  const negative = isMinus(sign) ? '-' : '';
-  const value = Number(`${negative}${whole}.${fraction || '0'}e${scale}`);
-  if (!Number.isFinite(value)) return undefined;
-  const figure: Figure = {
-    start,
-    end,
-    text: text.slice(start, end),
-    value,
-    decimals: fraction.length - scale,
-    percent: pc !== null,
-  };
-  if (scientific || power) figure.significantDigits = (whole + fraction).replace(/^0+/, '').length || 1;
-  if (currency !== undefined) figure.currency = currency;
-  if (power) figure.mantissa = { value: Number(`${negative}${whole}.${fraction || '0'}`), decimals: fraction.length };
-  return range === undefined ? { figure } : { figure, rangeAt: range };
+  const decorated = left.sign !== '' || left.currency !== undefined || right.percent;
+  const plain = integer && !decorated;
+  const bare = plain && !/[^\d]/.test(left.digits);
+  const { unit, end } = right;
+  if (bare && n >= 1900 && n <= 2100 && (unit === '' || unit === 's')) return true; // a year, "1990s"
+  if (bare && unit === '' && n <= 10) return true; // a structural count
+  if (integer && /^(?:st|nd|rd|th)$/i.test(unit)) return true; // 1st, 2nd
+  if (plain && n >= 1 && n <= 12 && stickyAt(TIME_OF_DAY, text, at + core.length)) return true;
+  if (plain && n <= 31 && besideMonth(text, left.start, end)) return true;
+  if (plain && isListNumber(text, left.start, at + core.length)) return true;
+  if (!right.percent && left.currency === undefined && !right.power && labelBefore(text, left.start)) return true;
+  return right.percent && CONFIDENCE.has(wordAfter(text, end)); // "95% CI": a level chosen, not a result
 }
 
 /**
