@@ -2,6 +2,8 @@ import { codeRanges, inRanges } from './code-ranges.js';
 import type { Figure } from './figure.js';
 import {
   besideMonth,
+  hyphenated,
+  isBound,
   isDigit,
   isLetter,
   isListNumber,
@@ -205,32 +207,4 @@ function notAClaim(text: string, { at, core, left, right, whole, fraction }: Par
   if (plain && isListNumber(text, left.start, at + core.length)) return true;
   if (!right.percent && left.currency === undefined && !right.power && labelBefore(text, left.start)) return true;
   return right.percent && CONFIDENCE.has(wordAfter(text, end)); // "95% CI": a level chosen, not a result
-}
-
-/**
- * Whether the number at `start` is a bound after a comparison ("p < 0.05", "≥ 1e-10"): a threshold the
- * answer chose, not a value a run printed. A ">" opening a line is a Markdown quote, not a comparison.
- */
-function isBound(text: string, start: number): boolean {
-  const at = text[start - 1] === ' ' ? start - 2 : start - 1;
-  const c = text[at];
-  if (c === '<' || c === '≤' || c === '≥') return true;
-  if (c !== '>') return false;
-  for (let i = at - 1; i >= 0 && text[i] !== '\n'; i--) if (text[i] !== ' ' && text[i] !== '>') return true;
-  return false;
-}
-
-/**
- * What follows a number's "-": a range's second number ("10-12"), a compound word ("12-month"), or a
- * joined token whose numbers are not claims (dates "2024-05-01", UUIDs, "19-a1").
- */
-function hyphenated(text: string, from: number): 'range' | 'compound' | 'refuse' {
-  let q = from;
-  while (q < text.length && q - from <= MAX_UNIT && (isWordChar(text[q]) || text[q] === '.')) q++;
-  if (text[q - 1] === '.') q--; // a sentence's full stop
-  const part = text.slice(from, q);
-  const more = (text[q] === '-' || text[q] === '/' || text[q] === ':') && isWordChar(text[q + 1]);
-  if (more || q - from > MAX_UNIT) return 'refuse';
-  if (/^\d+(?:\.\d+)?$/.test(part)) return 'range';
-  return /^\p{L}+$/u.test(part) ? 'compound' : 'refuse';
 }

@@ -35,6 +35,8 @@ const MONTHS = new Set(
 
 /** Longest word looked at around a number: context words are short, and a bound keeps long lines cheap. */
 const MAX_WORD = 16;
+/** Longest part read after a number's "-": a longer one is an id, not a compound word or a range's end. */
+const MAX_JOINED = 24;
 
 /**
  * The word just before `at` (across at most two spaces, and a "." when it ends an abbreviation such as
@@ -88,3 +90,31 @@ export function isListNumber(text: string, start: number, end: number): boolean 
 
 /** "9am", "9 pm", "10 a.m.": a time of day. */
 export const TIME_OF_DAY = /\s?(?:am|pm|a\.m\.|p\.m\.)(?!\p{L})/iuy;
+
+/**
+ * Whether the number at `start` is a bound after a comparison ("p < 0.05", "≥ 1e-10"): a threshold the
+ * answer chose, not a value a run printed. A ">" opening a line is a Markdown quote, not a comparison.
+ */
+export function isBound(text: string, start: number): boolean {
+  const at = text[start - 1] === ' ' ? start - 2 : start - 1;
+  const c = text[at];
+  if (c === '<' || c === '≤' || c === '≥') return true;
+  if (c !== '>') return false;
+  for (let i = at - 1; i >= 0 && text[i] !== '\n'; i--) if (text[i] !== ' ' && text[i] !== '>') return true;
+  return false;
+}
+
+/**
+ * What follows a number's "-": a range's second number ("10-12"), a compound word ("12-month"), or a
+ * joined token whose numbers are not claims (dates "2024-05-01", UUIDs, "19-a1").
+ */
+export function hyphenated(text: string, from: number): 'range' | 'compound' | 'refuse' {
+  let q = from;
+  while (q < text.length && q - from <= MAX_JOINED && (isWordChar(text[q]) || text[q] === '.')) q++;
+  if (text[q - 1] === '.') q--; // a sentence's full stop
+  const part = text.slice(from, q);
+  const more = (text[q] === '-' || text[q] === '/' || text[q] === ':') && isWordChar(text[q + 1]);
+  if (more || q - from > MAX_JOINED) return 'refuse';
+  if (/^\d+(?:\.\d+)?$/.test(part)) return 'range';
+  return /^\p{L}+$/u.test(part) ? 'compound' : 'refuse';
+}
