@@ -165,7 +165,10 @@ describe('verifyFigures: bounded cost, limits reported', () => {
       const ms = performance.now() - started;
       // A guard against catastrophic backtracking only (seconds, not ms); the bench measures the real cost.
       expect(ms, name).toBeLessThan(5_000);
-      expect(result.figuresTotal, name).toBeGreaterThanOrEqual(0);
+      expect(result.output.scannedChars, name).toBe(result.output.totalChars);
+      if (name === '1 MB of digits') expect(result.figuresTotal).toBe(0); // too long to be a stated figure
+      if (name === '100k numbers') expect(result).toMatchObject({ figuresTotal: 1000, figuresUnchecked: 800 });
     }
-  });
+    // The per-case guard above is the assertion; the test's own limit only has to outlast a loaded machine.
+  }, 60_000);
 });
