@@ -15,10 +15,13 @@ const MAX_TOKEN_CHARS = 64;
  * each was printed. Built in one pass over the text; each lookup is a binary search.
  */
 export interface NumberIndex {
-  /** The distinct values printed, ascending. */
+  /** Every value printed, ascending. */
   readonly values: Float64Array;
-  /** Where the value at `position` of `values` was first printed. */
-  locate(position: number): FoundAt;
+  /**
+   * Where each of `wanted` (values of `values`) was first printed, in one pass over the printed order: a
+   * few figures' locations cost less this way than a map from every printed value to its place.
+   */
+  locateAll(wanted: Iterable<number>): Map<number, FoundAt>;
   /** Characters of output given, and how many were tokenised (fewer when the cap cut them). */
   totalChars: number;
   scannedChars: number;
@@ -43,14 +46,13 @@ const joinsBefore = (code: number): boolean =>
 
 /** Tokenises the outputs' numbers (up to `maxChars` characters in all) into a `NumberIndex`. */
 export function buildNumberIndex(sources: OutputSource[], options: NumberIndexOptions): NumberIndex {
-  // Each distinct value once, at its first printing: a Map and a native numeric sort cost a fraction of
-  // sorting every printed number by a comparator.
-  const first = new Map<number, number>();
-  // Four numbers per distinct value, flat: source index, line, start and end offsets of the printed number.
+  // Every value in the order printed, and four numbers per value, flat: source index, line, start and end
+  // offsets of the printed number. A native numeric sort of the values costs a fraction of a map.
+  const printed: number[] = [];
   const where: number[] = [];
   const add = (value: number, source: number, line: number, start: number, end: number) => {
-    if (!Number.isFinite(value) || first.has(value)) return;
-    first.set(value, where.length);
+    if (!Number.isFinite(value)) return;
+    printed.push(value);
     where.push(source, line, start, end);
   };
   let budget = options.maxChars;
@@ -85,20 +87,22 @@ export function buildNumberIndex(sources: OutputSource[], options: NumberIndexOp
           add(Number((i === 0 ? sign : '') + part), s, line, start, end);
     }
   }
-  const values = Float64Array.from(first.keys()).sort();
   return {
-    values,
+    values: Float64Array.from(printed).sort(),
     totalChars,
     scannedChars,
-    locate(position) {
-      const at = first.get(values[position]!)!;
-      const source = sources[where[at]!]!;
-      return {
-        run: source.run,
-        kind: source.kind,
-        line: where[at + 1]!,
-        text: source.text.slice(where[at + 2], where[at + 3]),
-      };
+    locateAll(wanted) {
+      const missing = new Set(wanted);
+      const located = new Map<number, FoundAt>();
+      for (let i = 0; i < printed.length && missing.size > 0; i++) {
+        const value = printed[i]!;
+        if (!missing.has(value)) continue;
+        missing.delete(value);
+        const source = sources[where[4 * i]!]!;
+        const text = source.text.slice(where[4 * i + 2], where[4 * i + 3]);
+        located.set(value, { run: source.run, kind: source.kind, line: where[4 * i + 1]!, text });
+      }
+      return located;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { extractFigures } from './answer-figures.js';
-import type { Figure, FoundAt, OutputSource, VerifyResult } from './figure.js';
+import type { Figure, OutputSource, VerifyResult } from './figure.js';
 import { buildNumberIndex, nearestInRange, type NumberIndex } from './number-index.js';
 
 /** Figures checked per answer at most. */
@@ -35,29 +35,27 @@ export function verifyFigures(options: VerifyFiguresOptions): VerifyResult {
   const figures = extractFigures(options.answer);
   const checked = figures.slice(0, Math.max(0, maxFigures));
   const index = buildNumberIndex(options.outputs, { maxChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS });
+  const matched = checked.map((figure) => matchedValue(index, figure));
+  const located = index.locateAll(matched.filter((v) => v !== undefined));
   return {
-    checks: checked.map((figure) => ({ figure, found: findFigure(index, figure) })),
+    checks: checked.map((figure, i) => ({ figure, found: located.get(matched[i]!) ?? null })),
     figuresTotal: figures.length,
     figuresUnchecked: figures.length - checked.length,
     output: { totalChars: index.totalChars, scannedChars: index.scannedChars },
   };
 }
 
-/** Where the index holds a value that rounds to `figure` in one of its readings, or null. */
-export function findFigure(index: NumberIndex, figure: Figure): FoundAt | null {
+/** The printed value nearest `figure` that rounds to it in one of its readings, or undefined. */
+function matchedValue(index: NumberIndex, figure: Figure): number | undefined {
   for (const reading of readings(figure)) {
     const half = 0.5 * 10 ** -reading.decimals;
     // Decimal values are not exact in binary: a tie such as 12.345 must not fall out by a rounding error.
     const slack = half * 1e-9 + Math.abs(reading.value) * 1e-15;
-    const value = nearestInRange(
-      index.values,
-      reading.value,
-      reading.value - half - slack,
-      reading.value + half + slack,
-    );
-    if (value !== undefined) return index.locate(value);
+    const lo = reading.value - half - slack;
+    const position = nearestInRange(index.values, reading.value, lo, reading.value + half + slack);
+    if (position !== undefined) return index.values[position];
   }
-  return null;
+  return undefined;
 }
 
 /** The values (and their stated decimals) an output may print a figure as. */
