@@ -18,19 +18,23 @@ describe('threadlab bench figures', () => {
     expect(lines[0]).toBe('threadlab figures bench: 3 checks per row, p50 and p95 in ms');
     expect(lines[1]).toMatch(/^load average \d+\.\d on \d+ cores$/);
     for (const size of ['100 KB', '2\\.0 MB']) {
-      const row = new RegExp(`^  ${size} +5\\.\\d KB +(\\d+) +(\\d+) +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d)$`, 'm').exec(
-        run.stdout,
-      );
+      const row = new RegExp(
+        `^  ${size} +5\\.\\d KB +(\\d+) +(\\d+) +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d) +(\\d+\\.\\d\\d)$`,
+        'm',
+      ).exec(run.stdout);
       expect(row, `${size} row in\n${run.stdout}`).not.toBeNull();
-      const [figures, found, p50, p95] = row!.slice(1).map(Number) as [number, number, number, number];
+      const [figures, found, p50, p95, cpu] = row!.slice(1).map(Number) as [number, number, number, number, number];
       expect(figures).toBeGreaterThan(50);
       // The sample answer invents one mean in eight: some are not found, most are.
       expect(found).toBeGreaterThan(figures / 2);
       expect(found).toBeLessThan(figures);
       expect(p95).toBeGreaterThanOrEqual(p50);
       expect(p50).toBeGreaterThan(0);
+      expect(cpu).toBeGreaterThan(0);
     }
-    expect(run.stdout).toMatch(/^100 KB output: p95 \d+\.\d\d ms against a 50 ms target \((met|NOT met)\)$/m);
+    expect(run.stdout).toMatch(
+      /^100 KB output: p95 \d+\.\d\d ms against a 50 ms target \((met|NOT met)\); CPU p50 \d+\.\d\d ms$/m,
+    );
     expect(run.stdout).toMatch(/^2\.0 MB \/ 100 KB: 20\.\d× the output took \d+\.\d× the time \(p50\)$/m);
   }, 300_000);
 });
