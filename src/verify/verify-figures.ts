@@ -28,7 +28,8 @@ export interface VerifyFiguresOptions {
  * all count; truncation does not (12.34 is not found in 12.3456). Signs must match.
  * A percentage is also found as a fraction (45 % in 0.4512), and a scaled figure also in its own unit
  * ("3.4M" in 3412345 or in 3.41). Outputs are tokenised once into a sorted index, so each figure costs a
- * binary search; both limits are reported in the result, never applied silently.
+ * binary search (and the matched ones are located in one pass); both limits are reported in the result,
+ * never applied silently.
  */
 export function verifyFigures(options: VerifyFiguresOptions): VerifyResult {
   const maxFigures = options.maxFigures ?? DEFAULT_MAX_FIGURES;
@@ -38,7 +39,7 @@ export function verifyFigures(options: VerifyFiguresOptions): VerifyResult {
   const matched = checked.map((figure) => matchedValue(index, figure));
   const located = index.locateAll(matched.filter((v) => v !== undefined));
   return {
-    checks: checked.map((figure, i) => ({ figure, found: located.get(matched[i]!) ?? null })),
+    checks: checked.map((figure, i) => ({ figure, found: located.get(matched[i] ?? NaN) ?? null })),
     figuresTotal: figures.length,
     figuresUnchecked: figures.length - checked.length,
     output: { totalChars: index.totalChars, scannedChars: index.scannedChars },
