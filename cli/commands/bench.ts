@@ -15,12 +15,13 @@ import { generateSandboxCharts } from '../bench/sandbox-charts.js';
 import { benchQueue } from '../bench/queue-bench.js';
 import { benchEgress } from '../bench/egress-bench.js';
 import { benchGovernance } from '../bench/governance-bench.js';
+import { benchFigures } from '../bench/figures-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
 import { createRenderer } from '../../src/main.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance|figures [--iterations N] [--threads N] [--messages N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -33,8 +34,11 @@ export const benchCommand: Command = {
   governance  what each governance feature adds to a message: the access check, an audited run in a
             sandbox, a turn's budget bookkeeping and an approval press reaching the waiting turn (in this
             process and through Redis; starts a private redis-server unless REDIS_URL is set)
+  figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
+            answers; no Docker or Redis)
   --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12),
-                   requests per side (egress; default 200) or samples per row (governance; default 200)
+                   requests per side (egress; default 200) or samples per row (governance; default 200;
+                   figures; default 30)
   --threads N      concurrent threads (queue; default 30)
   --messages N     messages in all (queue; default 300)`,
   async run(argv, io) {
@@ -44,7 +48,7 @@ export const benchCommand: Command = {
       'bench',
     );
     const which = positionals[0];
-    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress', 'governance'].includes(which)) {
+    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress', 'governance', 'figures'].includes(which)) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
     }
@@ -53,6 +57,10 @@ export const benchCommand: Command = {
     const out = (line: string) => io.out(`${line}\n`);
     const number = (v: string | undefined, d: number) =>
       v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
+    if (which === 'figures') {
+      benchFigures({ repetitions: number(values.iterations, 30), out });
+      return 0;
+    }
     if (which === 'queue') {
       // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
       const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
