@@ -36,7 +36,7 @@ export const commands: CommandEntry[] = [
   },
   {
     name: 'bench',
-    summary: 'benchmarks, side by side in one run (bench sandbox|render|queue|egress)',
+    summary: 'benchmarks, side by side in one run (bench sandbox|render|queue|egress|governance|figures)',
     load: async () => (await import('./bench.js')).benchCommand,
   },
   {
