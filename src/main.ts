@@ -44,6 +44,7 @@ import { ContainerRetention, liveThreadHashes } from '../sandbox/container-reten
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention.js';
 import { MemoryRetention } from './governance/retention-memory.js';
+import { PurgeHonouringStore, PurgeMarks } from './governance/retention-marks.js';
 import { retentionSweeperFor, type RetentionSweeper } from './governance/retention-sweeper.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
@@ -216,12 +217,19 @@ function createQueue(
     : new InProcessJobQueue(common);
 }
 
-/** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
+/**
+ * Conversation memory in this process by default (honouring `threadlab purge`'s marks, since the purge cannot
+ * reach this process's memory otherwise); in Redis when REDIS_URL is set.
+ */
 function createStore(config: Config, logger: Logger): SessionStore {
   const redisUrl = config.queue.redisUrl;
   return redisUrl
     ? new RedisSessionStore({ redisUrl, logger: logger.child({ component: 'sessions' }) })
-    : new MemorySessionStore();
+    : processMemoryStore(config);
+}
+
+function processMemoryStore(config: Config): SessionStore {
+  return new PurgeHonouringStore(new MemorySessionStore(), new PurgeMarks(config.dataDir));
 }
 
 /** The daily budgets when any is set: counted in Redis when REDIS_URL is set (shared by workers), else in memory. */
@@ -332,7 +340,7 @@ export async function buildDaemonRuntime(
       sandbox,
       adapters: [adapter],
       queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
-      store: new MemorySessionStore(),
+      store: processMemoryStore(config),
     },
   });
   return { runtime, sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)) };
