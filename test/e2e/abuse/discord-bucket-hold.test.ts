@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { textReply } from '../../../src/domain/reply.js';
-import { startHarness, type Harness } from './harness.js';
+import { startHarness, type Harness } from '../discord/harness.js';
 
 const RETRY_AFTER_S = 1.5;
 

@@ -6,8 +6,8 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ShippedBot } from './shipped-bot.js';
-import { WebClientForTests } from './web-client.js';
+import { ShippedBot } from '../shipped/shipped-bot.js';
+import { WebClientForTests } from '../shipped/web-client.js';
 
 const SOFT_LIMIT = 1024;
 const STREAMS = 3000;
