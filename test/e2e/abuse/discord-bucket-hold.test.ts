@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { textReply } from '../../../src/domain/reply.js';
 import { startHarness, type Harness } from '../discord/harness.js';
+import { scriptMention } from '../shipped/scenarios.js';
+import { ShippedBot } from '../shipped/shipped-bot.js';
 
 const RETRY_AFTER_S = 1.5;
 
@@ -45,4 +47,35 @@ describe('Discord rate-limit buckets shared by every writer', () => {
     );
     expect(intoBucket.every((r) => r.atMs - refused[0]!.atMs >= RETRY_AFTER_S * 1000)).toBe(true);
   }, 20_000);
+});
+
+describe('Discord rate-limit buckets through threadlab start', () => {
+  let bot: ShippedBot | undefined;
+  afterEach(async () => {
+    await bot?.cleanup();
+    bot = undefined;
+  }, 60_000);
+
+  it('the status 429 holds the answer of the model and sandbox until the reset; nothing meets a second 429', async () => {
+    const holdS = 5;
+    bot = new ShippedBot({ discord: true });
+    await bot.start();
+    const { discord } = bot;
+    discord.rateLimit({ method: 'POST', path: /^\/channels\/\d+\/messages$/, retryAfterS: holdS });
+    const answer = scriptMention(bot.llm, 'discord');
+    const question = discord.userMessage({
+      channelId: discord.textChannelId,
+      content: `<@${discord.bot.id}> what is 6 times 7?`,
+      mentionBot: true,
+    });
+    const thread = String(question.id);
+    const reply = await discord.waitForRequest(
+      (r) => r.path === `/channels/${thread}/messages` && String(r.json?.content).includes(answer),
+      60_000,
+    );
+    const refused = discord.requests.filter((r) => r.status === 429);
+    expect(refused.map((r) => `${r.method} ${r.path}`)).toEqual([`POST /channels/${thread}/messages`]);
+    expect(reply.status).toBe(200);
+    expect(reply.atMs - refused[0]!.atMs).toBeGreaterThanOrEqual(holdS * 1000);
+  }, 180_000);
 });
