@@ -31,5 +31,7 @@ COPY bin ./bin
 USER node
 VOLUME /var/lib/threadlab
 EXPOSE 8787 3000 9464
-ENTRYPOINT ["node", "bin/threadlab.js"]
+# The soft open-file limit is raised to the hard one first (Node cannot); the web chat derives its
+# connection caps from what it gets and logs them.
+ENTRYPOINT ["sh", "bin/raise-open-files.sh", "node", "bin/threadlab.js"]
 CMD ["start"]

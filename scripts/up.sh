@@ -10,4 +10,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 bash scripts/ensure-docker.sh
-exec node bin/threadlab.js start "$@"
+# The soft open-file limit is raised to the hard one (bin/raise-open-files.sh): the caps follow it.
+exec sh bin/raise-open-files.sh node bin/threadlab.js start "$@"

@@ -41,6 +41,7 @@ import { ContainerRetention, liveThreadHashes } from '../sandbox/container-reten
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention.js';
 import { MemoryRetention } from './governance/retention-memory.js';
+import { PurgeHonouringStore, PurgeMarks } from './governance/retention-marks.js';
 import { retentionSweeperFor, type RetentionSweeper } from './governance/retention-sweeper.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
@@ -210,9 +211,23 @@ function createQueue(
   });
 }
 
-/** Conversation memory in this process by default; in Redis when REDIS_URL is set. */
+/**
+ * Conversation memory in this process by default (honouring `threadlab purge`'s marks, since the purge cannot
+ * reach this process's memory otherwise); in Redis when REDIS_URL is set.
+ */
 function createStore(config: Config, logger: Logger): SessionStore {
-  return stateBacking(config.queue.redisUrl).sessionStore(logger.child({ component: 'sessions' }));
+  const backing = stateBacking(config.queue.redisUrl);
+  const store = backing.sessionStore(logger.child({ component: 'sessions' }));
+  return backing.shared ? store : honourPurges(store, config);
+}
+
+/** This process's memory store (the daemon's too), honouring `threadlab purge`'s marks. */
+function processMemoryStore(config: Config): SessionStore {
+  return honourPurges(new MemorySessionStore(), config);
+}
+
+function honourPurges(store: SessionStore, config: Config): SessionStore {
+  return new PurgeHonouringStore(store, new PurgeMarks(config.dataDir));
 }
 
 /** The daily budgets when any is set: counted in Redis when REDIS_URL is set (shared by workers), else in memory. */
@@ -317,7 +332,7 @@ export async function buildDaemonRuntime(
       sandbox,
       adapters: [adapter],
       queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
-      store: new MemorySessionStore(),
+      store: processMemoryStore(config),
     },
   });
   return { runtime, sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)) };

@@ -29,7 +29,7 @@ import { editOf } from './map-edit.js';
 import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
 import { planReply } from './plan-reply.js';
 import { DiscordProgressSink } from './progress-sink.js';
-import { createDiscordRestAgent, type DiscordRestAgent } from './rest-agent.js';
+import { createBotRest } from './bot-rest.js';
 import { sendMessages } from './send-reply.js';
 import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
 import { handleApprovalButton, parseApprovalButtonId, postApproval } from './approval.js';
@@ -69,14 +69,10 @@ export class DiscordAdapter implements PlatformAdapter {
   readonly platform = 'discord' as const;
   readonly profile = discordProfile;
   readonly maxUploadBytes: number;
+  /** The bot's one REST client, the gateway client's too: a 429 met by any writer holds its bucket for all. */
   private readonly rest: REST;
-  /**
-   * Writes live statuses: a 429 is handed back at once (`rejectOnRateLimit`) to the sink, which retries
-   * only while its job runs. Its own queues, so a rate-limited status never holds up an answer's request.
-   */
+  /** The same client for live statuses, which are refused rather than held by a rate limit (see createBotRest). */
   private readonly statusRest: REST;
-  /** One connection pool for every REST call of this adapter, never the process-wide dispatcher. */
-  private readonly agent: DiscordRestAgent;
   private readonly log: Logger;
   private readonly sinks = new Map<string, DiscordProgressSink>();
   private client: Client | undefined;
@@ -87,16 +83,10 @@ export class DiscordAdapter implements PlatformAdapter {
   constructor(private readonly options: DiscordAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes;
     this.log = options.logger.child({ platform: 'discord' });
-    this.agent = createDiscordRestAgent();
-    this.rest = new REST(this.restOptions()).setToken(options.token);
-    this.statusRest = new REST({ ...this.restOptions(), rejectOnRateLimit: () => true, retries: 0 }).setToken(
-      options.token,
-    );
-  }
-
-  /** REST options shared by the adapter's own REST and the gateway client's. */
-  private restOptions(): { version: '10'; agent: DiscordRestAgent; api?: string } {
-    return { version: '10', agent: this.agent, ...(this.options.apiUrl ? { api: this.options.apiUrl } : {}) };
+    ({ rest: this.rest, statusRest: this.statusRest } = createBotRest({
+      token: options.token,
+      ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+    }));
   }
 
   async start(handler: InboundHandler): Promise<void> {
@@ -109,8 +99,10 @@ export class DiscordAdapter implements PlatformAdapter {
       ],
       // Message: an edit of a message sent before this connection arrives as a partial to fetch.
       partials: [Partials.Channel, Partials.Message],
-      rest: this.restOptions(),
+      ...(this.options.apiUrl ? { rest: { api: this.options.apiUrl } } : {}),
     });
+    // Its calls (thread creation, interaction replies) share the bot's buckets with every other writer.
+    client.rest = this.rest;
     this.client = client;
     client.on(Events.MessageCreate, (message) => void this.onGatewayMessage(message, handler));
     client.on(Events.MessageUpdate, (old, updated) => void this.onGatewayEdit(old, updated, handler));

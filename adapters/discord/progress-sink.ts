@@ -1,4 +1,5 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
+import { isThreadlabError } from '../../src/domain/errors.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import type { Logger } from '../../src/logger.js';
 import type { ProgressSink } from '../../src/ports/platform-adapter.js';
@@ -10,8 +11,8 @@ export interface DiscordProgressOptions {
   /** Removes or finalises the status at the end; waits out rate limits, since that write must land. */
   target: ReplyTarget;
   /**
-   * Posts and edits the live status and sends typing. Its REST client must reject rate-limited calls
-   * (`rejectOnRateLimit`) rather than wait them out, since @discordjs/rest sleeps through a 429's
+   * Posts and edits the live status and sends typing. Its REST client must refuse rate-limited calls
+   * rather than wait them out (the bot's `statusRest`), since @discordjs/rest sleeps through a 429's
    * Retry-After without looking at the request's AbortSignal: the sink then retries after Retry-After,
    * and only until the job finishes. @defaultValue target
    */
@@ -38,8 +39,12 @@ export function stopButtonRow(threadKey: string): unknown[] {
   return [new ActionRowBuilder<ButtonBuilder>().addComponents(button).toJSON()];
 }
 
-/** Milliseconds to wait when Discord refused a call with 429, or undefined for any other failure. */
+/**
+ * Milliseconds to wait when Discord refused a call with 429 or the bot's REST held it for a rate limit,
+ * or undefined for any other failure.
+ */
 export function retryAfterMs(err: unknown): number | undefined {
+  if (isThreadlabError(err, 'platform_rate_limited')) return err.retryAfterMs ?? 1000;
   const e = err as { name?: unknown; status?: unknown; retryAfter?: unknown } | undefined;
   if (e?.name !== 'RateLimitError' && e?.status !== 429) return undefined;
   return typeof e.retryAfter === 'number' && e.retryAfter > 0 ? e.retryAfter : 1000;

@@ -15,6 +15,8 @@ import type {
 import { apiRoutes } from './api-routes.js';
 import { isLoopbackHost } from './auth.js';
 import { EventHub, type EventHubOptions } from './event-hub.js';
+import { connectionCaps, type ConnectionCaps } from './connection-caps.js';
+import { readOpenFileLimit, type OpenFileLimit } from './open-file-limit.js';
 import { approvalRoutes, WebApprovals } from './approval-routes.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { MessageIntake } from './message-intake.js';
@@ -42,8 +44,13 @@ export interface WebChatAdapterOptions {
   maxThreads?: number;
   /** Caps of event streams, replay buffers and idle threads in memory. */
   events?: EventHubOptions;
-  /** Connection and time limits of the HTTP server. */
+  /**
+   * Connection and time limits of the HTTP server. `maxConnections`, like `events.maxStreams`, is lowered
+   * to fit the open-file limit (see connectionCaps).
+   */
   server?: WebServerLimits;
+  /** The open-file limit the caps must fit; null when none is known. @defaultValue this process's (readOpenFileLimit) */
+  openFiles?: OpenFileLimit | null;
   logger: Logger;
 }
 
@@ -66,6 +73,8 @@ export class WebChatAdapter implements PlatformAdapter {
   private readonly logger: Logger;
   private handler: InboundHandler | undefined;
   private address: { host: string; port: number } | undefined;
+  /** The connection caps in force and the open-file limit they were derived from, logged at start. */
+  private readonly caps: ConnectionCaps & { openFiles: OpenFileLimit | undefined };
 
   constructor(private readonly options: WebChatAdapterOptions) {
     const host = options.host ?? '127.0.0.1';
@@ -79,7 +88,16 @@ export class WebChatAdapter implements PlatformAdapter {
     this.maxUploadBytes = options.maxUploadBytes ?? 100 * MiB;
     this.logger = options.logger.child({ platform: 'web' });
     this.store = new WebThreadStore(webHistoryDir(options.dataDir));
-    this.hub = new EventHub(options.events);
+    const openFiles = options.openFiles === undefined ? readOpenFileLimit() : (options.openFiles ?? undefined);
+    this.caps = {
+      ...connectionCaps({
+        maxConnections: options.server?.maxConnections ?? 1500,
+        maxStreams: options.events?.maxStreams ?? 1000,
+        openFiles,
+      }),
+      openFiles,
+    };
+    this.hub = new EventHub({ ...options.events, maxStreams: this.caps.maxStreams });
     const handler = (): InboundHandler => {
       if (!this.handler) throw new Error('the web chat is not started');
       return this.handler;
@@ -109,7 +127,11 @@ export class WebChatAdapter implements PlatformAdapter {
       token: options.token,
       routes,
       logger: this.logger,
-      ...(options.server ? { limits: options.server } : {}),
+      limits: {
+        ...options.server,
+        maxConnections: this.caps.maxConnections,
+        refusalConnections: this.caps.refusalConnections,
+      },
     });
   }
 
@@ -127,6 +149,11 @@ export class WebChatAdapter implements PlatformAdapter {
     const address = await this.server.listen();
     this.address = { host: address.address, port: address.port };
     this.logger.info({ url: this.url }, 'web chat listening');
+    const { openFiles, ...caps } = this.caps;
+    this.logger.info(
+      { ...caps, openFilesSoft: openFiles?.soft ?? 'unknown', openFilesHard: openFiles?.hard ?? 'unknown' },
+      'web chat connection caps (from the open-file limit)',
+    );
   }
 
   async stop(): Promise<void> {

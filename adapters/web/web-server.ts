@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../../src/logger.js';
 import { toApiError } from './api-errors.js';
 import { sendError, type Route } from './http-util.js';
@@ -7,8 +7,13 @@ import { dispatchRequest } from './request-dispatch.js';
 
 /** Connection and time limits of the HTTP server. */
 export interface WebServerLimits {
-  /** Open connections (event streams included); beyond it new ones are closed at once. @defaultValue 1500 */
+  /**
+   * Open connections served (event streams included); a request on a connection past it is answered
+   * 503 and the connection closed. @defaultValue 1500
+   */
   maxConnections?: number;
+  /** Connections past `maxConnections` accepted only to be refused; beyond them new ones are closed at once. @defaultValue 64 */
+  refusalConnections?: number;
   /** Time a client has to send its request headers. @defaultValue 10000 */
   headersTimeoutMs?: number;
   /**
@@ -38,6 +43,7 @@ export interface WebServerOptions {
 /** The HTTP server of the web chat: limits, and one catch around everything a request does. */
 export class WebServer {
   private server: Server | undefined;
+  private openConnections = 0;
 
   constructor(private readonly options: WebServerOptions) {}
 
@@ -45,7 +51,11 @@ export class WebServer {
     const limits = this.options.limits ?? {};
     // Node checks both request timeouts on this interval; its default (30 s) lets them overrun by that much.
     const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => this.serve(req, res));
-    server.maxConnections = limits.maxConnections ?? 1500;
+    server.maxConnections = (limits.maxConnections ?? 1500) + (limits.refusalConnections ?? 64);
+    server.on('connection', (socket: Socket) => {
+      this.openConnections += 1;
+      socket.once('close', () => (this.openConnections -= 1));
+    });
     server.headersTimeout = limits.headersTimeoutMs ?? 10_000;
     server.requestTimeout = limits.requestTimeoutMs ?? 300_000;
     server.keepAliveTimeout = limits.keepAliveTimeoutMs ?? 5_000;
@@ -100,6 +110,8 @@ export class WebServer {
    */
   private serve(req: IncomingMessage, res: ServerResponse): void {
     const log = this.options.logger;
+    const maxConnections = this.options.limits?.maxConnections ?? 1500;
+    if (this.openConnections > maxConnections) return refuseBusy(res, maxConnections);
     req.on('error', (err) => log.debug({ err }, 'web request stream failed'));
     res.on('error', (err) => log.debug({ err }, 'web response stream failed'));
     dispatchRequest(req, res, this.options).catch((err: unknown) => {
@@ -110,6 +122,8 @@ export class WebServer {
         else log.info({ path, status: answer.status, code: answer.code }, 'web request refused');
         if (res.headersSent) return void res.destroy();
         if (!req.complete) this.discardRest(req, res);
+        // A refusal for load frees its connection at once rather than holding a descriptor idle.
+        else if (answer.status === 503 || answer.status === 429) res.setHeader('connection', 'close');
         sendError(res, answer.status, answer.code, answer.message);
       } catch (failure) {
         log.error({ err: failure }, 'web error answer failed');
@@ -117,4 +131,16 @@ export class WebServer {
       }
     });
   }
+}
+
+/** The answer on a connection past the cap: plain text, and the connection closed. */
+function refuseBusy(res: ServerResponse, maxConnections: number): void {
+  const text = `The web chat has its ${maxConnections} connections open; try again later.\n`;
+  res.writeHead(503, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'retry-after': '5',
+    connection: 'close',
+  });
+  res.end(text);
 }

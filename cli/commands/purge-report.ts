@@ -25,11 +25,19 @@ export function formatPurgeReport(
     lines.push(`Kept ${s.key}: ${s.others} other user(s) wrote in it too; purge it with --thread if it must go.`);
   if (audit) {
     const files = audit.files ? ` in ${audit.files.length ? audit.files.join(', ') : 'no file (none exists yet)'}` : '';
-    lines.push(
-      audit.pseudonymised > 0
-        ? `Audit trail${files}: ${audit.pseudonymised} line(s) now name the user as ${audit.pseudonym}.`
-        : `Audit trail${files}: no line named the user.`,
-    );
+    if (audit.pseudonym)
+      lines.push(
+        audit.pseudonymised > 0
+          ? `Audit trail${files}: ${audit.pseudonymised} line(s) now name the user as ${audit.pseudonym}.`
+          : `Audit trail${files}: no line named the user.`,
+      );
+    const erased = audit.fileNamesErased ?? 0;
+    if (erased > 0 || !audit.pseudonym)
+      lines.push(
+        erased > 0
+          ? `Audit trail${files}: ${erased} line(s) of the purged threads now name their files by pseudonyms.`
+          : `Audit trail${files}: no line named a file of the purged threads.`,
+      );
   }
   for (const f of report.failures) lines.push(`FAILED ${f.source}${f.thread ? ` for ${f.thread}` : ''}: ${f.error}`);
   lines.push(...notes);

@@ -2,7 +2,9 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { parseThreadKey } from '../../src/domain/thread-key.js';
+import { threadHash } from '../../src/governance/audit-record.js';
 import { pseudonymiseAudit, type AuditRewrite } from '../../src/governance/retention-audit.js';
+import { PurgeMarks } from '../../src/governance/retention-marks.js';
 import { auditFilesOf } from '../../src/governance/retention-audit-age.js';
 import { parseDuration, purge, type PurgeReport, type PurgeTarget } from '../../src/governance/retention.js';
 import { createLogger } from '../../src/logger.js';
@@ -28,6 +30,13 @@ function targetOf(values: { thread?: string; user?: string; 'older-than'?: strin
     : { olderThanMs: ms };
 }
 
+/** The threads a purge removed (keys, or hashes where a source knew only the hash). */
+function purgedThreadsOf(target: PurgeTarget, report: PurgeReport): string[] {
+  // A thread named by key is marked even when nothing here held it: its memory may be in a running process only.
+  const named = 'thread' in target ? [target.thread] : [];
+  return [...new Set([...named, ...report.removed.map((item) => item.thread)])];
+}
+
 /** Why `--audit-log` cannot be used, checked before anything is deleted; undefined when it can. */
 function auditLogProblem(option: string | undefined): string | undefined {
   if (option === undefined || option === 'none') return undefined;
@@ -49,14 +58,17 @@ export const purgeCommand: Command = {
 
 Deletes threads' data and says what it removed: the host copies of their files, their saved variables,
 a live sandbox container, conversation memory and export log (in Redis when REDIS_URL is set), the web
-chat's history and files, and the record of who wrote in them.
+chat's history and files, and the record of who wrote in them. A running bot or CLI daemon keeping memory
+in its process (no REDIS_URL) forgets the threads before it next answers for them, and the audit trail
+keeps their lines with the names of their files replaced by pseudonyms.
   --thread KEY          one thread (platform:workspace:channel:thread, as the logs and audit trail name it)
   --user ID             the threads only this user wrote in (threads shared with others are listed, not
                         removed: purge them with --thread); the user's audit lines keep everything but
                         their identity, which becomes a pseudonym
   --older-than DURATION every thread untouched for this long (30d, 12h, 90m, 2w); threads with a live
                         sandbox container are left (their files would be written back)
-  --audit-log FILE|none the audit file to pseudonymise the user in, with its rotated files (FILE.1 …);
+  --audit-log FILE|none the audit file to pseudonymise the user and the threads' file names in, with its
+                        rotated files (FILE.1 …);
                         default: THREADLAB_AUDIT_LOG's file (<THREADLAB_DATA_DIR>/audit.jsonl unless set);
                         none: leave the audit trail as it is
   --json                print the report as JSON
@@ -94,10 +106,22 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
         participants: retention.participants,
         ...(live ? { idle: { keep: (hash) => live.has(hash) } } : {}),
       });
-      if ('user' in target && auditFile) {
+      const purgedThreads = purgedThreadsOf(target, report);
+      if (!retention.memoryReachable && purgedThreads.length > 0) {
+        // The memory of these threads lives in a running process: it honours the marks before it answers.
+        try {
+          await new PurgeMarks(config.dataDir).mark(purgedThreads);
+        } catch (err) {
+          report.failures.push({ source: 'purge marks', error: (err as Error).message });
+        }
+      }
+      if (!('olderThanMs' in target) && auditFile) {
         // The threads are gone by now: a trail that cannot be rewritten is reported with them, not instead.
         try {
-          audit = await pseudonymiseAudit(await auditFilesOf(auditFile), target.user);
+          audit = await pseudonymiseAudit(await auditFilesOf(auditFile), {
+            ...('user' in target ? { user: target.user } : {}),
+            threadHashes: new Set(purgedThreads.map((t) => (/^[0-9a-f]{24}$/.test(t) ? t : threadHash(t)))),
+          });
         } catch (err) {
           report.failures.push({ source: 'audit trail', error: `${auditFile}: ${(err as Error).message}` });
         }
@@ -108,9 +132,9 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
     const notes = retention.memoryReachable
       ? []
       : [
-          'Conversation memory is not in Redis (no REDIS_URL): it lives in the bot process, ends with it and expires 7 days after the last message.',
+          'Conversation memory is not in Redis (no REDIS_URL): it lives in the running bot (or CLI daemon) process, which forgets these threads before it next answers for them (a purge mark in THREADLAB_DATA_DIR/purged).',
         ];
-    if ('user' in target && !auditFile)
+    if (!('olderThanMs' in target) && !auditFile)
       notes.push(
         values['audit-log'] === 'none'
           ? '--audit-log none: audit lines were not pseudonymised.'

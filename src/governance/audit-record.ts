@@ -14,7 +14,8 @@ import type { Platform } from '../domain/thread-key.js';
  *
  * Readers must ignore fields they do not know (later versions add fields, never change one's meaning).
  * Erasure (`threadlab purge --user`) keeps a line but replaces `user` (and an approval's `admin`) with a
- * pseudonym and sets `pseudonym: true`; `threadHash` lets a purge or `threadlab audit --thread` match
+ * pseudonym and sets `pseudonym: true` (a purged thread's run lines get pseudonyms for their file names the
+ * same way); `threadHash` lets a purge or `threadlab audit --thread` match
  * egress lines, which carry only the hash.
  */
 export const AUDIT_FORMAT_VERSION = 1;
@@ -43,7 +44,7 @@ export interface AuditCommon {
   ts: string;
   /** Platform user id of the person whose message led to the event (or a pseudonym after erasure). */
   user: string | null;
-  /** Set once `user` (or an approval's `admin`) was replaced by a pseudonym (right to erasure). */
+  /** Set once `user` (or an approval's `admin`, or a purged thread's file names) was replaced by a pseudonym. */
   pseudonym?: true;
   platform: Platform | null;
   /** The thread's workspace as its platform names it (`ThreadRef.workspace`). */

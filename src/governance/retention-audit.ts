@@ -8,6 +8,8 @@ import { parseAuditLine, type AuditLine } from './audit-record.js';
 export interface AuditRewrite {
   /** Lines whose `user` (or approval `admin`) became the pseudonym. */
   pseudonymised: number;
+  /** Run lines of purged threads whose file names became pseudonyms. */
+  fileNamesErased?: number;
   /** Lines older than the cutoff, removed. */
   dropped: number;
   /** The pseudonym used (the same on every line of the user, so they stay linkable to each other only). */
@@ -22,17 +24,29 @@ export function newPseudonym(): string {
   return `erased-${randomBytes(8).toString('hex')}`;
 }
 
+/** What a rewrite of an audit file erases or drops. */
+export interface RewriteOptions {
+  /** A purged user: their id becomes `pseudonym`. */
+  user?: string;
+  /** Lines older than this (epoch ms) are removed. */
+  dropBeforeMs?: number;
+  /** @defaultValue a new one ({@link newPseudonym}) */
+  pseudonym?: string;
+  /** Purged threads, by {@link threadHash}: the names of their run lines' files become pseudonyms. */
+  threadHashes?: ReadonlySet<string>;
+  /** File name → pseudonym so far, so a name gets the same one across lines and files. @defaultValue a new map */
+  fileNames?: Map<string, string>;
+}
+
 /**
  * Rewrites the audit file (THREADLAB_AUDIT_LOG when it is a path): lines of `user` keep everything but their
- * identity, which becomes a pseudonym with `pseudonym: true` (the format's rule, audit-record.ts), and lines
+ * identity, which becomes a pseudonym with `pseudonym: true` (the format's rule, audit-record.ts), run lines
+ * of purged threads keep their files' sizes but not their names, which become pseudonyms the same way, and lines
  * older than `dropBeforeMs` are removed (THREADLAB_RETENTION_AUDIT). Lines that are not audit records are kept
  * as they are. The new file (same mode) replaces the old by rename, after copying lines appended while it was
  * written; a file rotated meanwhile is read again.
  */
-export async function rewriteAuditFile(
-  path: string,
-  options: { user?: string; dropBeforeMs?: number; pseudonym?: string },
-): Promise<AuditRewrite> {
+export async function rewriteAuditFile(path: string, options: RewriteOptions): Promise<AuditRewrite> {
   // A file rotated while it was read is read again (it is then the newer file the path names).
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const result = await rewriteOnce(path, options);
@@ -57,10 +71,34 @@ function erase(record: AuditLine, user: string, pseudonym: string): AuditLine | 
   };
 }
 
-async function rewriteOnce(
-  path: string,
-  options: { user?: string; dropBeforeMs?: number; pseudonym?: string },
-): Promise<AuditRewrite | undefined> {
+/**
+ * The run line of a purged thread with its files' names replaced by pseudonyms (the names are chosen by the
+ * thread's code and its users, so they may say what the purged data was). Undefined for any other line.
+ */
+function eraseFileNames(
+  record: AuditLine,
+  threads: ReadonlySet<string>,
+  names: Map<string, string>,
+): AuditLine | undefined {
+  if (record.kind !== 'run' || !threads.has(record.threadHash)) return undefined;
+  const listed = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  if (listed(record.filesIn).length === 0 && listed(record.filesOut).length === 0) return undefined;
+  const rename = (f: unknown): unknown => {
+    if (typeof f !== 'object' || f === null || typeof (f as { name?: unknown }).name !== 'string') return f;
+    const name = (f as { name: string }).name;
+    const pseudonym = names.get(name) ?? newPseudonym();
+    names.set(name, pseudonym);
+    return { ...f, name: pseudonym };
+  };
+  return {
+    ...record,
+    filesIn: listed(record.filesIn).map(rename),
+    filesOut: listed(record.filesOut).map(rename),
+    pseudonym: true,
+  };
+}
+
+async function rewriteOnce(path: string, options: RewriteOptions): Promise<AuditRewrite | undefined> {
   const result: AuditRewrite = { pseudonymised: 0, dropped: 0 };
   const before = await stat(path).catch(() => undefined);
   if (!before || before.size === 0) return result;
@@ -75,10 +113,16 @@ async function rewriteOnce(
         result.dropped += 1;
         continue;
       }
-      const erased =
+      const asUser =
         record && pseudonym && options.user !== undefined ? erase(record, options.user, pseudonym) : undefined;
+      const asThread =
+        record && options.threadHashes
+          ? eraseFileNames(asUser ?? record, options.threadHashes, options.fileNames ?? new Map())
+          : undefined;
+      const erased = asThread ?? asUser;
+      if (asUser) result.pseudonymised += 1;
+      if (asThread) result.fileNamesErased = (result.fileNamesErased ?? 0) + 1;
       if (erased) {
-        result.pseudonymised += 1;
         await out.write(`${JSON.stringify(erased)}\n`);
         continue;
       }
@@ -143,15 +187,26 @@ function copyRange(src: number, dest: string, from: number, to: number): void {
   }
 }
 
-/** Pseudonymises `user` in an audit file and its rotated files, with one pseudonym across all of them. */
-export async function pseudonymiseAudit(paths: string[], user: string): Promise<AuditRewrite & { files: string[] }> {
-  const pseudonym = newPseudonym();
+/**
+ * Pseudonymises `user` (with one pseudonym across all files) and the file names of the purged `threads` (by
+ * hash) in an audit file and its rotated files.
+ */
+export async function pseudonymiseAudit(
+  paths: string[],
+  target: { user?: string; threadHashes?: ReadonlySet<string> },
+): Promise<AuditRewrite & { files: string[] }> {
+  const pseudonym = target.user === undefined ? undefined : newPseudonym();
+  const fileNames = new Map<string, string>();
   let pseudonymised = 0;
+  let fileNamesErased = 0;
   const files: string[] = [];
   for (const path of paths) {
     if (!(await stat(path).catch(() => undefined))) continue;
     files.push(path);
-    pseudonymised += (await rewriteAuditFile(path, { user, pseudonym })).pseudonymised;
+    const options = { ...target, ...(pseudonym ? { pseudonym } : {}), fileNames };
+    const rewrite = await rewriteAuditFile(path, options);
+    pseudonymised += rewrite.pseudonymised;
+    fileNamesErased += rewrite.fileNamesErased ?? 0;
   }
-  return { pseudonymised, dropped: 0, pseudonym, files };
+  return { pseudonymised, fileNamesErased, dropped: 0, ...(pseudonym ? { pseudonym } : {}), files };
 }

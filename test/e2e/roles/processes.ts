@@ -40,8 +40,11 @@ export function spawnThreadlab(options: {
   role: 'all' | 'gateway' | 'worker';
   env: Record<string, string>;
   metricsPort: number;
+  /** A command that runs node in its place (`exec`, same pid), e.g. `['prlimit', '--nofile=1024:1024']`. */
+  prefix?: string[];
 }): ThreadlabProcess {
-  const child = spawn(process.execPath, [bin, 'start', '--role', options.role], {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, bin, 'start', '--role', options.role];
+  const child = spawn(command!, args, {
     cwd: root,
     env: { ...baseEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],

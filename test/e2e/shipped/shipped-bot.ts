@@ -98,10 +98,19 @@ export class ShippedBot {
     this.webPort = await freePort();
   }
 
-  /** Spawns `threadlab start` without waiting for it to be ready (the fakes must be started). */
-  async spawn(extraEnv: Record<string, string> = {}): Promise<ThreadlabProcess> {
+  /**
+   * Spawns `threadlab start` without waiting for it to be ready (the fakes must be started); `prefix` is a
+   * command that runs it in its place (e.g. `prlimit --nofile=1024:1024`).
+   */
+  async spawn(extraEnv: Record<string, string> = {}, prefix?: string[]): Promise<ThreadlabProcess> {
     const metricsPort = await freePort();
-    this.process = spawnThreadlab({ name: 'shipped', role: 'all', env: this.env(extraEnv), metricsPort });
+    this.process = spawnThreadlab({
+      name: 'shipped',
+      role: 'all',
+      env: this.env(extraEnv),
+      metricsPort,
+      ...(prefix ? { prefix } : {}),
+    });
     return this.process;
   }
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { FakeGateway } from './gateway.js';
 import * as payloads from './payloads.js';
+import { FakeRateLimits } from './rate-limits.js';
 import { route, type RecordedRequest, type RestResult, type RestState } from './rest.js';
 
 export { payloads };
@@ -15,6 +16,8 @@ export interface ScriptedFailure {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A 429 that holds the request's bucket this long, as Discord does (`status` and `body` are then ignored). */
+  retryAfterS?: number;
 }
 
 export interface FakeDiscordOptions {
@@ -49,6 +52,7 @@ export class FakeDiscord implements RestState {
   readonly gateway: FakeGateway;
   uploadLimitBytes: number;
   private readonly failures: ScriptedFailure[] = [];
+  private readonly rateLimits = new FakeRateLimits();
   private readonly server: Server;
   private port = 0;
 
@@ -110,23 +114,19 @@ export class FakeDiscord implements RestState {
     this.failures.push(failure);
   }
 
-  /** Answers the next `times` matching requests with a 429 carrying the headers Discord sends. */
+  /**
+   * Answers the next `times` matching requests with a 429 carrying the headers Discord sends, holding the
+   * request's bucket (that route, that channel or webhook) for `retryAfterS`: anything sent to the bucket
+   * before then gets another 429, as on Discord.
+   */
   rateLimit(options: { method?: string; path: RegExp; times?: number; retryAfterS?: number }): void {
-    const retry = options.retryAfterS ?? 0.2;
     this.fail({
       ...(options.method ? { method: options.method } : {}),
       path: options.path,
       times: options.times ?? 1,
       status: 429,
-      body: { message: 'You are being rate limited.', retry_after: retry, global: false },
-      headers: {
-        'retry-after': String(Math.ceil(retry)),
-        'x-ratelimit-limit': '5',
-        'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset-after': String(retry),
-        'x-ratelimit-bucket': 'fakebucket',
-        'x-ratelimit-scope': 'user',
-      },
+      body: undefined,
+      retryAfterS: options.retryAfterS ?? 0.2,
     });
   }
 
@@ -273,16 +273,22 @@ export class FakeDiscord implements RestState {
   }
 
   private answer(recorded: RecordedRequest): RestResult {
+    const held = this.rateLimits.refusal(recorded.method, recorded.path);
+    if (held) return held;
     const failure = this.failures.find(
       (f) => f.times > 0 && f.path.test(recorded.path) && (!f.method || f.method === recorded.method),
     );
     if (failure) {
       failure.times -= 1;
+      if (failure.retryAfterS !== undefined)
+        return this.rateLimits.limit(recorded.method, recorded.path, failure.retryAfterS);
       return { status: failure.status, body: failure.body, ...(failure.headers ? { headers: failure.headers } : {}) };
     }
     const tooLarge = recorded.files.find((f) => f.data.length > this.uploadLimitBytes);
     if (tooLarge) return { status: 413, body: { message: 'Request entity too large', code: 40005 } };
-    return route(this, recorded.method, recorded.path, recorded);
+    const result = route(this, recorded.method, recorded.path, recorded);
+    const limits = this.rateLimits.headers(recorded.method, recorded.path);
+    return { ...result, headers: { ...limits, ...result.headers } };
   }
 }
 

@@ -1,0 +1,61 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DefaultRestOptions, REST } from 'discord.js';
+import { ThreadlabError } from '../../src/domain/errors.js';
+import { BucketHolds } from './bucket-holds.js';
+import { createDiscordRestAgent } from './rest-agent.js';
+
+export interface BotRest {
+  /** The one REST client of the bot: answers, approvals, notices and the gateway client's own calls. */
+  rest: REST;
+  /**
+   * The same client (same queues, same buckets) for live status writes: a write that would meet a rate
+   * limit is refused at once with `platform_rate_limited` (its `retryAfterMs` says when), never slept
+   * through, since @discordjs/rest sleeps a 429's Retry-After without looking at any AbortSignal. The
+   * status sink tries again after that, and only while its job runs.
+   */
+  statusRest: REST;
+}
+
+/**
+ * One REST client per bot. Every writer shares its per-bucket queues, so a 429 met by any of them holds
+ * later writes to that bucket until the reset; {@link BucketHolds} makes that hold also when the 429 was
+ * the route's first response.
+ */
+export function createBotRest(options: { token: string; apiUrl?: string }): BotRest {
+  const holds = new BucketHolds();
+  const statusWrites = new AsyncLocalStorage<true>();
+  const rest = new REST({
+    version: '10',
+    agent: createDiscordRestAgent(),
+    ...(options.apiUrl ? { api: options.apiUrl } : {}),
+    rejectOnRateLimit: () => statusWrites.getStore() === true,
+    makeRequest: async (url, init) => {
+      const method = init.method ?? 'GET';
+      const waitMs = holds.waitMs(method, url);
+      if (waitMs > 0) {
+        if (statusWrites.getStore()) throw rateLimited(waitMs);
+        await sleep(waitMs, undefined, init.signal ? { signal: init.signal as AbortSignal } : {});
+      }
+      const res = await DefaultRestOptions.makeRequest(url, init);
+      holds.learn(method, url, res);
+      return res;
+    },
+  }).setToken(options.token);
+  const statusRest = new Proxy(rest, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        statusWrites.run(true, () => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+  return { rest, statusRest };
+}
+
+function rateLimited(retryAfterMs: number): ThreadlabError {
+  return new ThreadlabError('platform_rate_limited', `Discord bucket rate-limited for ${retryAfterMs} ms more`, {
+    isRetryable: true,
+    retryAfterMs,
+  });
+}
