@@ -1,0 +1,98 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, openSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** What `npm run build` compiles or copies, and what decides how. */
+const INPUTS = [
+  'src',
+  'cli',
+  'adapters',
+  'sandbox',
+  'bin',
+  'scripts/copy-assets.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
+const STAMP = join(ROOT, 'dist', '.source-hash');
+// Outside the worktree, so a build never shows in `git status`; one lock per checkout.
+const LOCK = join(tmpdir(), `threadlab-dist-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+/** A build takes seconds; a lock older than this belongs to a run that died. */
+const LOCK_STALE_MS = 5 * 60_000;
+const LOCK_WAIT_MS = 10 * 60_000;
+
+/** dist/bin/threadlab.js: the compiled CLI, which child processes of the tests run. */
+export const COMPILED_BIN = join(ROOT, 'dist', 'bin', 'threadlab.js');
+
+/**
+ * Builds dist/ (`npm run build`, from scratch) unless it was built from exactly the current sources,
+ * and returns {@link COMPILED_BIN}. The sources are hashed by content, so an edit, a new file or a
+ * removed one always rebuilds, and a stale dist/ is never run.
+ */
+export async function ensureCompiledCli(onProgress: (line: string) => void): Promise<string> {
+  const hash = sourceHash();
+  if (stamp() === hash && existsSync(COMPILED_BIN)) return COMPILED_BIN;
+  await withLock(() => {
+    if (stamp() === hash && existsSync(COMPILED_BIN)) return; // another project's set-up built it meanwhile
+    const startMs = Date.now();
+    rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
+    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0)
+      throw new Error(`npm run build failed (exit ${build.status}):\n${build.stdout}${build.stderr}`);
+    if (!existsSync(COMPILED_BIN)) throw new Error(`npm run build did not write ${COMPILED_BIN}`);
+    writeFileSync(STAMP, hash);
+    onProgress(`built dist/ in ${((Date.now() - startMs) / 1000).toFixed(1)} s`);
+  });
+  return COMPILED_BIN;
+}
+
+function stamp(): string | undefined {
+  return existsSync(STAMP) ? readFileSync(STAMP, 'utf8') : undefined;
+}
+
+function sourceHash(): string {
+  const hash = createHash('sha256');
+  const visit = (path: string): void => {
+    if (!existsSync(path)) return;
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path).sort()) if (name !== '__pycache__') visit(join(path, name));
+      return;
+    }
+    hash.update(path.slice(ROOT.length)).update('\0').update(readFileSync(path)).update('\0');
+  };
+  for (const input of INPUTS) visit(join(ROOT, input));
+  return hash.digest('hex');
+}
+
+/** Runs `fn` holding the build lock, so set-ups that start together build once. */
+async function withLock(fn: () => void): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(LOCK, 'wx'));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (Date.now() - lockMtimeMs() > LOCK_STALE_MS) rmSync(LOCK, { force: true });
+      else if (Date.now() > deadline)
+        throw new Error(`${LOCK} held for ${LOCK_WAIT_MS} ms; remove it if no run builds`);
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    fn();
+  } finally {
+    rmSync(LOCK, { force: true });
+  }
+}
+
+function lockMtimeMs(): number {
+  try {
+    return statSync(LOCK).mtimeMs;
+  } catch {
+    return Date.now();
+  }
+}
