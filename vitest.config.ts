@@ -19,6 +19,21 @@ const RUNTIME_SENSITIVE = [
 ];
 const RUNTIME_TEST = 'test/integration/sandbox/runtime.test.ts';
 
+/**
+ * A test in a RUNTIME_SENSITIVE file that checks the driver's own logic (state files, display protocol,
+ * the host copy of files, what the image lists), whatever runs the container, says so with
+ * `{ tags: ['runtime-independent'] }`: it runs under runc only. Isolation, limits and attack probes
+ * never carry it.
+ */
+const RUNTIME_INDEPENDENT = 'runtime-independent';
+const runtimeIndependent = (underRunsc: boolean) => [
+  {
+    name: RUNTIME_INDEPENDENT,
+    description: 'Does not depend on the OCI runtime: runs under runc only, skipped by integration-runsc.',
+    ...(underRunsc ? { skip: true } : {}),
+  },
+];
+
 // unit: no network, Docker or Redis. integration: the real Docker engine and Redis.
 // e2e: the real Slack, Discord, OpenAI client libraries and a browser against local fakes.
 export default defineConfig(async () => {
@@ -29,7 +44,8 @@ export default defineConfig(async () => {
     process.stderr.write(`[integration-runsc] sandbox suite under gVisor skipped: ${runsc.reason}\n`);
   return {
     test: {
-      reporters: ['default'],
+      // The default output, then each project's wall time and the slowest files.
+      reporters: ['default', './test/setup/timing-reporter.ts'],
       projects: [
         {
           test: {
@@ -49,6 +65,7 @@ export default defineConfig(async () => {
             name: 'integration',
             include: ['test/integration/**/*.test.ts'],
             exclude: [RUNTIME_TEST],
+            tags: runtimeIndependent(false),
             globalSetup: ['test/setup/global-setup.ts'],
             env: { THREADLAB_TEST_SANDBOX_RUNTIME: 'runc' },
             testTimeout: 120_000,
@@ -60,6 +77,7 @@ export default defineConfig(async () => {
           test: {
             name: 'integration-runsc',
             include: runsc.registered ? [RUNTIME_TEST, ...RUNTIME_SENSITIVE] : [RUNTIME_TEST],
+            tags: runtimeIndependent(true),
             globalSetup: ['test/setup/global-setup.ts'],
             env: {
               THREADLAB_TEST_SANDBOX_RUNTIME: 'runsc',

@@ -98,8 +98,9 @@ async function replace(target: DaemonTarget, running: DaemonHealth): Promise<voi
 }
 
 /**
- * bin/threadlab.js: two levels up from this module in a checkout (cli/daemon), three in the compiled image
- * (dist/cli/daemon), where the one above dist/ is the package's.
+ * bin/threadlab.js, two levels up from this module: the package's in a checkout (cli/daemon), the
+ * compiled-only dist/bin/threadlab.js in a build (dist/cli/daemon), so a compiled command starts a
+ * compiled daemon; else three levels up, the package's beside dist/.
  */
 function threadlabBin(): string {
   const candidates = ['../../bin/threadlab.js', '../../../bin/threadlab.js'].map((up) =>

@@ -9,13 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
+import { threadlabBin } from '../../support/threadlab-bin.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { WebClientForTests, type WebMessageView } from '../shipped/web-client.js';
 
-const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
 const bot = new ShippedBot({ web: true });
 const web = new WebClientForTests(() => bot.webUrl);
 const auditPath = join(bot.dataDir, 'trail', 'audit.jsonl');
@@ -186,7 +185,10 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
       THREADLAB_AUDIT_LOG: auditPath,
     };
     for (const { key } of threads) {
-      const res = spawnSync(process.execPath, [bin, 'audit', '--thread', key, '--json'], { env, encoding: 'utf8' });
+      const res = spawnSync(process.execPath, [threadlabBin(), 'audit', '--thread', key, '--json'], {
+        env,
+        encoding: 'utf8',
+      });
       expect(res.status, res.stderr).toBe(0);
       const printed = res.stdout
         .trim()

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { threadlabBin, type ThreadlabEntry } from '../../support/threadlab-bin.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
 
 /** One real `threadlab start --role …` process (`all`: the single-process product). */
 export interface ThreadlabProcess {
@@ -32,8 +32,9 @@ function baseEnv(): Record<string, string> {
 }
 
 /**
- * Spawns `node bin/threadlab.js start --role <role>`. Returns at once, so the caller can record the
- * process for cleanup before waiting for {@link ThreadlabProcess.ready}.
+ * Spawns `node <threadlab entry> start --role <role>` (the compiled CLI unless `entry` says `source`).
+ * Returns at once, so the caller can record the process for cleanup before waiting for
+ * {@link ThreadlabProcess.ready}.
  */
 export function spawnThreadlab(options: {
   name: string;
@@ -42,8 +43,10 @@ export function spawnThreadlab(options: {
   metricsPort: number;
   /** A command that runs node in its place (`exec`, same pid), e.g. `['prlimit', '--nofile=1024:1024']`. */
   prefix?: string[];
+  entry?: ThreadlabEntry;
 }): ThreadlabProcess {
-  const [command, ...args] = [...(options.prefix ?? []), process.execPath, bin, 'start', '--role', options.role];
+  const start = [process.execPath, threadlabBin(options.entry), 'start', '--role', options.role];
+  const [command, ...args] = [...(options.prefix ?? []), ...start];
   const child = spawn(command!, args, {
     cwd: root,
     env: { ...baseEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },

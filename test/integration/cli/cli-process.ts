@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** bin/threadlab.js, as a user runs it. */
-export const threadlabBin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));
+import { threadlabBin, type ThreadlabEntry } from '../../support/threadlab-bin.js';
 
 export interface CliRun {
   code: number;
@@ -21,6 +18,8 @@ export interface CliRunOptions {
   /** Run as another local user. */
   uid?: number;
   gid?: number;
+  /** The compiled CLI (default) or bin/threadlab.js running the TypeScript, as in a checkout. */
+  entry?: ThreadlabEntry;
 }
 
 /** The environment of a CLI run against `dataDir` with the test's sandbox image. */
@@ -36,11 +35,12 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Rec
   };
 }
 
-/** Spawns `node bin/threadlab.js ARGS` and collects its output. */
+/** Spawns `node <threadlab entry> ARGS` and collects its output. */
 export function runCli(args: string[], options: CliRunOptions): Promise<CliRun> {
+  const bin = threadlabBin(options.entry);
   const [command, argv] = options.umask
-    ? ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, threadlabBin, ...args]]
-    : [process.execPath, [threadlabBin, ...args]];
+    ? ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, process.execPath, bin, ...args]]
+    : [process.execPath, [bin, ...args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       env: options.env as NodeJS.ProcessEnv,

@@ -6,7 +6,9 @@ import { cliEnv, runCli } from './cli-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-cli-'));
 const env = cliEnv(dataDir);
-const cli = (args: string[], stdin = '') => runCli(args, { env, stdin, cwd: dataDir });
+// The one file that runs bin/threadlab.js on the TypeScript, as a checkout does (`npm start`), daemon
+// included; every other spawn runs the compiled CLI the global set-up builds.
+const cli = (args: string[], stdin = '') => runCli(args, { env, stdin, cwd: dataDir, entry: 'source' });
 
 afterAll(async () => {
   await cli(['daemon', 'stop']);

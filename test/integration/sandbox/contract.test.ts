@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxContract, type SandboxPrograms } from '../../contract/sandbox-contract.js';
 import { buildXlsx } from '../replies/xlsx.js';
 import { makeSandbox, type TestSandbox } from './helpers.js';
+import { anyRuntime } from '../../support/any-runtime.js';
 
 const py = (text: string) => JSON.stringify(text);
 
@@ -51,19 +52,23 @@ describe("DockerSandbox: a run's files cross the container boundary once", () =>
     await t?.close();
   });
 
-  it('reads a file back from the host copy the run brought back, not out of the container again', async () => {
-    // A thread the code leaves running rewrites the file after the run answered: a read that went back
-    // into the container would see the new text (and cost a second transfer of every file replied with).
-    const result = await t.sandbox.run('k', {
-      language: 'python',
-      code: [
-        'import threading',
-        'with open("report.txt", "w") as f: f.write("as the run left it")',
-        'threading.Timer(0.3, lambda: open("report.txt", "w").write("rewritten later")).start()',
-      ].join('\n'),
-    });
-    expect(result.artifacts.map((a) => a.path)).toEqual(['report.txt']);
-    await sleep(1000);
-    expect((await t.sandbox.readFile('k', 'report.txt')).toString()).toBe('as the run left it');
-  });
+  it(
+    'reads a file back from the host copy the run brought back, not out of the container again',
+    anyRuntime,
+    async () => {
+      // A thread the code leaves running rewrites the file after the run answered: a read that went back
+      // into the container would see the new text (and cost a second transfer of every file replied with).
+      const result = await t.sandbox.run('k', {
+        language: 'python',
+        code: [
+          'import threading',
+          'with open("report.txt", "w") as f: f.write("as the run left it")',
+          'threading.Timer(0.3, lambda: open("report.txt", "w").write("rewritten later")).start()',
+        ].join('\n'),
+      });
+      expect(result.artifacts.map((a) => a.path)).toEqual(['report.txt']);
+      await sleep(1000);
+      expect((await t.sandbox.readFile('k', 'report.txt')).toString()).toBe('as the run left it');
+    },
+  );
 });

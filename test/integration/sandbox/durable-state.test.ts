@@ -6,6 +6,7 @@ import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { threadHash } from '../../../src/domain/thread-key.js';
 import { containersOf, docker, logger, sandboxImage, testLimits, testRuntime } from './helpers.js';
+import { anyRuntime } from '../../support/any-runtime.js';
 
 // Durable threads against the real engine: variables saved after a run come back in the next container, whatever
 // replaced it (idle TTL, LRU eviction, close as on SIGTERM or `daemon stop`, a worker that died without closing).
@@ -98,57 +99,74 @@ describe('durable threads', () => {
     await expect(sandbox.readFile('idle', '.threadlab/state/state.dill')).rejects.toThrow(/Unsafe file path/);
   });
 
-  it('an evicted session (THREADLAB_SANDBOX_MAX_SESSIONS) gets its variables back when it runs again', async () => {
-    const dataDir = newDataDir();
-    const sandbox = await sandboxOn(dataDir, { maxSessions: 1 });
-    await sandbox.run('lru-a', { language: 'python', code: 'x = [1, 2, 3]\ny = {"k": "v"}' });
-    await sandbox.run('lru-b', { language: 'python', code: 'z = 1' }); // evicts a, saving first
-    const back = await sandbox.run('lru-a', { language: 'python', code: 'print(sum(x), y["k"])' });
-    expect(back).toMatchObject({ status: 'ok', stdout: '6 v\n' });
-    expect(back.stateRestored?.reason).toMatch(/evicted/);
-  });
+  it(
+    'an evicted session (THREADLAB_SANDBOX_MAX_SESSIONS) gets its variables back when it runs again',
+    anyRuntime,
+    async () => {
+      const dataDir = newDataDir();
+      const sandbox = await sandboxOn(dataDir, { maxSessions: 1 });
+      await sandbox.run('lru-a', { language: 'python', code: 'x = [1, 2, 3]\ny = {"k": "v"}' });
+      await sandbox.run('lru-b', { language: 'python', code: 'z = 1' }); // evicts a, saving first
+      const back = await sandbox.run('lru-a', { language: 'python', code: 'print(sum(x), y["k"])' });
+      expect(back).toMatchObject({ status: 'ok', stdout: '6 v\n' });
+      expect(back.stateRestored?.reason).toMatch(/evicted/);
+    },
+  );
 
-  it('close() (SIGTERM, daemon stop) saves what the last run changed, and a new process on the same data dir restores it', async () => {
-    const dataDir = newDataDir();
-    const first = await sandboxOn(dataDir, { stateSaveDelayMs: 60_000 }); // only close() can save it
-    await first.run('restart', { language: 'python', code: 'total = 41 + 1' });
-    await first.close();
-    const second = await sandboxOn(dataDir);
-    const after = await second.run('restart', { language: 'python', code: 'print(total)' });
-    expect(after).toMatchObject({ status: 'ok', stdout: '42\n' });
-    expect(after.stateRestored?.reason).toMatch(/restarted or another worker/);
-  });
+  it(
+    'close() (SIGTERM, daemon stop) saves what the last run changed, and a new process on the same data dir restores it',
+    anyRuntime,
+    async () => {
+      const dataDir = newDataDir();
+      const first = await sandboxOn(dataDir, { stateSaveDelayMs: 60_000 }); // only close() can save it
+      await first.run('restart', { language: 'python', code: 'total = 41 + 1' });
+      await first.close();
+      const second = await sandboxOn(dataDir);
+      const after = await second.run('restart', { language: 'python', code: 'print(total)' });
+      expect(after).toMatchObject({ status: 'ok', stdout: '42\n' });
+      expect(after.stateRestored?.reason).toMatch(/restarted or another worker/);
+    },
+  );
 
-  it('a worker that dies without closing leaves the state of its last completed run to the next one (shared data dir)', async () => {
-    const dataDir = newDataDir();
-    const dying = await sandboxOn(dataDir);
-    const key = 'failover';
-    await dying.run(key, { language: 'python', code: 'step = 1' });
-    const firstSave = await savedMeta(dataDir, key);
-    await dying.run(key, { language: 'python', code: 'step = 2' });
-    await savedMeta(dataDir, key, firstSave.digest);
-    // SIGKILL: nothing of the dying process runs again; its containers are gone (the orphan sweep's job).
-    open.splice(open.indexOf(dying), 1);
-    for (const info of await containersOf(dying.instanceId)) await docker.getContainer(info.Id).remove({ force: true });
-    const taker = await sandboxOn(dataDir);
-    const after = await taker.run(key, { language: 'python', code: 'print(step)' });
-    expect(after.stdout).toBe('2\n');
-    expect(after.stateRestored?.savedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-  });
+  it(
+    'a worker that dies without closing leaves the state of its last completed run to the next one (shared data dir)',
+    anyRuntime,
+    async () => {
+      const dataDir = newDataDir();
+      const dying = await sandboxOn(dataDir);
+      const key = 'failover';
+      await dying.run(key, { language: 'python', code: 'step = 1' });
+      const firstSave = await savedMeta(dataDir, key);
+      await dying.run(key, { language: 'python', code: 'step = 2' });
+      await savedMeta(dataDir, key, firstSave.digest);
+      // SIGKILL: nothing of the dying process runs again; its containers are gone (the orphan sweep's job).
+      open.splice(open.indexOf(dying), 1);
+      for (const info of await containersOf(dying.instanceId))
+        await docker.getContainer(info.Id).remove({ force: true });
+      const taker = await sandboxOn(dataDir);
+      const after = await taker.run(key, { language: 'python', code: 'print(step)' });
+      expect(after.stdout).toBe('2\n');
+      expect(after.stateRestored?.savedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    },
+  );
 
-  it('a process that takes a thread over while its state is still being saved waits for the save to land', async () => {
-    const dataDir = newDataDir();
-    const big = { stateSaveDelayMs: 60_000, memoryMb: 1024, dataMb: 400 };
-    const first = await sandboxOn(dataDir, big);
-    await first.run('handover', { language: 'python', code: 'blob = bytes(100 * 2**20)\nx = 41' });
-    const closing = first.close(); // saves on the way out: about a second for 100 MB
-    const second = await sandboxOn(dataDir, big);
-    const after = await second.run('handover', { language: 'python', code: 'print(x + 1, len(blob))' });
-    await closing;
-    expect(after.stdout).toBe(`42 ${100 * 2 ** 20}\n`);
-  });
+  it(
+    'a process that takes a thread over while its state is still being saved waits for the save to land',
+    anyRuntime,
+    async () => {
+      const dataDir = newDataDir();
+      const big = { stateSaveDelayMs: 60_000, memoryMb: 1024, dataMb: 400 };
+      const first = await sandboxOn(dataDir, big);
+      await first.run('handover', { language: 'python', code: 'blob = bytes(100 * 2**20)\nx = 41' });
+      const closing = first.close(); // saves on the way out: about a second for 100 MB
+      const second = await sandboxOn(dataDir, big);
+      const after = await second.run('handover', { language: 'python', code: 'print(x + 1, len(blob))' });
+      await closing;
+      expect(after.stdout).toBe(`42 ${100 * 2 ** 20}\n`);
+    },
+  );
 
-  it('does not write the same state twice', async () => {
+  it('does not write the same state twice', anyRuntime, async () => {
     const dataDir = newDataDir();
     const sandbox = await sandboxOn(dataDir, { maxSessions: 1 });
     await sandbox.run('same', { language: 'python', code: 'a = list(range(10))' });
@@ -161,7 +179,7 @@ describe('durable threads', () => {
     expect(JSON.parse(before)).toMatchObject({ digest: meta.digest });
   });
 
-  it('a state over THREADLAB_STATE_MAX_MB is not saved, and the user is told why', async () => {
+  it('a state over THREADLAB_STATE_MAX_MB is not saved, and the user is told why', anyRuntime, async () => {
     const dataDir = newDataDir();
     const sandbox = await sandboxOn(dataDir, { stateMaxBytes: 1024 * 1024, maxSessions: 1 });
     await sandbox.run('big', { language: 'python', code: 'blob = bytes(5 * 2**20)' });
@@ -188,7 +206,7 @@ describe('durable threads', () => {
     expect(next.stateNotSaved?.reason).toMatch(/could not be written in \/mnt\/data .*No space left/);
   });
 
-  it('/reset deletes the saved state with the files', async () => {
+  it('/reset deletes the saved state with the files', anyRuntime, async () => {
     const dataDir = newDataDir();
     const sandbox = await sandboxOn(dataDir);
     await sandbox.run('reset', { language: 'python', code: 'secret = "s"' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type TestSandbox } from './helpers.js';
+import { anyRuntime } from '../../support/any-runtime.js';
 
 const CANARY = `threadlab-canary-${Date.now()}`;
 let t: TestSandbox;
@@ -37,7 +38,7 @@ describe('DockerSandbox execution', () => {
     expect(chunks.join('')).toBe('a\nb\n');
   });
 
-  it('returns errors of the code as data with runner frames stripped', async () => {
+  it('returns errors of the code as data with runner frames stripped', anyRuntime, async () => {
     const result = await t.sandbox.run('s1', { language: 'python', code: 'def f():\n    return 1/0\nf()' });
     expect(result.status).toBe('error');
     expect(result.error?.name).toBe('ZeroDivisionError');
@@ -70,27 +71,31 @@ describe('DockerSandbox execution', () => {
     expect((await t.sandbox.readFile('s1', 'out.csv')).toString()).toBe('x,y\n1,2\n2,4\n3,8\n');
   });
 
-  it('honours the display protocol: display(), IPython.display and _repr_svg_, plt.show() order', async () => {
-    const result = await t.sandbox.run('s1', {
-      language: 'python',
-      code: [
-        'from IPython.display import display as ipy_display, HTML',
-        'class Badge:\n    def _repr_svg_(self):\n        return "<svg/>"',
-        'display("plain")',
-        'ipy_display(HTML("<b>bold</b>"))',
-        'import matplotlib.pyplot as plt',
-        'plt.plot([1]); plt.title("first"); plt.show()',
-        'print("between")',
-        'plt.plot([2]); plt.title("second")',
-        'Badge()',
-      ].join('\n'),
-    });
-    expect(result.status).toBe('ok');
-    const kinds = result.displays.map(
-      (d) => d.meta?.title ?? d.data['text/html'] ?? d.data['image/svg+xml'] ?? d.data['text/plain'],
-    );
-    expect(kinds).toEqual(["'plain'", '<b>bold</b>', 'first', '<svg/>', 'second']);
-  });
+  it(
+    'honours the display protocol: display(), IPython.display and _repr_svg_, plt.show() order',
+    anyRuntime,
+    async () => {
+      const result = await t.sandbox.run('s1', {
+        language: 'python',
+        code: [
+          'from IPython.display import display as ipy_display, HTML',
+          'class Badge:\n    def _repr_svg_(self):\n        return "<svg/>"',
+          'display("plain")',
+          'ipy_display(HTML("<b>bold</b>"))',
+          'import matplotlib.pyplot as plt',
+          'plt.plot([1]); plt.title("first"); plt.show()',
+          'print("between")',
+          'plt.plot([2]); plt.title("second")',
+          'Badge()',
+        ].join('\n'),
+      });
+      expect(result.status).toBe('ok');
+      const kinds = result.displays.map(
+        (d) => d.meta?.title ?? d.data['text/html'] ?? d.data['image/svg+xml'] ?? d.data['text/plain'],
+      );
+      expect(kinds).toEqual(["'plain'", '<b>bold</b>', 'first', '<svg/>', 'second']);
+    },
+  );
 
   it('runs bash in the same /mnt/data', async () => {
     const result = await t.sandbox.run('s1', {
@@ -147,7 +152,7 @@ describe('DockerSandbox execution', () => {
     await expect(t.sandbox.readFile('s3', '../outside')).rejects.toMatchObject({ code: 'sandbox_file_rejected' });
   });
 
-  it('reports the environment from the image', async () => {
+  it('reports the environment from the image', anyRuntime, async () => {
     const env = await t.sandbox.environment();
     expect(env.python).toMatch(/^3\.\d+/);
     expect(env.packages.pandas).toBeTruthy();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult, Language } from '../../../src/domain/execution.js';
 import { languagesOf } from '../../../src/domain/execution.js';
 import { makeSandbox, type TestSandbox } from './helpers.js';
+import { anyRuntime } from '../../support/any-runtime.js';
 
 /**
  * R and JavaScript sessions (issue 17) against the real engine, under runc and (integration-runsc) gVisor:
@@ -30,7 +31,7 @@ const text = (result: ExecutionResult): string =>
 const pngs = (result: ExecutionResult) => result.displays.filter((d) => d.data['image/png']);
 
 describe('the image says which languages it has', () => {
-  it('lists R with its package versions and Node with its version', async () => {
+  it('lists R with its package versions and Node with its version', anyRuntime, async () => {
     const env = await t.sandbox.environment();
     expect(languagesOf(env)).toEqual(['python', 'bash', 'r', 'javascript']);
     expect(env.runtimes?.r?.version).toMatch(/^4\.\d+\.\d+$/);
@@ -66,7 +67,7 @@ describe('R', () => {
     expect(text(await ok('r-state', 'r', 'x'))).toBe('[1] 3 4 5');
   });
 
-  it('returns a ggplot chart and a base plot() as PNG displays with their titles', async () => {
+  it('returns a ggplot chart and a base plot() as PNG displays with their titles', anyRuntime, async () => {
     const gg = await ok(
       'r-plots',
       'r',
@@ -95,7 +96,7 @@ describe('R', () => {
     expect(printed.artifacts).toEqual([]);
   });
 
-  it('reads a CSV that Python wrote in the same /mnt/data', async () => {
+  it('reads a CSV that Python wrote in the same /mnt/data', anyRuntime, async () => {
     await ok(
       'shared',
       'python',

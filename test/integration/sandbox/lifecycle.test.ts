@@ -8,6 +8,7 @@ import { threadHash } from '../../../src/domain/thread-key.js';
 import Docker from 'dockerode';
 import { DockerSandbox } from '../../../sandbox/docker-sandbox.js';
 import { containersOf, docker, logger, makeSandbox, sandboxImage, testLimits, type TestSandbox } from './helpers.js';
+import { waitUntil } from '../../e2e/roles/processes.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -70,7 +71,12 @@ describe('sandbox lifecycle', () => {
     const idle = await makeSandbox('life-idle', { idleTtlMs: 1000 });
     try {
       await idle.sandbox.run('idle', { language: 'python', code: 'open("i.txt","w").write("I")' });
-      await new Promise((r) => setTimeout(r, 2500));
+      // Reaped (container gone too) once idle for 1 s: waits for that, within the same 2.5 s as before.
+      await waitUntil(async () => !idle.sandbox.isLive('idle') && (await containersOf(idle.instanceId)).length === 0, {
+        timeoutMs: 2_500,
+        what: 'the idle session to be reaped',
+        intervalMs: 100,
+      }).catch(() => undefined); // the assertions below say what is still there
       expect(idle.sandbox.isLive('idle')).toBe(false);
       expect(await containersOf(idle.instanceId)).toEqual([]);
       const back = await idle.sandbox.run('idle', { language: 'bash', code: 'cat i.txt' });
