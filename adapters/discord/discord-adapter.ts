@@ -5,6 +5,7 @@ import {
   MessageFlags,
   Partials,
   REST,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type Message,
@@ -12,7 +13,7 @@ import {
   type PartialMessage,
 } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
-import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { InboundAttachment, InboundMessage, InboundUser } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
@@ -38,6 +39,8 @@ import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
+import { memberRoleIds } from './member-roles.js';
+import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.js';
 
 export interface DiscordAdapterOptions {
   /** The bot token (DISCORD_TOKEN). */
@@ -222,8 +225,8 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
     try {
-      const inbound = await this.follower.route(message, admitWith(handler));
-      if (inbound) await handler.onMessage(inbound);
+      const inbound = await this.follower.route(message, this.admitWith(handler));
+      if (inbound) await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
     } catch (err) {
       this.log.error(
         { err: toThreadlabError(err), message: message.id },
@@ -248,11 +251,23 @@ export class DiscordAdapter implements PlatformAdapter {
       if (message.author.bot || !message.editedTimestamp) return;
       const previousText = old.partial ? undefined : (old.content ?? undefined);
       if (previousText === message.content) return;
-      const inbound = await this.follower.route(message, admitWith(handler));
-      if (inbound) await handler.onMessage(editOf(inbound, message.editedTimestamp, previousText));
+      const inbound = await this.follower.route(message, this.admitWith(handler));
+      if (!inbound) return;
+      const edit = editOf(inbound, message.editedTimestamp, previousText);
+      await answerInbound(this, edit, await handler.onMessage(edit), this.log);
     } catch (err) {
       this.log.error({ err: toThreadlabError(err), message: updated.id }, 'could not hand a Discord edit to the core');
     }
+  }
+
+  /** The handler's access check as the thread follower asks it (none: everything is admitted); a refusal is told here. */
+  private admitWith(handler: InboundHandler): ((message: InboundMessage) => Promise<boolean>) | undefined {
+    if (!handler.admit) return undefined;
+    return async (message) => {
+      const admission = await handler.admit!(message);
+      if (!admission.allowed && admission.tell) await tellPrivately(this, message, admission.message, this.log);
+      return admission.allowed;
+    };
   }
 
   /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
@@ -264,7 +279,10 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!handler.admit) return true;
     this.pendingCommands.set(inbound.id, interaction);
     try {
-      return (await handler.admit(inbound, { slashCommand: true })).allowed;
+      const admission = await handler.admit(inbound, { slashCommand: true });
+      // Said while the interaction is pending, so the notice is its ephemeral answer.
+      if (!admission.allowed && admission.tell) await tellPrivately(this, inbound, admission.message, this.log);
+      return admission.allowed;
     } finally {
       this.pendingCommands.delete(inbound.id);
     }
@@ -277,12 +295,15 @@ export class DiscordAdapter implements PlatformAdapter {
         if (approval) return await handleApprovalButton(interaction, approval, { handler, logger: this.log });
         const key = parseStopButtonId(interaction.customId);
         if (!key) return;
-        // Acknowledge first (Discord allows 3 s), but cancel even if the acknowledgement failed.
-        const ack = interaction.reply({ content: '🛑 Stopping…', flags: MessageFlags.Ephemeral });
-        const [acked, cancelled] = await Promise.allSettled([ack, handler.onCancel(key)]);
-        if (acked.status === 'rejected') this.log.warn({ err: acked.reason }, 'could not acknowledge the Stop button');
-        if (cancelled.status === 'rejected')
-          this.log.error({ err: toThreadlabError(cancelled.reason), thread: key }, 'stop failed');
+        // The verdict first (who may stop), then the one ephemeral answer, within Discord's 3 s.
+        const outcome = await handler.onCancel(key, pressUser(interaction)).catch((err: unknown) => {
+          this.log.error({ err: toThreadlabError(err), thread: key }, 'stop failed');
+          return undefined;
+        });
+        const content = outcome && !outcome.accepted ? outcome.message : '🛑 Stopping…';
+        await interaction
+          .reply({ content, flags: MessageFlags.Ephemeral })
+          .catch((err: unknown) => this.log.warn({ err }, 'could not acknowledge the Stop button'));
         return;
       }
       if (!interaction.isChatInputCommand()) return;
@@ -305,7 +326,7 @@ export class DiscordAdapter implements PlatformAdapter {
       await interaction
         .deferReply()
         .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
-      await handler.onMessage(inbound);
+      await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
     } catch (err) {
       this.log.error(
         { err: toThreadlabError(err), interaction: interaction.id },
@@ -315,7 +336,12 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 }
 
-/** The handler's access check as the thread follower asks it (none: everything is admitted). */
-function admitWith(handler: InboundHandler): ((message: InboundMessage) => Promise<boolean>) | undefined {
-  return handler.admit ? async (message) => (await handler.admit!(message)).allowed : undefined;
+/** Who pressed a button, as the access allowlists and the Stop check read them. */
+function pressUser(interaction: ButtonInteraction): InboundUser {
+  const roles = memberRoleIds(interaction.member, interaction.guildId);
+  return {
+    id: interaction.user.id,
+    name: interaction.user.globalName ?? interaction.user.username,
+    ...(roles ? { roles } : {}),
+  };
 }

@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { toThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
+import { pressMessage, type InboundMessage, type InboundUser } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import { threadKey } from '../domain/thread-key.js';
+import { parseThreadKey, threadKey } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
@@ -13,6 +13,7 @@ import type {
   InboundHandler,
   InboundOutcome,
   PlatformAdapter,
+  StopOutcome,
 } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
@@ -69,6 +70,8 @@ export class Runtime implements InboundHandler {
   private readonly approvals: ApprovalGate;
   /** Who may use the bot where (THREADLAB_ACCESS_*); undefined when no list is set. */
   private readonly access: AccessGate | undefined;
+  /** Who may stop anyone's run besides its starter, as `platform:userId` (THREADLAB_APPROVAL_ADMINS). */
+  private readonly stoppers: ReadonlySet<string>;
   private started: RuntimeStartOptions = {};
 
   constructor(private readonly deps: RuntimeDeps) {
@@ -78,6 +81,7 @@ export class Runtime implements InboundHandler {
       ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
       : undefined;
     const { approval } = deps.config;
+    this.stoppers = new Set(approval.admins);
     this.approvals = new ApprovalGate({
       timeoutMs: approval.timeoutMs,
       admins: approval.admins,
@@ -118,19 +122,27 @@ export class Runtime implements InboundHandler {
     await this.approvals.close();
   }
 
-  /** A stop cancels the thread's job at once; anything else is queued, within the limits. */
+  /**
+   * The core's verdict on a message: a stop cancels the thread's job at once (when the sender may stop it);
+   * anything else is queued, within the limits. Posts nothing: the adapter gives the one answer.
+   */
   async onMessage(message: InboundMessage): Promise<InboundOutcome> {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
     const intent = intentOf(message);
-    // Before anything is queued or run: a refused user is told (once per place) and nothing else happens.
+    // Before anything is queued or run: a refused user is refused (told once per place) and nothing else happens.
     const admission = await this.admit(message);
-    if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message };
+    if (!admission.allowed)
+      return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
     const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
-      const cancelled = await this.deps.queue.cancel(key);
-      await this.safeReply(message, textReply(cancelled ? 'Stopped.' : 'Nothing is running in this thread.'), log);
-      return { accepted: true, command: 'stop' };
+      const stop = await this.stopTurn(key, message.user);
+      if (!stop.accepted) return stop;
+      return {
+        accepted: true,
+        command: 'stop',
+        answer: stop.stopped ? 'Stopped.' : 'Nothing is running in this thread.',
+      };
     }
     const result = await this.deps.queue.enqueue(message);
     if (result.accepted) {
@@ -143,7 +155,6 @@ export class Runtime implements InboundHandler {
       log.info({ job: result.jobId }, 'duplicate delivery ignored');
     } else {
       log.info({ reason: result.reason, retryAfterMs: result.retryAfterMs }, 'message refused by a limit');
-      await this.safeReply(message, textReply(result.message), log);
       const { reason, retryAfterMs } = result;
       return { accepted: false, reason, retryAfterMs, message: result.message };
     }
@@ -151,22 +162,49 @@ export class Runtime implements InboundHandler {
   }
 
   /**
-   * The access allowlists' verdict on `message` (THREADLAB_ACCESS_*); a refused user is told, once per
-   * place and privately where the platform allows. Adapters ask before their own side effects (a thread
-   * created, a root message posted); `onMessage` asks again, as the authority.
+   * The access allowlists' verdict on `message` (THREADLAB_ACCESS_*); a refusal says whether to tell it now
+   * (once per place). Adapters ask before their own side effects (a thread created, a root message posted);
+   * `onMessage` asks again, as the authority.
    */
   async admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
     if (!this.access) return { allowed: true };
     const adapter = this.adapters.find(message.thread.platform);
     const refusal = await this.access.check(message, intentOf(message), adapter);
     if (!refusal) return { allowed: true };
-    await this.access.tell(message, refusal, adapter, { always: options.slashCommand === true });
-    return { allowed: false, message: refusal.text };
+    const tell = this.access.tellsNow(message, refusal, { always: options.slashCommand === true });
+    return { allowed: false, message: refusal.text, tell };
   }
 
-  async onCancel(key: string): Promise<void> {
-    const cancelled = await this.deps.queue.cancel(key);
-    this.deps.logger.info({ thread: key, cancelled }, 'stop requested');
+  /** A Stop press (button, or the platform's own stop): the presser must be let in and may stop the turn. */
+  async onCancel(key: string, by: InboundUser): Promise<StopOutcome> {
+    const press = pressMessage(parseThreadKey(key), by);
+    // A press expects an answer: a refused presser is told every time.
+    const admission = await this.admit(press, { slashCommand: true });
+    if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message, tell: true };
+    return this.stopTurn(key, by);
+  }
+
+  /**
+   * Stops the thread's jobs when `by` may: the person whose message started the running turn, or an approval
+   * admin (THREADLAB_APPROVAL_ADMINS). The starter is read from the queue, so a gateway decides it too.
+   */
+  private async stopTurn(key: string, by: InboundUser): Promise<StopOutcome> {
+    const platform = parseThreadKey(key).platform;
+    const log = this.deps.logger.child({ platform, thread: key, by: by.id });
+    const starter = await this.deps.queue.starter(key);
+    if (starter && starter.id !== by.id && !this.stoppers.has(`${platform}:${by.id}`)) {
+      log.info({ starter: starter.id }, 'stop refused: not the presser’s run');
+      const who = starter.name ? `${starter.name} (who started it)` : 'the person who started it';
+      return {
+        accepted: false,
+        reason: 'not_allowed',
+        message: `Only ${who} or a Threadlab admin can stop this run.`,
+        tell: true,
+      };
+    }
+    const stopped = await this.deps.queue.cancel(key);
+    log.info({ cancelled: stopped }, 'stop requested');
+    return { accepted: true, stopped };
   }
 
   /**

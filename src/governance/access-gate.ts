@@ -1,6 +1,5 @@
 import { toThreadlabError } from '../domain/errors.js';
 import type { InboundMessage } from '../domain/messages.js';
-import { textReply } from '../domain/reply.js';
 import type { Intent } from '../core/intent.js';
 import type { Logger } from '../logger.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
@@ -52,31 +51,18 @@ export class AccessGate {
   }
 
   /**
-   * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
-   * user expects an answer to: `message.command`, or `always`) is answered every time, privately. Never
-   * throws: a notice that fails is logged.
+   * Whether the user is told about a refusal now: once per user, place and scope; a native command (a slash
+   * command the user expects an answer to: `message.command`, or `always`) every time. Logs the refusal. The
+   * adapter says it (privately where its platform allows); nothing is posted here.
    */
-  async tell(
-    message: InboundMessage,
-    refusal: AccessRefusal,
-    adapter: PlatformAdapter | undefined,
-    options: { always?: boolean } = {},
-  ): Promise<boolean> {
+  tellsNow(message: InboundMessage, refusal: AccessRefusal, options: { always?: boolean } = {}): boolean {
     const { thread, user } = message;
     const key = [refusal.scope, thread.platform, thread.workspace, thread.channel, user.id].join('\u0000');
     const first = this.notices.firstTime(key);
     const answer = first || Boolean(message.command) || options.always === true;
     const log = this.options.logger.child({ platform: thread.platform, channel: thread.channel, user: user.id });
     log.info({ scope: refusal.scope, why: refusal.why, told: answer }, 'access refused');
-    if (!adapter || !answer) return false;
-    try {
-      if (await adapter.notifyPrivately?.(message, refusal.text)) return true;
-      await adapter.reply(message, textReply(refusal.text));
-      return true;
-    } catch (err) {
-      log.warn({ err: toThreadlabError(err) }, 'could not tell the user they may not use Threadlab here');
-      return false;
-    }
+    return answer;
   }
 
   private async groupsOf(message: InboundMessage, adapter: PlatformAdapter | undefined): Promise<string[]> {
