@@ -28,11 +28,11 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
-import type { DailyBudgets } from '../governance/budget.js';
+import type { DailyBudgets } from '../governance/budget/budget.js';
 import type { TurnBudget } from '../ports/budget.js';
-import type { ApprovalGate } from '../governance/approval-gate.js';
+import type { ApprovalGate } from '../governance/approval/approval-gate.js';
 import type { ApprovalHook } from '../ports/approval.js';
-import { withJobAuditScope } from '../governance/audit-scope.js';
+import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 
 export interface ThreadWorkerDeps {
   config: Config;

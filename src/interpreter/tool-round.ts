@@ -2,7 +2,7 @@ import { isThreadlabError } from '../domain/errors.js';
 import type { Language } from '../domain/execution.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
-import { notApprovedText } from '../governance/approval-text.js';
+import { notApprovedText } from '../governance/approval/approval-text.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';

@@ -1,8 +1,8 @@
-import { toThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
-import type { Intent } from '../core/intent.js';
-import type { Logger } from '../logger.js';
-import type { PlatformAdapter } from '../ports/platform-adapter.js';
+import { toThreadlabError } from '../../domain/errors.js';
+import type { InboundMessage } from '../../domain/messages.js';
+import type { Intent } from '../../core/intent.js';
+import type { Logger } from '../../logger.js';
+import type { PlatformAdapter } from '../../ports/platform-adapter.js';
 import { AccessNotices } from './access-notices.js';
 import { groupIds, placeAllowed, userAllowed, type AccessPolicy } from './access-policy.js';
 

@@ -1,5 +1,5 @@
-import type { InboundMessage } from '../domain/messages.js';
-import type { Platform } from '../domain/thread-key.js';
+import type { InboundMessage } from '../../domain/messages.js';
+import type { Platform } from '../../domain/thread-key.js';
 
 /** The platforms whose places and people the allowlists govern; the web chat and CLI are the operator's own. */
 export const GOVERNED_PLATFORMS = ['slack', 'discord'] as const;
