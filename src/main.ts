@@ -33,6 +33,9 @@ import { budgetsEnabled, DailyBudgets } from './governance/budget/budget.js';
 import { MemoryBudgetCounters } from './governance/budget/budget-memory-counters.js';
 import { RedisBudgetCounters } from '../adapters/redis/redis-budget-counters.js';
 import { auditLogFor } from './governance/audit/audit-sink.js';
+import type { AuditLog } from './governance/audit/audit-log.js';
+import { ThreadlabGovernance } from './governance/governance.js';
+import type { Governance } from './ports/governance.js';
 import { auditedSandbox } from './governance/audit/audited-sandbox.js';
 import { auditedLlm } from './governance/audit/audited-llm.js';
 import { egressAuditLine } from './governance/audit/audit-egress.js';
@@ -52,8 +55,16 @@ export interface BuildOptions {
   role?: Role;
   /** Prometheus metrics the queue, sandbox pool, LLM and errors report into. */
   metrics?: ThreadlabMetrics;
-  /** Replace any dependency (tests, the CLI's one-shot commands). */
-  overrides?: Partial<RuntimeDeps>;
+  /** Replace any dependency (tests, the CLI's one-shot commands), governance's stores included. */
+  overrides?: Partial<RuntimeDeps> & GovernanceStores;
+}
+
+/** The stores governance is built on, which tests may replace (unset in `overrides`: from configuration). */
+export interface GovernanceStores {
+  /** The daily budgets (`undefined` given: none). */
+  budgets?: DailyBudgets;
+  /** Where approval requests wait (`undefined` given: in this process). */
+  approvalBoard?: ApprovalBoard;
 }
 
 /** A sandbox for the gateway role, which never runs code: any use is a wiring bug, said plainly. */
@@ -234,13 +245,37 @@ export function createBudgets(config: Config, logger: Logger): DailyBudgets | un
 }
 
 /**
- * Where approval requests wait, with THREADLAB_APPROVAL=ask: in Redis when REDIS_URL is set, because a
+ * Governance, built here only: access allowlists and approval from configuration, the budgets' counters and
+ * the approval board in Redis when REDIS_URL is set, the audit trail, and the index of who wrote where.
+ */
+function createGovernance(
+  config: Config,
+  logger: Logger,
+  options: { audit: AuditLog; overrides: GovernanceStores },
+): Governance {
+  const o = options.overrides;
+  const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
+  const board = 'approvalBoard' in o ? () => o.approvalBoard : () => createApprovalBoard(config, logger);
+  return new ThreadlabGovernance({
+    config,
+    logger,
+    audit: options.audit,
+    ...(budgets ? { budgets } : {}),
+    approvalBoard: board,
+    participants: createParticipantIndex(config.dataDir, (thread) =>
+      logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
+    ),
+  });
+}
+
+/**
+ * Where approval requests wait (asked for by governance only with THREADLAB_APPROVAL=ask): in Redis when REDIS_URL is set, because a
  * Run press reaches whichever process holds the platform connection (the gateway in split roles, any of
  * several processes) while the turn waits on a worker; otherwise in this process.
  */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
   const redisUrl = config.queue.redisUrl;
-  if (config.approval.mode !== 'ask' || !redisUrl) return undefined;
+  if (!redisUrl) return undefined;
   return new RedisApprovalBoard({ redisUrl, logger: logger.child({ component: 'approval' }) });
 }
 
@@ -292,19 +327,8 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
       renderer,
       adapters: o.adapters ?? createAdapters(config, logger, renderer),
-      ...(() => {
-        const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
-        return budgets ? { budgets } : {};
-      })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
-      audit,
-      ...(() => {
-        const board = 'approvalBoard' in o ? o.approvalBoard : createApprovalBoard(config, logger);
-        return board ? { approvalBoard: board } : {};
-      })(),
-      participants: createParticipantIndex(config.dataDir, (thread) =>
-        logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
-      ),
+      governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o }),
     });
     late.runtime = runtime;
     return runtime;

@@ -15,20 +15,15 @@ import type {
   PlatformAdapter,
   StopOutcome,
 } from '../ports/platform-adapter.js';
+import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { intentOf } from './intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
-import { AccessGate } from '../governance/access/access-gate.js';
-import { restricts } from '../governance/access/access-policy.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
-import type { DailyBudgets } from '../governance/budget/budget.js';
-import { ApprovalGate } from '../governance/approval/approval-gate.js';
-import type { AuditLog } from '../governance/audit/audit-log.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
-import type { ApprovalBoard } from '../ports/approval-board.js';
 import type { Platform } from '../domain/thread-key.js';
 
 export interface RuntimeDeps {
@@ -42,14 +37,8 @@ export interface RuntimeDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** The daily budgets, when any is set; closed with the runtime. */
-  budgets?: DailyBudgets;
-  /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
-  participants?: { record(key: string, userId: string): Promise<void> };
-  /** The audit trail, for the approval decisions (runs and model calls are audited by their decorators). */
-  audit?: AuditLog;
-  /** Where approval requests wait for presses (Redis in split roles); unset: in this process. */
-  approvalBoard?: ApprovalBoard;
+  /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the runtime. */
+  governance: Governance;
 }
 
 export interface RuntimeStartOptions {
@@ -66,30 +55,11 @@ export interface RuntimeStartOptions {
 export class Runtime implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
-  /** Code the model wrote, waiting for a person's Run or Skip (THREADLAB_APPROVAL=ask). */
-  private readonly approvals: ApprovalGate;
-  /** Who may use the bot where (THREADLAB_ACCESS_*); undefined when no list is set. */
-  private readonly access: AccessGate | undefined;
-  /** Who may stop anyone's run besides its starter, as `platform:userId` (THREADLAB_APPROVAL_ADMINS). */
-  private readonly stoppers: ReadonlySet<string>;
   private started: RuntimeStartOptions = {};
 
   constructor(private readonly deps: RuntimeDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
-    const { help, noticeMemory, ...policy } = deps.config.access;
-    this.access = restricts(policy)
-      ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
-      : undefined;
-    const { approval } = deps.config;
-    this.stoppers = new Set(approval.admins);
-    this.approvals = new ApprovalGate({
-      timeoutMs: approval.timeoutMs,
-      admins: approval.admins,
-      logger: deps.logger,
-      ...(deps.audit ? { audit: deps.audit } : {}),
-      ...(deps.approvalBoard ? { board: deps.approvalBoard } : {}),
-    });
-    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters, approvals: this.approvals });
+    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
   /** Registers an adapter after construction (the CLI's one-shot adapter, tests). */
@@ -118,8 +88,7 @@ export class Runtime implements InboundHandler {
     await queue.close(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
-    await this.deps.budgets?.close();
-    await this.approvals.close();
+    await this.deps.governance.close();
   }
 
   /**
@@ -148,8 +117,8 @@ export class Runtime implements InboundHandler {
     if (result.accepted) {
       log.info({ job: result.jobId, position: result.position }, 'message queued');
       // Off the reply's path: a failed write costs only the purge's view of this thread, and is logged.
-      void this.deps.participants
-        ?.record(key, message.user.id)
+      void this.deps.governance
+        .recordWriter(key, message.user.id)
         .catch((err: unknown) => log.warn({ err }, 'could not record who wrote in the thread'));
     } else if (result.reason === 'duplicate') {
       log.info({ job: result.jobId }, 'duplicate delivery ignored');
@@ -167,12 +136,9 @@ export class Runtime implements InboundHandler {
    * `onMessage` asks again, as the authority.
    */
   async admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
-    if (!this.access) return { allowed: true };
     const adapter = this.adapters.find(message.thread.platform);
-    const refusal = await this.access.check(message, intentOf(message), adapter);
-    if (!refusal) return { allowed: true };
-    const tell = this.access.tellsNow(message, refusal, { always: options.slashCommand === true });
-    return { allowed: false, message: refusal.text, tell };
+    const direct = intentOf(message).kind === 'run';
+    return this.deps.governance.admit(message, { ...options, direct, ...(adapter ? { adapter } : {}) });
   }
 
   /** A Stop press (button, or the platform's own stop): the presser must be let in and may stop the turn. */
@@ -192,7 +158,7 @@ export class Runtime implements InboundHandler {
     const platform = parseThreadKey(key).platform;
     const log = this.deps.logger.child({ platform, thread: key, by: by.id });
     const starter = await this.deps.queue.starter(key);
-    if (starter && starter.id !== by.id && !this.stoppers.has(`${platform}:${by.id}`)) {
+    if (starter && !this.deps.governance.mayStop(platform, by.id, starter.id)) {
       log.info({ starter: starter.id }, 'stop refused: not the presser’s run');
       const who = starter.name ? `${starter.name} (who started it)` : 'the person who started it';
       return {
@@ -222,7 +188,7 @@ export class Runtime implements InboundHandler {
 
   /** A Run or Skip press: decides the waiting request when the presser may. */
   async onApproval(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome> {
-    return this.approvals.press(platform, press);
+    return this.deps.governance.onPress(platform, press);
   }
 
   /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */

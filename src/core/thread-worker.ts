@@ -28,10 +28,7 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
-import type { DailyBudgets } from '../governance/budget/budget.js';
-import type { TurnBudget } from '../ports/budget.js';
-import type { ApprovalGate } from '../governance/approval/approval-gate.js';
-import type { ApprovalHook } from '../ports/approval.js';
+import type { Governance, GovernedTurn } from '../ports/governance.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 
 export interface ThreadWorkerDeps {
@@ -44,10 +41,8 @@ export interface ThreadWorkerDeps {
   /** The adapters jobs are answered through (the runtime's set). */
   adapters: PlatformAdapters;
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** The daily token and run-time budgets, when any is set (THREADLAB_BUDGET_*). */
-  budgets?: DailyBudgets;
-  /** Where runs of the model's code wait for approval (used when THREADLAB_APPROVAL=ask). */
-  approvals?: ApprovalGate;
+  /** The budgets and approval hooks of each turn, and the `usage` answer. */
+  governance: Governance;
 }
 
 /**
@@ -157,7 +152,7 @@ export class ThreadWorker {
       case 'help':
         return textReply(helpText(message.thread.platform));
       case 'usage':
-        return textReply(await this.usage(message));
+        return textReply(await this.deps.governance.usage(message));
       case 'export':
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal });
       case 'files': {
@@ -166,7 +161,7 @@ export class ThreadWorker {
       }
       case 'run': {
         // Code the user sent spends run time only: a spent token budget does not stop it.
-        const budget = await this.budgetFor(message, ['runMs']);
+        const { budget } = await this.deps.governance.forTurn({ message, threadKey, needs: ['runMs'] });
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
@@ -180,7 +175,10 @@ export class ThreadWorker {
         return prefix(notes, await this.toReply(turn, threadKey, message.thread.platform));
       }
       case 'ask': {
-        const budget = intent.text.trim() === '' ? undefined : await this.budgetFor(message, ['tokens', 'runMs']);
+        const { budget, approve } =
+          intent.text.trim() === ''
+            ? {}
+            : await this.deps.governance.forTurn(this.askTurn(message, threadKey, adapter));
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
@@ -194,7 +192,6 @@ export class ThreadWorker {
           );
           return textReply([...notes, describeUploads(files, previews)].join('\n'));
         }
-        const approve = this.approvalHook(message, threadKey, adapter);
         const turn = await this.interpreter.handle(
           { threadKey, text: intent.text, user: message.user, uploaded: files },
           { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
@@ -207,18 +204,13 @@ export class ThreadWorker {
     }
   }
 
-  /** With approval on, each run of the model's code waits for the asker's Run; a surface without buttons runs nothing. */
-  private approvalHook(message: InboundMessage, threadKey: string, adapter: PlatformAdapter): ApprovalHook | undefined {
-    const { approvals, config } = this.deps;
-    if (config.approval.mode !== 'ask' || !approvals) return undefined;
-    return ({ language, code, signal }) => {
-      if (!adapter.askApproval) {
-        const reason = `${message.thread.platform} cannot show the Run and Skip buttons`;
-        return Promise.resolve({ kind: 'unavailable', reason });
-      }
-      const show = adapter.askApproval.bind(adapter, message);
-      const { platform } = message.thread;
-      return approvals.request({ platform, threadKey, askerId: message.user.id, language, code, show, signal });
+  /** A question for the model: it spends tokens and run time, and its code may wait for approval on the platform. */
+  private askTurn(message: InboundMessage, threadKey: string, adapter: PlatformAdapter): GovernedTurn {
+    return {
+      message,
+      threadKey,
+      needs: ['tokens', 'runMs'],
+      ...(adapter.askApproval ? { askApproval: adapter.askApproval.bind(adapter, message) } : {}),
     };
   }
 
@@ -236,27 +228,6 @@ export class ThreadWorker {
       notes.push(`_Fetched this thread's uploads again: ${again.restored.map((p) => `\`${p}\``).join(', ')}._`);
     notes.push(...again.problems.map((p) => `⚠️ ${p}`));
     return notes;
-  }
-
-  /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
-  private async budgetFor(
-    message: InboundMessage,
-    needs: ('tokens' | 'runMs')[],
-  ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
-    const { budgets } = this.deps;
-    if (!budgets) return undefined;
-    const subject = { platform: message.thread.platform, workspace: message.thread.workspace, user: message.user.id };
-    await budgets.admit(subject, needs);
-    return budgets.forTurn(subject);
-  }
-
-  /** The `usage` command's answer: what the user and the workspace spent today and what is left. */
-  private usage(message: InboundMessage): Promise<string> {
-    const { budgets } = this.deps;
-    if (!budgets)
-      return Promise.resolve('No daily budgets are set on this Threadlab (THREADLAB_BUDGET_*), so nothing is counted.');
-    const { platform, workspace } = message.thread;
-    return budgets.usageText({ platform, workspace, user: message.user.id });
   }
 
   /** Adds the turn to the thread's export log; a failure is a note on the reply, not a lost answer. */

@@ -1,6 +1,5 @@
 import { toThreadlabError } from '../../domain/errors.js';
 import type { InboundMessage } from '../../domain/messages.js';
-import type { Intent } from '../../core/intent.js';
 import type { Logger } from '../../logger.js';
 import type { PlatformAdapter } from '../../ports/platform-adapter.js';
 import { AccessNotices } from './access-notices.js';
@@ -30,10 +29,13 @@ export class AccessGate {
     this.notices = new AccessNotices(options.maxNotices);
   }
 
-  /** The refusal of `message`, or undefined when it may go on. Asks the adapter for Slack user groups only when needed. */
+  /**
+   * The refusal of `message`, or undefined when it may go on; `direct`: it runs the user's own code. Asks the
+   * adapter for Slack user groups only when needed.
+   */
   async check(
     message: InboundMessage,
-    intent: Intent,
+    direct: boolean,
     adapter: PlatformAdapter | undefined,
   ): Promise<AccessRefusal | undefined> {
     const { policy, help } = this.options;
@@ -42,7 +44,7 @@ export class AccessGate {
     const groups = await this.groupsOf(message, adapter);
     if (!userAllowed(policy.users, message, groups))
       return { scope: 'use', why: 'user', text: `You are not on the list of people who may use Threadlab. ${help}` };
-    if (intent.kind !== 'run') return undefined;
+    if (!direct) return undefined;
     if (!placeAllowed(policy.directPlaces, message))
       return { scope: 'direct', why: 'place', text: directText('in this channel', help) };
     if (!userAllowed(policy.directUsers, message, groups))
