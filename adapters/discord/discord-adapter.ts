@@ -270,6 +270,34 @@ export class DiscordAdapter implements PlatformAdapter {
     };
   }
 
+  /**
+   * A Stop press: the core's verdict (who may stop) is the one ephemeral answer. Discord drops a press not
+   * acknowledged within 3 s: a verdict slower than {@link STOP_ACK_MS} (a cancel still telling queued
+   * messages) is acknowledged as stopping, and a refusal arriving after that follows up, privately.
+   */
+  private async onStopButton(interaction: ButtonInteraction, key: string, handler: InboundHandler): Promise<void> {
+    const verdict = handler.onCancel(key, pressUser(interaction)).catch((err: unknown) => {
+      this.log.error({ err: toThreadlabError(err), thread: key }, 'stop failed');
+      return undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_ACK_MS)));
+    const first = await Promise.race([verdict, late]);
+    clearTimeout(timer);
+    const say = (content: string, how: 'reply' | 'followUp') =>
+      interaction[how]({ content, flags: MessageFlags.Ephemeral }).then(
+        () => undefined,
+        (err: unknown) => this.log.warn({ err }, 'could not answer the Stop button'),
+      );
+    if (first !== 'late') {
+      await say(first && !first.accepted ? first.message : '🛑 Stopping…', 'reply');
+      return;
+    }
+    await say('🛑 Stopping…', 'reply');
+    const outcome = await verdict;
+    if (outcome && !outcome.accepted) await say(outcome.message, 'followUp');
+  }
+
   /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
   private async admitCommand(
     interaction: ChatInputCommandInteraction,
@@ -295,16 +323,7 @@ export class DiscordAdapter implements PlatformAdapter {
         if (approval) return await handleApprovalButton(interaction, approval, { handler, logger: this.log });
         const key = parseStopButtonId(interaction.customId);
         if (!key) return;
-        // The verdict first (who may stop), then the one ephemeral answer, within Discord's 3 s.
-        const outcome = await handler.onCancel(key, pressUser(interaction)).catch((err: unknown) => {
-          this.log.error({ err: toThreadlabError(err), thread: key }, 'stop failed');
-          return undefined;
-        });
-        const content = outcome && !outcome.accepted ? outcome.message : '🛑 Stopping…';
-        await interaction
-          .reply({ content, flags: MessageFlags.Ephemeral })
-          .catch((err: unknown) => this.log.warn({ err }, 'could not acknowledge the Stop button'));
-        return;
+        return await this.onStopButton(interaction, key, handler);
       }
       if (!interaction.isChatInputCommand()) return;
       if (!interaction.channel && interaction.guildId && interaction.channelId) {
@@ -335,6 +354,9 @@ export class DiscordAdapter implements PlatformAdapter {
     }
   }
 }
+
+/** How long a Stop press waits for the core's verdict before it is acknowledged anyway, in ms (Discord allows 3 s). */
+const STOP_ACK_MS = 2000;
 
 /** Who pressed a button, as the access allowlists and the Stop check read them. */
 function pressUser(interaction: ButtonInteraction): InboundUser {
