@@ -6,7 +6,7 @@ import {
   type IdleScan,
   type PurgedItem,
   type RetentionSource,
-} from '../src/governance/retention.js';
+} from '../src/governance/retention/retention.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { STATE_DIR_PARTS } from './session-state.js';
 

@@ -28,21 +28,24 @@ import { createDockerSandbox } from '../sandbox/index.js';
 import { createDocker } from '../sandbox/docker-client.js';
 import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
-import { budgetsEnabled, DailyBudgets } from './governance/budget.js';
-import { auditLogFor } from './governance/audit-sink.js';
-import { auditedSandbox } from './governance/audited-sandbox.js';
-import { auditedLlm } from './governance/audited-llm.js';
-import { auditedEgress } from './governance/audited-egress.js';
-import { egressAuditLine } from './governance/audit-egress.js';
-import { createParticipantIndex } from './governance/retention-index.js';
+import { budgetsEnabled, DailyBudgets } from './governance/budget/budget.js';
+import { auditLogFor } from './governance/audit/audit-sink.js';
+import type { AuditLog } from './governance/audit/audit-log.js';
+import { ThreadlabGovernance } from './governance/governance.js';
+import type { Governance } from './ports/governance.js';
+import { auditedSandbox } from './governance/audit/audited-sandbox.js';
+import { auditedLlm } from './governance/audit/audited-llm.js';
+import { auditedEgress } from './governance/audit/audited-egress.js';
+import { egressAuditLine } from './governance/audit/audit-egress.js';
+import { createParticipantIndex } from './governance/retention/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
 import { webHistoryRetention } from '../adapters/web/web-retention.js';
 import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
-import type { RetentionSource, ParticipantLookup } from './governance/retention.js';
-import { MemoryRetention } from './governance/retention-memory.js';
-import { PurgeHonouringStore, PurgeMarks } from './governance/retention-marks.js';
-import { retentionSweeperFor, type RetentionSweeper } from './governance/retention-sweeper.js';
+import type { RetentionSource, ParticipantLookup } from './governance/retention/retention.js';
+import { MemoryRetention } from './governance/retention/retention-memory.js';
+import { PurgeHonouringStore, PurgeMarks } from './governance/retention/retention-marks.js';
+import { retentionSweeperFor, type RetentionSweeper } from './governance/retention/retention-sweeper.js';
 
 export type Role = 'all' | 'gateway' | 'worker';
 
@@ -50,8 +53,16 @@ export interface BuildOptions {
   role?: Role;
   /** Prometheus metrics the queue, sandbox pool, LLM and errors report into. */
   metrics?: ThreadlabMetrics;
-  /** Replace any dependency (tests, the CLI's one-shot commands). */
-  overrides?: Partial<RuntimeDeps>;
+  /** Replace any dependency (tests, the CLI's one-shot commands), governance's stores included. */
+  overrides?: Partial<RuntimeDeps> & GovernanceStores;
+}
+
+/** The stores governance is built on, which tests may replace (unset in `overrides`: from configuration). */
+export interface GovernanceStores {
+  /** The daily budgets (`undefined` given: none). */
+  budgets?: DailyBudgets;
+  /** Where approval requests wait (`undefined` given: in this process). */
+  approvalBoard?: ApprovalBoard;
 }
 
 /** A sandbox for the gateway role, which never runs code: any use is a wiring bug, said plainly. */
@@ -238,9 +249,32 @@ export function createBudgets(config: Config, logger: Logger): DailyBudgets | un
   return new DailyBudgets({ counters, limits: config.budgets, logger: log });
 }
 
-/** Where approval requests wait, with THREADLAB_APPROVAL=ask: see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
+/**
+ * Governance, built here only: access allowlists and approval from configuration, the budgets' counters and
+ * the approval board in Redis when REDIS_URL is set, the audit trail, and the index of who wrote where.
+ */
+function createGovernance(
+  config: Config,
+  logger: Logger,
+  options: { audit: AuditLog; overrides: GovernanceStores },
+): Governance {
+  const o = options.overrides;
+  const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
+  const board = 'approvalBoard' in o ? () => o.approvalBoard : () => createApprovalBoard(config, logger);
+  return new ThreadlabGovernance({
+    config,
+    logger,
+    audit: options.audit,
+    ...(budgets ? { budgets } : {}),
+    approvalBoard: board,
+    participants: createParticipantIndex(config.dataDir, (thread) =>
+      logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
+    ),
+  });
+}
+
+/** Where approval requests wait (asked for by governance only with THREADLAB_APPROVAL=ask): see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
-  if (config.approval.mode !== 'ask') return undefined;
   return stateBacking(config.queue.redisUrl).approvalBoard(logger.child({ component: 'approval' }));
 }
 
@@ -292,19 +326,8 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
       renderer,
       adapters: o.adapters ?? createAdapters(config, logger, renderer),
-      ...(() => {
-        const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
-        return budgets ? { budgets } : {};
-      })(),
       ...(options.metrics ? { metrics: options.metrics } : {}),
-      audit,
-      ...(() => {
-        const board = 'approvalBoard' in o ? o.approvalBoard : createApprovalBoard(config, logger);
-        return board ? { approvalBoard: board } : {};
-      })(),
-      participants: createParticipantIndex(config.dataDir, (thread) =>
-        logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
-      ),
+      governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o }),
     });
     late.runtime = runtime;
     return runtime;

@@ -1,6 +1,6 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction } from 'discord.js';
 import type { Language } from '../../src/domain/execution.js';
-import { settledLine } from '../../src/governance/approval-text.js';
+import { settledLine } from '../../src/governance/approval/approval-text.js';
 import type { Logger } from '../../src/logger.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';

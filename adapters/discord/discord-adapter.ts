@@ -5,6 +5,7 @@ import {
   MessageFlags,
   Partials,
   REST,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   type Interaction,
   type Message,
@@ -12,7 +13,7 @@ import {
   type PartialMessage,
 } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
-import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { InboundAttachment, InboundMessage, InboundUser } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
@@ -39,6 +40,8 @@ import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
 import { viewFromCommand } from './views.js';
 import { discordProfile } from './profile.js';
+import { memberRoleIds } from './member-roles.js';
+import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.js';
 
 export interface DiscordAdapterOptions {
   /** The bot token (DISCORD_TOKEN). */
@@ -216,8 +219,8 @@ export class DiscordAdapter implements PlatformAdapter {
 
   private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
     try {
-      const inbound = await this.follower.route(message, admitWith(handler));
-      if (inbound) await handler.onMessage(inbound);
+      const inbound = await this.follower.route(message, this.admitWith(handler));
+      if (inbound) await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
     } catch (err) {
       this.log.error(
         { err: toThreadlabError(err), message: message.id },
@@ -242,11 +245,51 @@ export class DiscordAdapter implements PlatformAdapter {
       if (message.author.bot || !message.editedTimestamp) return;
       const previousText = old.partial ? undefined : (old.content ?? undefined);
       if (previousText === message.content) return;
-      const inbound = await this.follower.route(message, admitWith(handler));
-      if (inbound) await handler.onMessage(editOf(inbound, message.editedTimestamp, previousText));
+      const inbound = await this.follower.route(message, this.admitWith(handler));
+      if (!inbound) return;
+      const edit = editOf(inbound, message.editedTimestamp, previousText);
+      await answerInbound(this, edit, await handler.onMessage(edit), this.log);
     } catch (err) {
       this.log.error({ err: toThreadlabError(err), message: updated.id }, 'could not hand a Discord edit to the core');
     }
+  }
+
+  /** The handler's access check as the thread follower asks it (none: everything is admitted); a refusal is told here. */
+  private admitWith(handler: InboundHandler): ((message: InboundMessage) => Promise<boolean>) | undefined {
+    if (!handler.admit) return undefined;
+    return async (message) => {
+      const admission = await handler.admit!(message);
+      if (!admission.allowed && admission.tell) await tellPrivately(this, message, admission.message, this.log);
+      return admission.allowed;
+    };
+  }
+
+  /**
+   * A Stop press: the core's verdict (who may stop) is the one ephemeral answer. Discord drops a press not
+   * acknowledged within 3 s: a verdict slower than {@link STOP_ACK_MS} (a cancel still telling queued
+   * messages) is acknowledged as stopping, and a refusal arriving after that follows up, privately.
+   */
+  private async onStopButton(interaction: ButtonInteraction, key: string, handler: InboundHandler): Promise<void> {
+    const verdict = handler.onCancel(key, pressUser(interaction)).catch((err: unknown) => {
+      this.log.error({ err: toThreadlabError(err), thread: key }, 'stop failed');
+      return undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_ACK_MS)));
+    const first = await Promise.race([verdict, late]);
+    clearTimeout(timer);
+    const say = (content: string, how: 'reply' | 'followUp') =>
+      interaction[how]({ content, flags: MessageFlags.Ephemeral }).then(
+        () => undefined,
+        (err: unknown) => this.log.warn({ err }, 'could not answer the Stop button'),
+      );
+    if (first !== 'late') {
+      await say(first && !first.accepted ? first.message : '🛑 Stopping…', 'reply');
+      return;
+    }
+    await say('🛑 Stopping…', 'reply');
+    const outcome = await verdict;
+    if (outcome && !outcome.accepted) await say(outcome.message, 'followUp');
   }
 
   /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
@@ -258,7 +301,10 @@ export class DiscordAdapter implements PlatformAdapter {
     if (!handler.admit) return true;
     this.pendingCommands.set(inbound.id, interaction);
     try {
-      return (await handler.admit(inbound, { slashCommand: true })).allowed;
+      const admission = await handler.admit(inbound, { slashCommand: true });
+      // Said while the interaction is pending, so the notice is its ephemeral answer.
+      if (!admission.allowed && admission.tell) await tellPrivately(this, inbound, admission.message, this.log);
+      return admission.allowed;
     } finally {
       this.pendingCommands.delete(inbound.id);
     }
@@ -271,13 +317,7 @@ export class DiscordAdapter implements PlatformAdapter {
         if (approval) return await handleApprovalButton(interaction, approval, { handler, logger: this.log });
         const key = parseStopButtonId(interaction.customId);
         if (!key) return;
-        // Acknowledge first (Discord allows 3 s), but cancel even if the acknowledgement failed.
-        const ack = interaction.reply({ content: '🛑 Stopping…', flags: MessageFlags.Ephemeral });
-        const [acked, cancelled] = await Promise.allSettled([ack, handler.onCancel(key)]);
-        if (acked.status === 'rejected') this.log.warn({ err: acked.reason }, 'could not acknowledge the Stop button');
-        if (cancelled.status === 'rejected')
-          this.log.error({ err: toThreadlabError(cancelled.reason), thread: key }, 'stop failed');
-        return;
+        return await this.onStopButton(interaction, key, handler);
       }
       if (!interaction.isChatInputCommand()) return;
       if (!interaction.channel && interaction.guildId && interaction.channelId) {
@@ -299,7 +339,7 @@ export class DiscordAdapter implements PlatformAdapter {
       await interaction
         .deferReply()
         .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
-      await handler.onMessage(inbound);
+      await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
     } catch (err) {
       this.log.error(
         { err: toThreadlabError(err), interaction: interaction.id },
@@ -309,7 +349,15 @@ export class DiscordAdapter implements PlatformAdapter {
   }
 }
 
-/** The handler's access check as the thread follower asks it (none: everything is admitted). */
-function admitWith(handler: InboundHandler): ((message: InboundMessage) => Promise<boolean>) | undefined {
-  return handler.admit ? async (message) => (await handler.admit!(message)).allowed : undefined;
+/** How long a Stop press waits for the core's verdict before it is acknowledged anyway, in ms (Discord allows 3 s). */
+const STOP_ACK_MS = 2000;
+
+/** Who pressed a button, as the access allowlists and the Stop check read them. */
+function pressUser(interaction: ButtonInteraction): InboundUser {
+  const roles = memberRoleIds(interaction.member, interaction.guildId);
+  return {
+    id: interaction.user.id,
+    name: interaction.user.globalName ?? interaction.user.username,
+    ...(roles ? { roles } : {}),
+  };
 }

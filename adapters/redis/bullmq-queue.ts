@@ -27,7 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { InboundMessage } from '../../src/domain/messages.js';
+import type { InboundMessage, InboundUser } from '../../src/domain/messages.js';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { EnqueueOptions, EnqueueResult, JobProcessor, JobQueue } from '../../src/ports/job-queue.js';
@@ -209,6 +209,16 @@ export class BullMqJobQueue implements JobQueue {
       onDeadWorker: (id) => this.adoptJobsOf(id),
     });
     await this.registry.start();
+  }
+
+  async starter(thread: string): Promise<InboundUser | undefined> {
+    const payload = await this.scripts.head(thread);
+    if (!payload) return undefined;
+    try {
+      return (JSON.parse(payload) as StoredJob).message.user;
+    } catch {
+      return undefined; // an unreadable record never runs (the drainer gives it up): nothing to guard
+    }
   }
 
   async cancel(thread: string): Promise<boolean> {

@@ -242,6 +242,13 @@ export class QueueScripts {
     return Number(await this.call('tlRelease', thread, owner));
   }
 
+  /** The stored record of the thread's head event (the one running, or next to run), if any. */
+  async head(thread: string): Promise<string | undefined> {
+    const id = await this.redis.lindex(`${this.prefix}:t:${thread}`, 0);
+    if (!id) return undefined;
+    return (await this.redis.hget(`${this.prefix}:msg:${id}`, 'job')) ?? undefined;
+  }
+
   async cancel(thread: string): Promise<{ running: boolean; dropped: string[] }> {
     const [running, ...dropped] = (await this.call('tlCancel', thread)) as [number, ...string[]];
     return { running: running === 1, dropped };

@@ -3,7 +3,7 @@ import type { ApprovalBoard } from '../../src/ports/approval-board.js';
 import type { BudgetCounters } from '../../src/ports/budget.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
 import type { SessionStore } from '../../src/ports/session-store.js';
-import { MemoryBudgetCounters } from '../../src/governance/budget-memory-counters.js';
+import { MemoryBudgetCounters } from '../../src/governance/budget/budget-memory-counters.js';
 import { InProcessJobQueue, type InProcessJobQueueOptions } from '../../src/queue/in-process-queue.js';
 import { MemorySessionStore } from '../../src/sessions/memory-session-store.js';
 import { BullMqJobQueue } from './bullmq-queue.js';

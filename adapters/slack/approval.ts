@@ -1,7 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../src/domain/messages.js';
-import { settledLine } from '../../src/governance/approval-text.js';
+import { settledLine } from '../../src/governance/approval/approval-text.js';
 import type { Logger } from '../../src/logger.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';

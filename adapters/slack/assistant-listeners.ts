@@ -3,6 +3,8 @@ import type { WebClient } from '@slack/web-api';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
+import type { AnswerTarget } from '../../src/replies/inbound-answer.js';
+import { answerStop } from './listeners.js';
 import { slackErrorCode, type SurfaceSupport } from './surface-support.js';
 
 /** What a new assistant thread offers (`assistant.threads.setSuggestedPrompts` allows up to four). */
@@ -23,6 +25,8 @@ export interface AssistantListenerContext {
   app: App;
   client: WebClient;
   handler: InboundHandler;
+  /** Where a refused Stop is answered (the adapter's ephemeral notice). */
+  target: AnswerTarget;
   logger: Logger;
   support: SurfaceSupport;
 }
@@ -82,7 +86,8 @@ export function registerAssistantListeners(ctx: AssistantListenerContext): void 
         logger.warn({ event: event.type }, 'agent_session_stopped without channel or thread_ts ignored');
         return;
       }
-      await ctx.handler.onCancel(threadKey({ platform: 'slack', workspace, channel: e.channel, thread: e.thread_ts }));
+      const key = threadKey({ platform: 'slack', workspace, channel: e.channel, thread: e.thread_ts });
+      await answerStop(ctx, key, { id: e.user ?? '' });
     } catch (err) {
       logger.error({ err }, 'slack native stop handling failed');
     }

@@ -1,6 +1,7 @@
 import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { InboundMessage } from '../../src/domain/messages.js';
+import { pressMessage, type InboundMessage, type InboundUser } from '../../src/domain/messages.js';
+import { answerInbound, tellPrivately, type AnswerTarget } from '../../src/replies/inbound-answer.js';
 import { parseThreadKey, threadKey, type ThreadRef } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
@@ -21,6 +22,8 @@ export interface ListenerContext {
   app: App;
   client: WebClient;
   handler: InboundHandler;
+  /** Where the core's verdicts are answered: the adapter's reply and ephemeral notice. */
+  target: AnswerTarget;
   logger: Logger;
   botUserId: string;
   command: string;
@@ -41,7 +44,7 @@ export function registerListeners(ctx: ListenerContext): void {
     seen.add(message.id);
     if (seen.size > 2000) seen.delete(seen.values().next().value!);
     ctx.known.add(threadKey(message.thread));
-    await ctx.handler.onMessage(message);
+    await answerInbound(ctx.target, message, await ctx.handler.onMessage(message), logger);
   };
 
   const onEvent = async ({ event, body }: { event: unknown; body: unknown }): Promise<void> => {
@@ -115,14 +118,18 @@ export function registerListeners(ctx: ListenerContext): void {
           nowMs: Date.now(),
         });
         message.replyContext = { ...message.replyContext, ephemeral: true };
-        await ctx.handler.onMessage(message);
+        await answerInbound(ctx.target, message, await ctx.handler.onMessage(message), logger);
         return;
       }
       // Access before the root message: a refused user must not make the bot post in the channel. The
       // provisional message's place is the channel; a notice that cannot be ephemeral goes to response_url.
       const provisional = mapSlashCommand({ body, parsed, rootTs: '', nowMs: Date.now() });
       provisional.replyContext = { ...provisional.replyContext, ephemeral: true };
-      if (ctx.handler.admit && !(await ctx.handler.admit(provisional, { slashCommand: true })).allowed) return;
+      const admission = (await ctx.handler.admit?.(provisional, { slashCommand: true })) ?? { allowed: true };
+      if (!admission.allowed) {
+        if (admission.tell) await tellPrivately(ctx.target, provisional, admission.message, logger);
+        return;
+      }
       const blocks = [section(commandRootText(body, parsed))];
       if (parsed.kind === 'command' && parsed.command.name === 'run') {
         blocks.push(section(`\`\`\`\n${escapeMrkdwn(parsed.command.code).slice(0, 2900)}\n\`\`\``));
@@ -152,7 +159,9 @@ export function registerListeners(ctx: ListenerContext): void {
         logger.warn({ key, channel }, 'stop button for another channel ignored');
         return;
       }
-      await ctx.handler.onCancel(key);
+      const presser = (body as { user?: { id?: string; name?: string } }).user;
+      const user = { id: presser?.id ?? '', ...(presser?.name ? { name: presser.name } : {}) };
+      await answerStop(ctx, key, user);
     } catch (err) {
       logger.error({ err }, 'stop button handling failed');
     }
@@ -161,4 +170,16 @@ export function registerListeners(ctx: ListenerContext): void {
   app.error(async (err) => {
     logger.error({ err }, 'slack listener error');
   });
+}
+
+/** Hands a Stop press (the button, or Slack's own stop) to the core; a refused presser is told ephemerally. */
+export async function answerStop(
+  ctx: Pick<ListenerContext, 'handler' | 'target' | 'logger'>,
+  key: string,
+  user: InboundUser,
+): Promise<void> {
+  const outcome = await ctx.handler.onCancel(key, user);
+  if (outcome && !outcome.accepted && outcome.tell) {
+    await tellPrivately(ctx.target, pressMessage(parseThreadKey(key), user), outcome.message, ctx.logger);
+  }
 }

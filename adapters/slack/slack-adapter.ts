@@ -123,6 +123,7 @@ export class SlackAdapter implements PlatformAdapter {
       app,
       client: this.client,
       handler,
+      target: this,
       logger: options.logger,
       botUserId: auth.user_id ?? '',
       command: options.command ?? DEFAULT_SLACK_COMMAND,
@@ -136,7 +137,14 @@ export class SlackAdapter implements PlatformAdapter {
         logger: options.logger,
       }),
     });
-    registerAssistantListeners({ app, client: this.client, handler, logger: options.logger, support: this.support });
+    registerAssistantListeners({
+      app,
+      client: this.client,
+      handler,
+      target: this,
+      logger: options.logger,
+      support: this.support,
+    });
     try {
       if (socketMode) {
         await app.start();

@@ -6,7 +6,7 @@ import { threadKey } from '../../src/domain/thread-key.js';
 import type { EventHub } from './event-hub.js';
 import { readBody, sendJson, type Route, type RouteContext } from './http-util.js';
 import { parseJsonBody } from './json-body.js';
-import { normaliseMime, userMessage, webThreadRef, WebRequestError } from './map-request.js';
+import { normaliseMime, userMessage, WEB_USER, webThreadRef, WebRequestError } from './map-request.js';
 import type { MessageBodyLimits } from './message-body.js';
 import type { MessageIntake } from './message-intake.js';
 import { editRoute } from './edit-route.js';
@@ -112,7 +112,7 @@ export function apiRoutes(deps: ApiDeps): Route[] {
           const handler = deps.handler();
           const key = threadKey(webThreadRef(id));
           if (handler.onThreadDeleted) await handler.onThreadDeleted(key);
-          else await handler.onCancel(key);
+          else await handler.onCancel(key, WEB_USER);
           await store.deleteThread(id);
         } finally {
           deleting.delete(id);
@@ -157,7 +157,8 @@ export function apiRoutes(deps: ApiDeps): Route[] {
       handle: async (ctx) => {
         const { id } = thread(ctx);
         hub.publish(id, 'stopping', { atMs: Date.now() });
-        await deps.handler().onCancel(threadKey(webThreadRef(id)));
+        const outcome = await deps.handler().onCancel(threadKey(webThreadRef(id)), WEB_USER);
+        if (outcome && !outcome.accepted) throw new WebRequestError(403, outcome.message, outcome.reason);
         sendJson(ctx.res, 202, { ok: true });
       },
     },

@@ -1,5 +1,5 @@
 import type { InboundMessage } from '../../src/domain/messages.js';
-import { settledLine } from '../../src/governance/approval-text.js';
+import { settledLine } from '../../src/governance/approval/approval-text.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import type { EventHub } from './event-hub.js';

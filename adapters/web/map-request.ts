@@ -6,6 +6,9 @@ import { webProfile } from './profile.js';
 import type { WebAttachment, WebMessage } from './types.js';
 
 /** A request the API refuses, with the HTTP status to answer. */
+/** The web chat's one user: whoever holds the page's address (and token). */
+export const WEB_USER = { id: 'web-user', name: 'you' } as const;
+
 export class WebRequestError extends Error {
   constructor(
     readonly status: number,
@@ -54,7 +57,7 @@ export function toInboundMessage(input: {
   const message: InboundMessage = {
     id: `web-${input.messageId}`,
     thread: webThreadRef(input.threadId),
-    user: input.user ?? { id: 'web-user', name: 'you' },
+    user: input.user ?? WEB_USER,
     text: input.text,
     attachments: input.attachments.map((a) => ({
       id: a.id,

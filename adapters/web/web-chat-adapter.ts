@@ -20,6 +20,7 @@ import { readOpenFileLimit, type OpenFileLimit } from './open-file-limit.js';
 import { approvalRoutes, WebApprovals } from './approval-routes.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { MessageIntake } from './message-intake.js';
+import { answerInbound } from '../../src/replies/inbound-answer.js';
 import { serializeProgress, storeReply } from './reply-mapping.js';
 import { staticRoutes } from './static-routes.js';
 import { webHistoryDir, WebThreadStore } from './thread-store.js';
@@ -102,7 +103,12 @@ export class WebChatAdapter implements PlatformAdapter {
       if (!this.handler) throw new Error('the web chat is not started');
       return this.handler;
     };
-    this.intake = new MessageIntake({ store: this.store, hub: this.hub, handler });
+    this.intake = new MessageIntake({
+      store: this.store,
+      hub: this.hub,
+      handler,
+      answer: (inbound, outcome) => answerInbound(this, inbound, outcome, this.logger),
+    });
     this.approvals = new WebApprovals(this.hub);
     const routes = [
       ...staticRoutes(),

@@ -3,13 +3,13 @@ import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
-import { threadHash } from '../../src/governance/audit-record.js';
+import { threadHash } from '../../src/governance/audit/audit-record.js';
 import {
   purgeIdleEach,
   type IdleOptions,
   type PurgedItem,
   type RetentionSource,
-} from '../../src/governance/retention.js';
+} from '../../src/governance/retention/retention.js';
 import { isSafeId, webHistoryDir } from './thread-store.js';
 import type { WebMessage, WebThread } from './types.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { FileAuditLog } from '../../src/governance/audit-file.js';
-import { auditedSandbox } from '../../src/governance/audited-sandbox.js';
-import { MemoryBudgetCounters } from '../../src/governance/budget-memory-counters.js';
+import { FileAuditLog } from '../../src/governance/audit/audit-file.js';
+import { auditedSandbox } from '../../src/governance/audit/audited-sandbox.js';
+import { MemoryBudgetCounters } from '../../src/governance/budget/budget-memory-counters.js';
 import type { Logger } from '../../src/logger.js';
 import { RedisApprovalBoard } from '../../adapters/redis/redis-approval-board.js';
 import { RedisBudgetCounters } from '../../adapters/redis/redis-budget-counters.js';

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { intentOf } from '../../src/core/intent.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
-import { AccessGate } from '../../src/governance/access-gate.js';
+import { AccessGate } from '../../src/governance/access/access-gate.js';
 import { parseAllowlist } from '../../src/config/access-lists.js';
-import { MemoryApprovalBoard } from '../../src/governance/approval-memory-board.js';
-import { DailyBudgets } from '../../src/governance/budget.js';
+import { MemoryApprovalBoard } from '../../src/governance/approval/approval-memory-board.js';
+import { DailyBudgets } from '../../src/governance/budget/budget.js';
 import type { Logger } from '../../src/logger.js';
 import type { ApprovalBoard, BoardDecision } from '../../src/ports/approval-board.js';
 import type { BudgetCounters } from '../../src/ports/budget.js';
@@ -41,11 +41,11 @@ export async function accessCheckSamples(o: {
     attachments: [],
     receivedAtMs: Date.now(),
   };
-  const intent = intentOf(message);
-  if (await gate.check(message, intent, undefined))
+  const direct = intentOf(message).kind === 'run';
+  if (await gate.check(message, direct, undefined))
     throw new Error('governance bench: the allowed message was refused');
   const batches = await time(o.samples, async () => {
-    for (let i = 0; i < o.batch; i++) await gate.check(message, intent, undefined);
+    for (let i = 0; i < o.batch; i++) await gate.check(message, direct, undefined);
   });
   return batches.map((ms) => ms / o.batch);
 }

@@ -2,10 +2,10 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
-import { auditFilesOldestFirst } from '../../src/governance/audit-file.js';
-import { matchesAudit, parseSince, readAuditFiles, type AuditFilter } from '../../src/governance/audit-read.js';
-import { AUDIT_KINDS } from '../../src/governance/audit-record.js';
-import { auditLineText } from '../../src/governance/audit-text.js';
+import { auditFilesOldestFirst } from '../../src/governance/audit/audit-file.js';
+import { matchesAudit, parseSince, readAuditFiles, type AuditFilter } from '../../src/governance/audit/audit-read.js';
+import { AUDIT_KINDS } from '../../src/governance/audit/audit-record.js';
+import { auditLineText } from '../../src/governance/audit/audit-text.js';
 
 const usage = `Usage: threadlab audit [--user ID] [--thread KEY] [--since WHEN] [--kind KIND] [--json] [--file PATH]
 

@@ -39,7 +39,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
         { dataDir: config.dataDir, previousMode: previousMode.toString(8) },
         'data directory made private (700)',
       );
-    const adapter = new CliAdapter();
+    const adapter = new CliAdapter(logger);
     const { runtime, sandbox } = await buildDaemonRuntime(config, logger, adapter);
     await runtime.start();
     const { socket } = daemonPaths(config.dataDir);

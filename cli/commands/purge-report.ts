@@ -1,5 +1,5 @@
-import type { AuditRewrite } from '../../src/governance/retention-audit.js';
-import type { PurgedItem, PurgeReport } from '../../src/governance/retention.js';
+import type { AuditRewrite } from '../../src/governance/retention/retention-audit.js';
+import type { PurgedItem, PurgeReport } from '../../src/governance/retention/retention.js';
 
 function describe(item: PurgedItem): string {
   const parts: string[] = [];

@@ -2,8 +2,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { limitBytes } from '../../src/domain/byte-limit.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
-import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
+import type { InboundAttachment, InboundMessage, InboundUser } from '../../src/domain/messages.js';
+import { answerInbound } from '../../src/replies/inbound-answer.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { Logger } from '../../src/logger.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { withTypedCommand } from '../../src/domain/typed-command.js';
 import { cliProfile } from './profile.js';
@@ -31,6 +33,9 @@ export class CliAdapter implements PlatformAdapter {
   private handler: InboundHandler | undefined;
   private readonly pending = new Map<string, Pending>();
 
+  /** @param logger - where a verdict that could not be answered is logged. */
+  constructor(private readonly logger: Logger) {}
+
   async start(handler: InboundHandler): Promise<void> {
     this.handler = handler;
   }
@@ -46,15 +51,20 @@ export class CliAdapter implements PlatformAdapter {
     const handler = this.handler;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(message.id, { onProgress, resolve });
-      handler.onMessage(message).catch((err) => {
-        this.pending.delete(message.id);
-        reject(err);
-      });
+      // A verdict answered at once (a stop, a limit's refusal) is this message's reply.
+      void handler
+        .onMessage(message)
+        .then((outcome) => answerInbound(this, message, outcome, this.logger))
+        .catch((err) => {
+          this.pending.delete(message.id);
+          reject(err);
+        });
     });
   }
 
-  cancel(threadKey: string): Promise<void> {
-    return this.handler?.onCancel(threadKey) ?? Promise.resolve();
+  /** Stops the thread's run for `by` (the command line's user, who started it). */
+  async cancel(threadKey: string, by: InboundUser): Promise<void> {
+    await this.handler?.onCancel(threadKey, by);
   }
 
   async download(attachment: InboundAttachment, options: { maxBytes: number }): Promise<AttachmentDownload> {

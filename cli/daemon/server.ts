@@ -225,13 +225,14 @@ export class DaemonServer {
       const { header, files } = await readChatBody(req, { stagingDir, maxFileBytes: this.options.maxFileBytes });
       const thread: ThreadRef = { platform: 'cli', workspace: 'local', channel: 'cli', thread: header.thread };
       const id = randomUUID();
-      const onAbort = () => void adapter.cancel(cliThreadKey(header.thread));
+      const user = { id: process.env.USER ?? 'cli' };
+      const onAbort = () => void adapter.cancel(cliThreadKey(header.thread), user);
       signal.addEventListener('abort', onAbort, { once: true });
       const reply = await adapter.send(
         {
           id,
           thread,
-          user: { id: process.env.USER ?? 'cli' },
+          user,
           text: header.text,
           attachments: header.attachments.map((a, i) => ({ id: `${id}-${i}`, name: a.name, url: files[i]! })),
           receivedAtMs: Date.now(),

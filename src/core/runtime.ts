@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { toThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
+import { pressMessage, type InboundMessage, type InboundUser } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import { threadKey } from '../domain/thread-key.js';
+import { parseThreadKey, threadKey } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ArtifactRenderer } from '../ports/artifact-renderer.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
@@ -13,21 +13,17 @@ import type {
   InboundHandler,
   InboundOutcome,
   PlatformAdapter,
+  StopOutcome,
 } from '../ports/platform-adapter.js';
+import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { intentOf, type Intent } from './intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
-import { AccessGate } from '../governance/access-gate.js';
-import { restricts } from '../governance/access-policy.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
-import type { DailyBudgets } from '../governance/budget.js';
-import { ApprovalGate } from '../governance/approval-gate.js';
-import type { AuditLog } from '../governance/audit-log.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
-import type { ApprovalBoard } from '../ports/approval-board.js';
 import type { Platform } from '../domain/thread-key.js';
 
 export interface RuntimeDeps {
@@ -41,14 +37,8 @@ export interface RuntimeDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** The daily budgets, when any is set; closed with the runtime. */
-  budgets?: DailyBudgets;
-  /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
-  participants?: { record(key: string, userId: string): Promise<void> };
-  /** The audit trail, for the approval decisions (runs and model calls are audited by their decorators). */
-  audit?: AuditLog;
-  /** Where approval requests wait for presses (Redis in split roles); unset: in this process. */
-  approvalBoard?: ApprovalBoard;
+  /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the runtime. */
+  governance: Governance;
 }
 
 export interface RuntimeStartOptions {
@@ -65,27 +55,11 @@ export interface RuntimeStartOptions {
 export class Runtime implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
-  /** Code the model wrote, waiting for a person's Run or Skip (THREADLAB_APPROVAL=ask). */
-  private readonly approvals: ApprovalGate;
-  /** Who may use the bot where (THREADLAB_ACCESS_*); undefined when no list is set. */
-  private readonly access: AccessGate | undefined;
   private started: RuntimeStartOptions = {};
 
   constructor(private readonly deps: RuntimeDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
-    const { help, noticeMemory, ...policy } = deps.config.access;
-    this.access = restricts(policy)
-      ? new AccessGate({ policy, help, maxNotices: noticeMemory, logger: deps.logger })
-      : undefined;
-    const { approval } = deps.config;
-    this.approvals = new ApprovalGate({
-      timeoutMs: approval.timeoutMs,
-      admins: approval.admins,
-      logger: deps.logger,
-      ...(deps.audit ? { audit: deps.audit } : {}),
-      ...(deps.approvalBoard ? { board: deps.approvalBoard } : {}),
-    });
-    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters, approvals: this.approvals });
+    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
   /** Registers an adapter after construction (the CLI's one-shot adapter, tests). */
@@ -118,37 +92,43 @@ export class Runtime implements InboundHandler {
     await queue.close(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
-    await this.deps.budgets?.close();
-    await this.approvals.close();
+    await this.deps.governance.close();
   }
 
-  /** A stop cancels the thread's job at once; anything else is queued, within the limits. */
+  /**
+   * The core's verdict on a message: a stop cancels the thread's job at once (when the sender may stop it);
+   * anything else is queued, within the limits. Posts nothing: the adapter gives the one answer.
+   */
   async onMessage(message: InboundMessage): Promise<InboundOutcome> {
     const key = threadKey(message.thread);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: key, event: message.id });
     // Read once: the access check, the stop below and the worker (on the job) all act on this intent.
     const intent = intentOf(message);
-    // Before anything is queued or run: a refused user is told (once per place) and nothing else happens.
+    // Before anything is queued or run: a refused user is refused (told once per place) and nothing else happens.
     const admission = await this.admitAs(message, intent);
-    if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message };
+    if (!admission.allowed)
+      return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
     const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
-      const cancelled = await this.deps.queue.cancel(key);
-      await this.safeReply(message, textReply(cancelled ? 'Stopped.' : 'Nothing is running in this thread.'), log);
-      return { accepted: true, command: 'stop' };
+      const stop = await this.stopTurn(key, message.user);
+      if (!stop.accepted) return stop;
+      return {
+        accepted: true,
+        command: 'stop',
+        answer: stop.stopped ? 'Stopped.' : 'Nothing is running in this thread.',
+      };
     }
     const result = await this.deps.queue.enqueue(message, { intent });
     if (result.accepted) {
       log.info({ job: result.jobId, position: result.position }, 'message queued');
       // Off the reply's path: a failed write costs only the purge's view of this thread, and is logged.
-      void this.deps.participants
-        ?.record(key, message.user.id)
+      void this.deps.governance
+        .recordWriter(key, message.user.id)
         .catch((err: unknown) => log.warn({ err }, 'could not record who wrote in the thread'));
     } else if (result.reason === 'duplicate') {
       log.info({ job: result.jobId }, 'duplicate delivery ignored');
     } else {
       log.info({ reason: result.reason, retryAfterMs: result.retryAfterMs }, 'message refused by a limit');
-      await this.safeReply(message, textReply(result.message), log);
       const { reason, retryAfterMs } = result;
       return { accepted: false, reason, retryAfterMs, message: result.message };
     }
@@ -156,27 +136,51 @@ export class Runtime implements InboundHandler {
   }
 
   /**
-   * The access allowlists' verdict on `message` (THREADLAB_ACCESS_*); a refused user is told, once per
-   * place and privately where the platform allows. Adapters ask before their own side effects (a thread
-   * created, a root message posted); `onMessage` asks again, as the authority.
+   * The access allowlists' verdict on `message` (THREADLAB_ACCESS_*); a refusal says whether to tell it now
+   * (once per place). Adapters ask before their own side effects (a thread created, a root message posted);
+   * `onMessage` asks again, as the authority.
    */
   admit(message: InboundMessage, options: AdmitOptions = {}): Promise<Admission> {
     return this.admitAs(message, intentOf(message), options);
   }
 
   /** {@link admit} of a message whose intent was read already. */
-  private async admitAs(message: InboundMessage, intent: Intent, options: AdmitOptions = {}): Promise<Admission> {
-    if (!this.access) return { allowed: true };
+  private admitAs(message: InboundMessage, intent: Intent, options: AdmitOptions = {}): Promise<Admission> {
     const adapter = this.adapters.find(message.thread.platform);
-    const refusal = await this.access.check(message, intent, adapter);
-    if (!refusal) return { allowed: true };
-    await this.access.tell(message, refusal, adapter, { always: options.slashCommand === true });
-    return { allowed: false, message: refusal.text };
+    const direct = intent.kind === 'run';
+    return this.deps.governance.admit(message, { ...options, direct, ...(adapter ? { adapter } : {}) });
   }
 
-  async onCancel(key: string): Promise<void> {
-    const cancelled = await this.deps.queue.cancel(key);
-    this.deps.logger.info({ thread: key, cancelled }, 'stop requested');
+  /** A Stop press (button, or the platform's own stop): the presser must be let in and may stop the turn. */
+  async onCancel(key: string, by: InboundUser): Promise<StopOutcome> {
+    const press = pressMessage(parseThreadKey(key), by);
+    // A press expects an answer: a refused presser is told every time.
+    const admission = await this.admit(press, { slashCommand: true });
+    if (!admission.allowed) return { accepted: false, reason: 'not_allowed', message: admission.message, tell: true };
+    return this.stopTurn(key, by);
+  }
+
+  /**
+   * Stops the thread's jobs when `by` may: the person whose message started the running turn, or an approval
+   * admin (THREADLAB_APPROVAL_ADMINS). The starter is read from the queue, so a gateway decides it too.
+   */
+  private async stopTurn(key: string, by: InboundUser): Promise<StopOutcome> {
+    const platform = parseThreadKey(key).platform;
+    const log = this.deps.logger.child({ platform, thread: key, by: by.id });
+    const starter = await this.deps.queue.starter(key);
+    if (starter && !this.deps.governance.mayStop(platform, by.id, starter.id)) {
+      log.info({ starter: starter.id }, 'stop refused: not the presser’s run');
+      const who = starter.name ? `${starter.name} (who started it)` : 'the person who started it';
+      return {
+        accepted: false,
+        reason: 'not_allowed',
+        message: `Only ${who} or a Threadlab admin can stop this run.`,
+        tell: true,
+      };
+    }
+    const stopped = await this.deps.queue.cancel(key);
+    log.info({ cancelled: stopped }, 'stop requested');
+    return { accepted: true, stopped };
   }
 
   /**
@@ -194,7 +198,7 @@ export class Runtime implements InboundHandler {
 
   /** A Run or Skip press: decides the waiting request when the presser may. */
   async onApproval(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome> {
-    return this.approvals.press(platform, press);
+    return this.deps.governance.onPress(platform, press);
   }
 
   /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */

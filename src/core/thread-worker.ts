@@ -27,11 +27,8 @@ import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
-import type { BudgetSubject, DailyBudgets } from '../governance/budget.js';
-import type { TurnBudget } from '../ports/budget.js';
-import type { ApprovalGate } from '../governance/approval-gate.js';
-import type { ApprovalHook } from '../ports/approval.js';
-import { withJobAuditScope } from '../governance/audit-scope.js';
+import type { Governance, GovernedTurn } from '../ports/governance.js';
+import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -43,10 +40,8 @@ export interface ThreadWorkerDeps {
   /** The adapters jobs are answered through (the runtime's set). */
   adapters: PlatformAdapters;
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** The daily token and run-time budgets, when any is set (THREADLAB_BUDGET_*). */
-  budgets?: DailyBudgets;
-  /** Where runs of the model's code wait for approval (used when THREADLAB_APPROVAL=ask). */
-  approvals?: ApprovalGate;
+  /** The budgets and approval hooks of each turn, and the `usage` answer. */
+  governance: Governance;
 }
 
 /**
@@ -158,10 +153,10 @@ export class ThreadWorker {
       case 'help':
         return textReply(helpText(adapter.profile.commandNames));
       case 'usage':
-        return textReply(await this.usage(message));
+        return textReply(await this.deps.governance.usage(message));
       case 'export': {
         // Its package lookup is a run in the sandbox: admitted and charged to the run-time budget like one.
-        const budget = await this.budgetFor(message, adapter, ['runMs']);
+        const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal, ...(budget ? { budget } : {}) });
       }
       case 'files': {
@@ -170,7 +165,7 @@ export class ThreadWorker {
       }
       case 'run': {
         // Code the user sent spends run time only: a spent token budget does not stop it.
-        const budget = await this.budgetFor(message, adapter, ['runMs']);
+        const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
         const notes = await this.restore(threadKey, adapter, signal);
         notes.push(...(await this.upload(message, threadKey, adapter, signal)).problems);
         const { language, code } = intent;
@@ -183,8 +178,10 @@ export class ThreadWorker {
         return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
       case 'ask': {
-        const budget =
-          intent.text.trim() === '' ? undefined : await this.budgetFor(message, adapter, ['tokens', 'runMs']);
+        const { budget, approve } =
+          intent.text.trim() === ''
+            ? {}
+            : await this.deps.governance.forTurn(this.askTurn(message, threadKey, adapter));
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
@@ -194,7 +191,6 @@ export class ThreadWorker {
           const previews = await this.previewUploads({ message, adapter, threadKey, files, signal, notes });
           return textReply([...notes, describeUploads(files, previews)].join('\n'));
         }
-        const approve = this.approvalHook(message, threadKey, adapter);
         const turn = await this.interpreter.handle(
           { threadKey, text: intent.text, uploaded: files },
           { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
@@ -207,19 +203,22 @@ export class ThreadWorker {
     }
   }
 
-  /** With approval on, each run of the model's code waits for the asker's Run; a surface without buttons runs nothing. */
-  private approvalHook(message: InboundMessage, threadKey: string, adapter: PlatformAdapter): ApprovalHook | undefined {
-    const { approvals, config } = this.deps;
-    if (config.approval.mode !== 'ask' || !approvals) return undefined;
-    return ({ language, code, signal }) => {
-      if (!adapter.askApproval) {
-        const reason = `${message.thread.platform} cannot show the Run and Skip buttons`;
-        return Promise.resolve({ kind: 'unavailable', reason });
-      }
-      const show = adapter.askApproval.bind(adapter, message);
-      const { platform } = message.thread;
-      return approvals.request({ platform, threadKey, askerId: message.user.id, language, code, show, signal });
+  /** A question for the model: it spends tokens and run time, and its code may wait for approval on the platform. */
+  private askTurn(message: InboundMessage, threadKey: string, adapter: PlatformAdapter): GovernedTurn {
+    return {
+      ...this.turnOf(message, threadKey, adapter, ['tokens', 'runMs']),
+      ...(adapter.askApproval ? { askApproval: adapter.askApproval.bind(adapter, message) } : {}),
     };
+  }
+
+  /** A turn as governance sees it; its budget refusals name the usage command as the adapter's users type it. */
+  private turnOf(
+    message: InboundMessage,
+    threadKey: string,
+    adapter: PlatformAdapter,
+    needs: GovernedTurn['needs'],
+  ): GovernedTurn {
+    return { message, threadKey, needs, usageCommand: adapter.profile.commandNames.usage };
   }
 
   /**
@@ -251,8 +250,9 @@ export class ThreadWorker {
     notes: string[];
   }): Promise<FilePreview[]> {
     const { message, adapter, threadKey, files, signal, notes } = o;
-    const { budgets, config, sandbox } = this.deps;
-    const budget = budgets?.forTurn(budgetSubject(message, adapter));
+    const { config, sandbox } = this.deps;
+    // No admission: the files are added whatever the budgets say; only the preview holds run time.
+    const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, []));
     const previews = await heldWork(budget, config.sandbox.previewTimeoutMs, (timeoutMs) =>
       sandbox.previewFiles(
         threadKey,
@@ -264,28 +264,6 @@ export class ThreadWorker {
     if (!('refused' in previews)) return previews;
     notes.push(`Not previewed: ${previews.refused}`);
     return [];
-  }
-
-  /** Refuses the turn (budget_exceeded, saying when it resets) when a budget it needs is spent; else its budget. */
-  private async budgetFor(
-    message: InboundMessage,
-    adapter: PlatformAdapter,
-    needs: ('tokens' | 'runMs')[],
-  ): Promise<(TurnBudget & { notices: string[] }) | undefined> {
-    const { budgets } = this.deps;
-    if (!budgets) return undefined;
-    const subject = budgetSubject(message, adapter);
-    await budgets.admit(subject, needs);
-    return budgets.forTurn(subject);
-  }
-
-  /** The `usage` command's answer: what the user and the workspace spent today and what is left. */
-  private usage(message: InboundMessage): Promise<string> {
-    const { budgets } = this.deps;
-    if (!budgets)
-      return Promise.resolve('No daily budgets are set on this Threadlab (THREADLAB_BUDGET_*), so nothing is counted.');
-    const { platform, workspace } = message.thread;
-    return budgets.usageText({ platform, workspace, user: message.user.id });
   }
 
   /** Adds the turn to the thread's export log; a failure is a note on the reply, not a lost answer. */
@@ -339,12 +317,6 @@ export class ThreadWorker {
 }
 
 /** Puts notes (warnings, restored files) above a reply's text. */
-/** Whose budgets a message spends: its user's and its workspace's. */
-function budgetSubject(message: InboundMessage, adapter: PlatformAdapter): BudgetSubject {
-  const { platform, workspace } = message.thread;
-  return { platform, workspace, user: message.user.id, usageCommand: adapter.profile.commandNames.usage };
-}
-
 function prefix(notes: string[], reply: Reply): Reply {
   if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
   return reply;

@@ -40,18 +40,21 @@ export interface InboundEdit {
   previousText?: string;
 }
 
+/** Who sent a message or pressed a button, as the platform said. */
+export interface InboundUser {
+  id: string;
+  name?: string;
+  isBot?: boolean;
+  /** Role ids the platform sent with the message (Discord's member roles); checked by the access allowlists. */
+  roles?: string[];
+}
+
 /** One message for the core, the same for every platform. Plain data: it crosses a queue. */
 export interface InboundMessage {
   /** Platform event id; the same event delivered twice carries the same id and runs once. */
   id: string;
   thread: ThreadRef;
-  user: {
-    id: string;
-    name?: string;
-    isBot?: boolean;
-    /** Role ids the platform sent with the message (Discord's member roles); checked by the access allowlists. */
-    roles?: string[];
-  };
+  user: InboundUser;
   /** The text with the bot mention removed. */
   text: string;
   attachments: InboundAttachment[];
@@ -71,4 +74,20 @@ export interface InboundMessage {
   replyContext?: Record<string, string | number | boolean | null>;
   /** Set when this is an edit of an earlier message; `id` is then the edit's own (unique per edit). */
   edit?: InboundEdit;
+}
+
+/**
+ * A Stop press as a message of its thread: what the access allowlists read (who, where) and where a private
+ * notice to the presser goes. It carries the stop command, so a refusal is said every time.
+ */
+export function pressMessage(thread: ThreadRef, user: InboundUser, receivedAtMs = Date.now()): InboundMessage {
+  return {
+    id: `press:${thread.platform}:${user.id}:${receivedAtMs}`,
+    thread,
+    user,
+    text: '',
+    attachments: [],
+    command: { name: 'stop' },
+    receivedAtMs,
+  };
 }

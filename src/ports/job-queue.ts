@@ -1,5 +1,5 @@
 import type { Intent } from '../domain/intent.js';
-import type { InboundMessage } from '../domain/messages.js';
+import type { InboundMessage, InboundUser } from '../domain/messages.js';
 
 /** One unit of work: a message of a thread. */
 export interface Job {
@@ -42,6 +42,11 @@ export interface JobQueue {
   enqueue(message: InboundMessage, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** Starts processing jobs (worker role). */
   process(processor: JobProcessor): Promise<void>;
+  /**
+   * Who sent the message of the thread's running job (or, between jobs, of the next one waiting); undefined
+   * when the thread has none. Read where Stop is pressed, which may be a gateway without the job.
+   */
+  starter(threadKey: string): Promise<InboundUser | undefined>;
   /** Cancels the running and waiting jobs of a thread; true when something was cancelled. */
   cancel(threadKey: string): Promise<boolean>;
   /** Stops taking jobs and waits for running ones, or hands them back, within `timeoutMs`. */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { InboundAttachment, InboundCommand, InboundMessage } from '../domain/messages.js';
+import type { InboundAttachment, InboundCommand, InboundMessage, InboundUser } from '../domain/messages.js';
 import type { ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
@@ -7,25 +7,46 @@ import type { Platform } from '../domain/thread-key.js';
 import type { PlatformProfile } from './platform-profile.js';
 
 /**
- * What became of an inbound message: accepted (queued, or a command answered at once), or refused by
- * a limit; a refusal was also answered in the thread, and `message` says the same for the adapter's own answer.
+ * The core's one verdict on an inbound message: accepted (queued, or a command done at once), or refused.
+ * The core never posts while deciding: the adapter gives the single answer, its platform's way.
  */
 export type InboundOutcome =
   | {
       accepted: true;
       /** The thread command the core read the message as, if any (the web chat keeps it in its history). */
       command?: Exclude<InboundCommand['name'], 'run'>;
+      /** What to say in the thread now (a stop's "Stopped."); unset: the answer comes from the job. */
+      answer?: string;
     }
+  /** Refused by a limit: nothing was queued; `message` is said in the thread. */
   | { accepted: false; reason: 'rate_limited' | 'queue_full'; retryAfterMs: number; message: string }
-  /** Refused by the access allowlists (THREADLAB_ACCESS_*): nothing ran; the user was told privately, once. */
-  | { accepted: false; reason: 'not_allowed'; message: string };
+  | InboundRefusal;
+
+/**
+ * Refused by the access allowlists (THREADLAB_ACCESS_*), or a Stop by someone who may not stop the run:
+ * nothing ran. `message` is said privately where the platform allows; `tell` is false when this user was
+ * already told in this place (the allowlists say it once per place), and then nothing is said.
+ */
+export type InboundRefusal = { accepted: false; reason: 'not_allowed'; message: string; tell: boolean };
+
+/** Who pressed Stop (a button, or the platform's own stop), and where. */
+export interface StopPress {
+  threadKey: string;
+  user: InboundUser;
+}
+
+/** What became of a Stop press: done (`stopped` says whether something was running), or refused. */
+export type StopOutcome = { accepted: true; stopped: boolean } | InboundRefusal;
 
 /** What an adapter hands the core. */
 export interface InboundHandler {
-  /** A message or command arrived. Resolves once it is accepted (queued), not when answered. */
+  /** A message or command arrived. Resolves once it is accepted (queued), not when answered; posts nothing. */
   onMessage(message: InboundMessage): Promise<InboundOutcome | void>;
-  /** The user pressed Stop (or sent the stop command) in a thread. */
-  onCancel(threadKey: string): Promise<void>;
+  /**
+   * Someone pressed Stop in a thread: allowed to whoever started the running turn and the approval admins,
+   * never to anyone the allowlists refuse. Posts nothing: the adapter tells a refused presser privately.
+   */
+  onCancel(threadKey: string, by: InboundUser): Promise<StopOutcome | void>;
   /**
    * The thread was deleted on its platform: its job is stopped and its sandbox session (container,
    * variables, files and their host copies) and memory are removed now, not when they expire.
@@ -36,8 +57,8 @@ export interface InboundHandler {
   /**
    * Whether the access allowlists let `message` in, asked by an adapter before a side effect of its own
    * (a thread it would create, a root message it would post). `message` is provisional: its thread is the
-   * place the message came from. A refused user has been told, once and privately, when this resolves;
-   * the adapter then does nothing more. `onMessage` checks again: it remains the authority.
+   * place the message came from. Nothing is said: a refusal carries its text and whether to tell it, and
+   * the adapter tells it and does nothing more. `onMessage` checks again: it remains the authority.
    */
   admit?(message: InboundMessage, options?: AdmitOptions): Promise<Admission>;
 }
@@ -51,8 +72,8 @@ export interface AdmitOptions {
   slashCommand?: boolean;
 }
 
-/** What `InboundHandler.admit` decided: `message` is what the refused user was told. */
-export type Admission = { allowed: true } | { allowed: false; message: string };
+/** What `InboundHandler.admit` decided. */
+export type Admission = { allowed: true } | (Omit<InboundRefusal, 'accepted' | 'reason'> & { allowed: false });
 
 /** A live status for one job in a thread; updates are throttled by the adapter as its platform needs. */
 export interface ProgressSink {

@@ -1,5 +1,5 @@
 import { ThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
+import type { InboundMessage, InboundUser } from '../domain/messages.js';
 import { threadKey } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { EnqueueOptions, EnqueueResult, Job, JobProcessor, JobQueue } from '../ports/job-queue.js';
@@ -98,6 +98,11 @@ export class InProcessJobQueue implements JobQueue {
   async process(processor: JobProcessor): Promise<void> {
     this.processor = processor;
     this.pump();
+  }
+
+  async starter(key: string): Promise<InboundUser | undefined> {
+    const state = this.threads.get(key);
+    return (state?.running?.job ?? state?.waiting[0])?.message.user;
   }
 
   async cancel(key: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DailyBudgets } from '../../src/governance/budget.js';
+import { DailyBudgets } from '../../src/governance/budget/budget.js';
 import { createLogger } from '../../src/logger.js';
 import type { BudgetCounters } from '../../src/ports/budget.js';
 

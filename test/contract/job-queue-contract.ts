@@ -150,6 +150,29 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       expect(await queue.cancel(threadKey(testMessage({ thread: 'nothing-here' }).thread))).toBe(false);
     });
 
+    it('says who started the running job (where Stop is decided), and nobody once the thread is idle', async () => {
+      const queue = await make();
+      const releases: (() => void)[] = [];
+      const started: string[] = [];
+      await queue.process(async (job) => {
+        started.push(job.id);
+        await new Promise<void>((r) => releases.push(r));
+      });
+      const first = testMessage({ thread: 'starter', user: 'ada' });
+      const second = testMessage({ thread: 'starter', user: 'bob' });
+      const key = threadKey(first.thread);
+      expect(await queue.starter(key)).toBeUndefined();
+      await queue.enqueue(first);
+      await queue.enqueue(second);
+      await waitFor(() => started.length === 1, 10_000, 'first job to start');
+      expect((await queue.starter(key))?.id).toBe('ada');
+      releases[0]!();
+      await waitFor(() => started.length === 2, 10_000, 'second job to start');
+      expect((await queue.starter(key))?.id).toBe('bob');
+      releases[1]!();
+      await waitFor(async () => (await queue.starter(key)) === undefined, 10_000, 'the thread to be idle');
+    });
+
     it('answers politely when a user exceeds the per-minute limit', async () => {
       const queue = await make({ limits: { ...roomy, userMaxPerMinute: 2 } });
       await queue.process(async () => {});

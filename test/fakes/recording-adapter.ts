@@ -1,7 +1,9 @@
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
+import { createLogger } from '../../src/logger.js';
+import { answerInbound } from '../../src/replies/inbound-answer.js';
 import type { Reply } from '../../src/domain/reply.js';
 import type { Platform } from '../../src/domain/thread-key.js';
 import type {
@@ -13,6 +15,8 @@ import type {
 } from '../../src/ports/platform-adapter.js';
 import type { PlatformProfile } from '../../src/ports/platform-profile.js';
 import { profileOf } from './profiles.js';
+
+const silent = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
 
 /**
  * A PlatformAdapter that records what the core asks of it: replies, progress events, downloads.
@@ -34,8 +38,19 @@ export class RecordingAdapter implements PlatformAdapter {
     readonly profile: PlatformProfile = profileOf(platform),
   ) {}
 
+  /** Like every adapter, gives the core's verdict on a message its one answer (here: recorded as a reply). */
   async start(handler: InboundHandler): Promise<void> {
-    this.handler = handler;
+    this.handler = {
+      onMessage: async (message) => {
+        const outcome = await handler.onMessage(message);
+        await answerInbound(this, message, outcome, silent);
+        return outcome;
+      },
+      onCancel: (key, by) => handler.onCancel(key, by),
+      ...(handler.onThreadDeleted ? { onThreadDeleted: handler.onThreadDeleted.bind(handler) } : {}),
+      ...(handler.onApproval ? { onApproval: handler.onApproval.bind(handler) } : {}),
+      ...(handler.admit ? { admit: handler.admit.bind(handler) } : {}),
+    };
   }
 
   async stop(): Promise<void> {}

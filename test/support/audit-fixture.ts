@@ -1,4 +1,4 @@
-import { threadHash, type AuditRecord } from '../../src/governance/audit-record.js';
+import { threadHash, type AuditRecord } from '../../src/governance/audit/audit-record.js';
 
 /** A valid egress audit record of `user` at `atMs` (`bytesUp` set to tell lines apart). */
 export function egressRecord(user: string, atMs: number, bytesUp = 1): AuditRecord {

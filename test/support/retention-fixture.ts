@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { threadHash } from '../../src/governance/audit-record.js';
+import { threadHash } from '../../src/governance/audit/audit-record.js';
 
 /** A web thread's key as the web chat builds it (adapters/web/map-request.ts). */
 export const webKey = (id: string): string => `web:local:web:${id}`;

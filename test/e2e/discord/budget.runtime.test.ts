@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisBudgetCounters } from '../../../adapters/redis/redis-budget-counters.js';
-import { DailyBudgets } from '../../../src/governance/budget.js';
+import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { deleteKeys, testRedis } from '../../integration/queue/redis-server.js';
 import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';

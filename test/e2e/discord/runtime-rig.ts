@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DiscordAdapter } from '../../../adapters/discord/index.js';
 import { loadConfig, type Config } from '../../../src/config.js';
-import type { Runtime, RuntimeDeps } from '../../../src/core/runtime.js';
-import { buildRuntime, createDiscordAdapter } from '../../../src/main.js';
+import type { Runtime } from '../../../src/core/runtime.js';
+import { buildRuntime, createDiscordAdapter, type BuildOptions } from '../../../src/main.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
@@ -32,7 +32,7 @@ export interface DiscordRuntimeRigOptions {
   /** A started fake model: the configuration points at it. */
   llm?: FakeOpenAiServer;
   /** Parts of the runtime a test builds itself, from the configuration. */
-  overrides?: (config: Config) => Partial<RuntimeDeps>;
+  overrides?: (config: Config) => BuildOptions['overrides'];
 }
 
 /**

@@ -149,6 +149,46 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
     expect(threadPosts(slack, ts).replies).toHaveLength(1);
   });
 
+  it('a Stop pressed at the gateway by someone else is refused there, privately: the starter is read from Redis', async () => {
+    const { slack } = cluster;
+    const mention = appMention({
+      text: `<@${BOT_USER_ID}> ${pythonBlock('import time\nprint("napping", flush=True)\ntime.sleep(30)\nprint("woke")')}`,
+    });
+    const ts = String(mention.ts);
+    await sendEvent(slack, mention);
+    const status = await waitUntil(
+      () => slack.state.messages.find((m) => m.thread_ts === ts && JSON.stringify(m.blocks).includes('napping')),
+      { timeoutMs: 30_000, what: 'the status showing the run’s output' },
+    );
+    const key = threadKey({ platform: 'slack', workspace: TEAM_ID, channel: CHANNEL_ID, thread: ts });
+    const press = (userId?: string) =>
+      slack.socket.send(
+        'interactive',
+        buttonPress({
+          actionId: STOP_ACTION_ID,
+          value: key,
+          messageTs: status.ts,
+          threadTs: ts,
+          responseUrl: slack.responseUrl(),
+          ...(userId ? { userId } : {}),
+        }),
+      );
+    await press('U0SOMEONE2');
+    const notice = await waitUntil(
+      () => slack.callsTo('chat.postEphemeral').find((c) => c.args.user === 'U0SOMEONE2'),
+      { timeoutMs: 10_000, what: 'the private notice to the other user' },
+    );
+    expect(String(notice.args.text)).toContain('can stop this run');
+    await sleep(1000);
+    expect(threadPosts(slack, ts).replies).toHaveLength(0);
+    await press();
+    const reply = await waitUntil(() => threadPosts(slack, ts).replies[0], {
+      timeoutMs: 20_000,
+      what: 'the reply after the starter’s Stop',
+    });
+    expect(answerText(reply)).toContain('Stopped');
+  });
+
   it('SIGTERM mid-run: the run finishes, then gateway and workers exit 0 in time and leave no container', async () => {
     const { slack } = cluster;
     const running = cluster.processes.filter((p) => p.isRunning());

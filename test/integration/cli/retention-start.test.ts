@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LABELS } from '../../../sandbox/container-spec.js';
-import { formatAuditLine, threadHash } from '../../../src/governance/audit-record.js';
+import { formatAuditLine, threadHash } from '../../../src/governance/audit/audit-record.js';
 import { egressRecord } from '../../support/audit-fixture.js';
 import { freePort } from '../../support/redis-server.js';
 import { seedThread, webKey } from '../../support/retention-fixture.js';

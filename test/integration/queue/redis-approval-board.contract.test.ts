@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisApprovalBoard } from '../../../adapters/redis/redis-approval-board.js';
-import { ApprovalGate } from '../../../src/governance/approval-gate.js';
+import { ApprovalGate } from '../../../src/governance/approval/approval-gate.js';
 import { createLogger } from '../../../src/logger.js';
 import type { ApprovalDecision, ApprovalView } from '../../../src/ports/approval.js';
 import { approvalBoardContract } from '../../contract/approval-board-contract.js';

@@ -1,8 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withAuditScope } from '../../../src/governance/audit-scope.js';
-import { auditedEgress } from '../../../src/governance/audited-egress.js';
+import { withAuditScope } from '../../../src/governance/audit/audit-scope.js';
+import { auditedEgress } from '../../../src/governance/audit/audited-egress.js';
 import type { EgressContext, EgressPort } from '../../../src/ports/egress.js';
 import { makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 

@@ -4,6 +4,7 @@ import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.j
 import { jobOf } from '../../../adapters/redis/thread-drainer.js';
 import { loadConfig } from '../../../src/config.js';
 import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
+import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';
 import type { Intent } from '../../../src/domain/intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
@@ -43,6 +44,7 @@ function worker() {
     store: new MemorySessionStore({ sweepIntervalMs: 0 }),
     renderer: new SharpArtifactRenderer(),
     adapters: new PlatformAdapters([adapter]),
+    governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
   });
   return { adapter, sandbox, threadWorker };
 }

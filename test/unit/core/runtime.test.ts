@@ -5,6 +5,7 @@ import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.j
 import { loadConfig } from '../../../src/config.js';
 import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
 import { Runtime } from '../../../src/core/runtime.js';
+import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
@@ -53,6 +54,7 @@ function setup(
     onDropped: (job, reason) => late.rt?.onDropped(job, reason),
   });
   const runtime = new Runtime({
+    governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
     config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
     logger,
     sandbox,
@@ -157,6 +159,7 @@ describe('Runtime (core, with fakes of its ports)', () => {
     // Another worker: a fresh sandbox with no files for the thread, the same shared session store.
     const sandbox = new FakeSandbox({ results: [{ stdout: '2 rows\n' }] });
     const second = new ThreadWorker({
+      governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
       config: loadConfig({}),
       logger,
       sandbox,

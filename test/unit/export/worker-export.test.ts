@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config.js';
 import { Runtime } from '../../../src/core/runtime.js';
+import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import type { ExportEntry, ExportLogLimits } from '../../../src/ports/session-store.js';
@@ -44,6 +45,7 @@ afterEach(async () => {
 async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeSandbox) {
   const adapter = new RecordingAdapter('web');
   runtime = new Runtime({
+    governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
     config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
     logger,
     sandbox,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
-import { AccessNotices } from '../../../src/governance/access-notices.js';
+import { AccessNotices } from '../../../src/governance/access/access-notices.js';
 import { MAX_ALLOWLIST_ENTRIES, parseAllowlist } from '../../../src/config/access-lists.js';
-import { placeAllowed, userAllowed } from '../../../src/governance/access-policy.js';
+import { placeAllowed, userAllowed } from '../../../src/governance/access/access-policy.js';
 
 const message = (o: Partial<InboundMessage['thread']> & { user?: string; roles?: string[] }): InboundMessage => ({
   id: 'm1',

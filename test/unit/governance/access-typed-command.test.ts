@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { AccessGate } from '../../../src/governance/access-gate.js';
+import { AccessGate } from '../../../src/governance/access/access-gate.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import { asAdapterMaps } from '../../fakes/profiles.js';
@@ -25,13 +25,13 @@ describe('access refusals of commands', () => {
     const adapter = new RecordingAdapter('slack');
     const typed = fromSlack('reset');
     expect(typed.command).toEqual({ name: 'reset' });
-    const refusal = (await gate.check(typed, { kind: 'reset' }, adapter))!;
+    const refusal = (await gate.check(typed, false, adapter))!;
     expect(refusal.why).toBe('user');
-    expect(await gate.tell(typed, refusal, adapter)).toBe(true);
-    expect(await gate.tell(fromSlack('reset'), refusal, adapter)).toBe(false);
+    expect(gate.tellsNow(typed, refusal)).toBe(true);
+    expect(gate.tellsNow(fromSlack('reset'), refusal)).toBe(false);
     // A native command (a slash command the user waits on) is answered every time.
     const native = fromSlack('', { command: { name: 'reset' } });
-    expect(await gate.tell(native, refusal, adapter)).toBe(true);
-    expect(await gate.tell(native, refusal, adapter)).toBe(true);
+    expect(gate.tellsNow(native, refusal)).toBe(true);
+    expect(gate.tellsNow(native, refusal)).toBe(true);
   });
 });

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ApprovalGate } from '../../../src/governance/approval-gate.js';
-import { FileAuditLog } from '../../../src/governance/audit-file.js';
-import { readAuditFiles } from '../../../src/governance/audit-read.js';
-import { sha256Hex, threadHash, type AuditLine } from '../../../src/governance/audit-record.js';
+import { ApprovalGate } from '../../../src/governance/approval/approval-gate.js';
+import { FileAuditLog } from '../../../src/governance/audit/audit-file.js';
+import { readAuditFiles } from '../../../src/governance/audit/audit-read.js';
+import { sha256Hex, threadHash, type AuditLine } from '../../../src/governance/audit/audit-record.js';
 import { createLogger } from '../../../src/logger.js';
 import type { ApprovalView } from '../../../src/ports/approval.js';
 

@@ -1,5 +1,5 @@
 import { approvalBoardContract } from '../../contract/approval-board-contract.js';
-import { MemoryApprovalBoard } from '../../../src/governance/approval-memory-board.js';
+import { MemoryApprovalBoard } from '../../../src/governance/approval/approval-memory-board.js';
 
 approvalBoardContract('in this process', async () => {
   const board = new MemoryApprovalBoard();

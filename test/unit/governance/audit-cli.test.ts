@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FileAuditLog } from '../../../src/governance/audit-file.js';
-import { threadHash, type AuditRecord } from '../../../src/governance/audit-record.js';
+import { FileAuditLog } from '../../../src/governance/audit/audit-file.js';
+import { threadHash, type AuditRecord } from '../../../src/governance/audit/audit-record.js';
 import { createLogger } from '../../../src/logger.js';
 
 const bin = fileURLToPath(new URL('../../../bin/threadlab.js', import.meta.url));

@@ -2,9 +2,9 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { auditFilesOldestFirst, FileAuditLog } from '../../../src/governance/audit-file.js';
-import { readAuditFiles } from '../../../src/governance/audit-read.js';
-import type { AuditRecord } from '../../../src/governance/audit-record.js';
+import { auditFilesOldestFirst, FileAuditLog } from '../../../src/governance/audit/audit-file.js';
+import { readAuditFiles } from '../../../src/governance/audit/audit-read.js';
+import type { AuditRecord } from '../../../src/governance/audit/audit-record.js';
 import { egressRecord } from '../../support/audit-fixture.js';
 import { recordingLogger } from '../../support/recording-logger.js';
 

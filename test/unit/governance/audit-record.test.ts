@@ -8,7 +8,7 @@ import {
   parseAuditLine,
   threadHash,
   type AuditRunRecord,
-} from '../../../src/governance/audit-record.js';
+} from '../../../src/governance/audit/audit-record.js';
 
 const run: AuditRunRecord = {
   v: 1,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { DailyBudgets } from '../../../src/governance/budget.js';
-import { MemoryBudgetCounters } from '../../../src/governance/budget-memory-counters.js';
+import { DailyBudgets } from '../../../src/governance/budget/budget.js';
+import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { input, rig, silentLogger } from '../interpreter/helpers.js';
 

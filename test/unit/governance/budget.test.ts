@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudgetCounters } from '../../../src/governance/budget-memory-counters.js';
+import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
 import { budgetContract } from '../../contract/budget-contract.js';
 
 budgetContract('MemoryBudgetCounters', () => {

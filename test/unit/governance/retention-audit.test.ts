@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { threadHash } from '../../../src/governance/audit-record.js';
-import { rewriteAuditFile } from '../../../src/governance/retention-audit.js';
+import { threadHash } from '../../../src/governance/audit/audit-record.js';
+import { rewriteAuditFile } from '../../../src/governance/retention/retention-audit.js';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'threadlab-audit-'))));

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { threadHash } from '../../../src/governance/audit-record.js';
-import { createParticipantIndex } from '../../../src/governance/retention-index.js';
-import { indexKind } from '../../../src/governance/retention-sweeper.js';
+import { threadHash } from '../../../src/governance/audit/audit-record.js';
+import { createParticipantIndex } from '../../../src/governance/retention/retention-index.js';
+import { indexKind } from '../../../src/governance/retention/retention-sweeper.js';
 import { createRetentionSweeper } from '../../../src/main.js';
 import { recordingLogger } from '../../support/recording-logger.js';
 

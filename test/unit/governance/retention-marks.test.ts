@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { threadHash } from '../../../src/governance/audit-record.js';
-import { pseudonymiseAudit } from '../../../src/governance/retention-audit.js';
-import { PurgeHonouringStore, PurgeMarks } from '../../../src/governance/retention-marks.js';
+import { threadHash } from '../../../src/governance/audit/audit-record.js';
+import { pseudonymiseAudit } from '../../../src/governance/retention/retention-audit.js';
+import { PurgeHonouringStore, PurgeMarks } from '../../../src/governance/retention/retention-marks.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 
 let dir: string;

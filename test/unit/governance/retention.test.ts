@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebHistoryRetention } from '../../../adapters/web/web-retention.js';
-import { threadHash } from '../../../src/governance/audit-record.js';
+import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { FilesRetention, StateRetention } from '../../../sandbox/mirror-retention.js';
-import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention-index.js';
-import { MemoryRetention } from '../../../src/governance/retention-memory.js';
-import { parseDuration, purge, type RetentionSource } from '../../../src/governance/retention.js';
+import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention/retention-index.js';
+import { MemoryRetention } from '../../../src/governance/retention/retention-memory.js';
+import { parseDuration, purge, type RetentionSource } from '../../../src/governance/retention/retention.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
 

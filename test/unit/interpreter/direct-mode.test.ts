@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDirectCode } from '../../../src/core/intent.js';
-import { currentAuditScope, withAuditScope } from '../../../src/governance/audit-scope.js';
+import { currentAuditScope, withAuditScope } from '../../../src/governance/audit/audit-scope.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { directCode, input, rig, THREAD } from './helpers.js';

@@ -10,6 +10,7 @@ import { MessageIntake } from '../../../adapters/web/message-intake.js';
 import { WebThreadStore } from '../../../adapters/web/thread-store.js';
 import { loadConfig } from '../../../src/config.js';
 import { Runtime } from '../../../src/core/runtime.js';
+import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
@@ -38,6 +39,7 @@ describe('typed commands in the web chat history', () => {
     const hub = new EventHub();
     const adapter = new RecordingAdapter('web');
     runtime = new Runtime({
+      governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
       config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
       logger,
       sandbox: new FakeSandbox(),

@@ -1,4 +1,4 @@
-import type { ApprovalDecision } from '../ports/approval.js';
+import type { ApprovalDecision } from '../../ports/approval.js';
 
 /** What the model is told instead of a result when its code did not run for want of approval. */
 export function notApprovedText(decision: Exclude<ApprovalDecision, { kind: 'run' }>): string {

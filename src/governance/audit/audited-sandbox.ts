@@ -1,6 +1,6 @@
-import { toThreadlabError } from '../domain/errors.js';
-import type { ExecutionResult } from '../domain/execution.js';
-import type { RunRequest, Sandbox } from '../ports/sandbox.js';
+import { toThreadlabError } from '../../domain/errors.js';
+import type { ExecutionResult } from '../../domain/execution.js';
+import type { RunRequest, Sandbox } from '../../ports/sandbox.js';
 import { commonFields } from './audit-common.js';
 import type { AuditLog } from './audit-log.js';
 import { boundFiles, sha256Hex, type AuditRunRecord } from './audit-record.js';

@@ -1,5 +1,5 @@
-import { ThreadlabError } from '../domain/errors.js';
-import type { BudgetCounters, BudgetSpend } from '../ports/budget.js';
+import { ThreadlabError } from '../../domain/errors.js';
+import type { BudgetCounters, BudgetSpend } from '../../ports/budget.js';
 
 /** Most keys kept for one day in memory. @defaultValue 100,000 */
 export const MEMORY_BUDGET_MAX_KEYS = 100_000;

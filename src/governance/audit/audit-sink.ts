@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
 import { FileAuditLog } from './audit-file.js';
 import { noAuditLog, type AuditLog } from './audit-log.js';
 import { StdoutAuditLog } from './audit-stdout.js';

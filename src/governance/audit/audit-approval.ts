@@ -1,5 +1,5 @@
-import type { ApprovalDecision } from '../ports/approval.js';
-import type { Language } from '../domain/execution.js';
+import type { ApprovalDecision } from '../../ports/approval.js';
+import type { Language } from '../../domain/execution.js';
 import { commonFields } from './audit-common.js';
 import { boundString, sha256Hex, type AuditApprovalRecord } from './audit-record.js';
 

@@ -1,5 +1,5 @@
-import { toThreadlabError } from '../domain/errors.js';
-import type { LlmClient, LlmResponse } from '../ports/llm-client.js';
+import { toThreadlabError } from '../../domain/errors.js';
+import type { LlmClient, LlmResponse } from '../../ports/llm-client.js';
 import { commonFields } from './audit-common.js';
 import type { AuditLog } from './audit-log.js';
 import { sha256Hex } from './audit-record.js';

@@ -1,9 +1,7 @@
-import { toThreadlabError } from '../domain/errors.js';
-import type { InboundMessage } from '../domain/messages.js';
-import { textReply } from '../domain/reply.js';
-import type { Intent } from '../core/intent.js';
-import type { Logger } from '../logger.js';
-import type { PlatformAdapter } from '../ports/platform-adapter.js';
+import { toThreadlabError } from '../../domain/errors.js';
+import type { InboundMessage } from '../../domain/messages.js';
+import type { Logger } from '../../logger.js';
+import type { PlatformAdapter } from '../../ports/platform-adapter.js';
 import { AccessNotices } from './access-notices.js';
 import { groupIds, placeAllowed, userAllowed, type AccessPolicy } from './access-policy.js';
 
@@ -31,10 +29,13 @@ export class AccessGate {
     this.notices = new AccessNotices(options.maxNotices);
   }
 
-  /** The refusal of `message`, or undefined when it may go on. Asks the adapter for group membership only when needed. */
+  /**
+   * The refusal of `message`, or undefined when it may go on; `direct`: it runs the user's own code. Asks the
+   * adapter for Slack user groups only when needed.
+   */
   async check(
     message: InboundMessage,
-    intent: Intent,
+    direct: boolean,
     adapter: PlatformAdapter | undefined,
   ): Promise<AccessRefusal | undefined> {
     const { policy, help } = this.options;
@@ -43,7 +44,7 @@ export class AccessGate {
     const groups = await this.groupsOf(message, adapter);
     if (!userAllowed(policy.users, message, groups))
       return { scope: 'use', why: 'user', text: `You are not on the list of people who may use Threadlab. ${help}` };
-    if (intent.kind !== 'run') return undefined;
+    if (!direct) return undefined;
     if (!placeAllowed(policy.directPlaces, message))
       return { scope: 'direct', why: 'place', text: directText('in this channel', help) };
     if (!userAllowed(policy.directUsers, message, groups))
@@ -52,16 +53,11 @@ export class AccessGate {
   }
 
   /**
-   * Tells the user about a refusal, once per user, place and scope; a native command (a slash command the
-   * user expects an answer to: `message.command` not typed as text, or `always`) is answered every time,
-   * privately. Never throws: a notice that fails is logged.
+   * Whether the user is told about a refusal now: once per user, place and scope; a native command (a slash
+   * command the user expects an answer to: `message.command` not typed as text, or `always`) every time. Logs the
+   * refusal. The adapter says it (privately where its platform allows); nothing is posted here.
    */
-  async tell(
-    message: InboundMessage,
-    refusal: AccessRefusal,
-    adapter: PlatformAdapter | undefined,
-    options: { always?: boolean } = {},
-  ): Promise<boolean> {
+  tellsNow(message: InboundMessage, refusal: AccessRefusal, options: { always?: boolean } = {}): boolean {
     const { thread, user } = message;
     const key = [refusal.scope, thread.platform, thread.workspace, thread.channel, user.id].join('\u0000');
     const first = this.notices.firstTime(key);
@@ -69,15 +65,7 @@ export class AccessGate {
     const answer = first || native || options.always === true;
     const log = this.options.logger.child({ platform: thread.platform, channel: thread.channel, user: user.id });
     log.info({ scope: refusal.scope, why: refusal.why, told: answer }, 'access refused');
-    if (!adapter || !answer) return false;
-    try {
-      if (await adapter.notifyPrivately?.(message, refusal.text)) return true;
-      await adapter.reply(message, textReply(refusal.text));
-      return true;
-    } catch (err) {
-      log.warn({ err: toThreadlabError(err) }, 'could not tell the user they may not use Threadlab here');
-      return false;
-    }
+    return answer;
   }
 
   private async groupsOf(message: InboundMessage, adapter: PlatformAdapter | undefined): Promise<string[]> {

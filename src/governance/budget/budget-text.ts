@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import type { BudgetSpend } from '../ports/budget.js';
+import type { Config } from '../../config.js';
+import type { BudgetSpend } from '../../ports/budget.js';
 import { formatSeconds } from './budget-day.js';
 
 /** What a budget counts. */

@@ -1,4 +1,4 @@
-import type { EgressPort, EgressRunBudget } from '../ports/egress.js';
+import type { EgressPort, EgressRunBudget } from '../../ports/egress.js';
 import { currentAuditScope } from './audit-scope.js';
 
 /**

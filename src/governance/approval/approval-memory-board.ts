@@ -1,4 +1,4 @@
-import type { ApprovalBoard, BoardDecision, OpenApproval } from '../ports/approval-board.js';
+import type { ApprovalBoard, BoardDecision, OpenApproval } from '../../ports/approval-board.js';
 
 interface Entry {
   open: OpenApproval;

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseAuditLine, type AuditLine } from './audit-record.js';
+import { parseAuditLine, type AuditLine } from '../audit/audit-record.js';
 
 /** What a rewrite of the audit file changed. */
 export interface AuditRewrite {

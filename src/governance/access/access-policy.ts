@@ -1,5 +1,5 @@
-import type { InboundMessage } from '../domain/messages.js';
-import type { Platform } from '../domain/thread-key.js';
+import type { InboundMessage } from '../../domain/messages.js';
+import type { Platform } from '../../domain/thread-key.js';
 
 /**
  * One allowlist: ids per platform; `'*'` allows the whole platform. A platform the list has no entry for is

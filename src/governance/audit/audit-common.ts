@@ -1,4 +1,4 @@
-import { parseThreadKey } from '../domain/thread-key.js';
+import { parseThreadKey } from '../../domain/thread-key.js';
 import type { AuditCommon } from './audit-record.js';
 import { boundString, threadHash } from './audit-record.js';
 import { currentAuditScope } from './audit-scope.js';

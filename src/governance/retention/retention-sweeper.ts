@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import { MEMORY_TTL_MS } from '../interpreter/memory.js';
-import type { Logger } from '../logger.js';
+import type { Config } from '../../config.js';
+import { MEMORY_TTL_MS } from '../../interpreter/memory.js';
+import type { Logger } from '../../logger.js';
 import { ageAuditFiles } from './retention-audit-age.js';
 import { createParticipantIndex } from './retention-index.js';
 import type { RetentionSource } from './retention.js';

@@ -1,7 +1,13 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExportEntry, ExportLog, ExportLogLimits, SessionRecord, SessionStore } from '../ports/session-store.js';
-import { threadHash } from './audit-record.js';
+import type {
+  ExportEntry,
+  ExportLog,
+  ExportLogLimits,
+  SessionRecord,
+  SessionStore,
+} from '../../ports/session-store.js';
+import { threadHash } from '../audit/audit-record.js';
 
 /** Marks are kept this long: past the longest a memory store keeps an untouched thread (7 days). */
 const MARK_LIFETIME_MS = 30 * 86_400_000;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../config.js';
-import { ThreadlabError } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
-import type { BudgetCounters, BudgetHold, BudgetSpend, TurnBudget } from '../ports/budget.js';
+import type { Config } from '../../config.js';
+import { ThreadlabError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import type { BudgetCounters, BudgetHold, BudgetSpend, TurnBudget } from '../../ports/budget.js';
 import { budgetDay, budgetResetAtMs, describeReset } from './budget-day.js';
 import { limitsOf, usageLines, type BudgetLimit, type Dimension } from './budget-text.js';
 

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { parseAuditLine } from './audit-record.js';
+import { parseAuditLine } from '../audit/audit-record.js';
 import { rewriteAuditFile } from './retention-audit.js';
 
 /** What aging the audit trail removed. */

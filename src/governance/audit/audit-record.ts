@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Platform } from '../domain/thread-key.js';
+import type { Platform } from '../../domain/thread-key.js';
 
 /**
  * The audit trail's line format, version 1: one JSON object per line (JSON Lines), UTF-8, `\n`-ended.
@@ -139,7 +139,7 @@ export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRec
 export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval'] as const;
 
 /** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
-export { threadHash } from '../domain/thread-key.js';
+export { threadHash } from '../../domain/thread-key.js';
 
 /** SHA-256 hex of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Job } from '../ports/job-queue.js';
+import type { Job } from '../../ports/job-queue.js';
 import type { AuditFile, AuditTokens } from './audit-record.js';
 
 /**

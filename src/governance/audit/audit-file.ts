@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import type { AuditLog } from './audit-log.js';
 import { formatAuditLine, type AuditRecord } from './audit-record.js';
 

@@ -1,4 +1,4 @@
-import type { SessionStore } from '../ports/session-store.js';
+import type { SessionStore } from '../../ports/session-store.js';
 import type { PurgedItem, RetentionSource } from './retention.js';
 
 export interface MemoryRetentionOptions {

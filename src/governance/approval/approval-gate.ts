@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Language } from '../domain/execution.js';
-import type { Platform } from '../domain/thread-key.js';
-import { ThreadlabError } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
-import type { ApprovalBoard } from '../ports/approval-board.js';
+import type { Language } from '../../domain/execution.js';
+import type { Platform } from '../../domain/thread-key.js';
+import { ThreadlabError } from '../../domain/errors.js';
+import type { Logger } from '../../logger.js';
+import type { ApprovalBoard } from '../../ports/approval-board.js';
 import { MemoryApprovalBoard } from './approval-memory-board.js';
-import { approvalRecord } from './audit-approval.js';
-import type { AuditLog } from './audit-log.js';
+import { approvalRecord } from '../audit/audit-approval.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type {
   ApprovalDecision,
   ApprovalPress,
@@ -14,7 +14,7 @@ import type {
   ApprovalPrompt,
   ApprovalSettled,
   ApprovalView,
-} from '../ports/approval.js';
+} from '../../ports/approval.js';
 
 /** Options of {@link ApprovalGate}. */
 export interface ApprovalGateOptions {

@@ -1,0 +1,56 @@
+import type { InboundMessage } from '../domain/messages.js';
+import type { Platform } from '../domain/thread-key.js';
+import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
+import type { TurnBudget } from './budget.js';
+import type { Admission, AdmitOptions, PlatformAdapter } from './platform-adapter.js';
+
+/** What a turn will spend: model tokens (a question for the model) and code run time. */
+export type BudgetNeed = 'tokens' | 'runMs';
+
+/** One turn as governance sees it: whose message, in which thread, what it needs, where approval is shown. */
+export interface GovernedTurn {
+  message: InboundMessage;
+  threadKey: string;
+  /** The budgets this turn needs; checked before it starts (none: its budget is given without that check). */
+  needs: readonly BudgetNeed[];
+  /** The usage command as the platform's users type it, named in budget refusals. */
+  usageCommand?: string;
+  /** Shows code waiting for Run or Skip; unset: the surface has no buttons, and no code runs under approval. */
+  askApproval?: (view: ApprovalView) => Promise<ApprovalPrompt>;
+}
+
+/** The hooks a turn's loop uses; each unset when its feature is off. */
+export interface TurnGovernance {
+  /** The daily budgets as this turn sees them; its notices are for the reply. */
+  budget?: TurnBudget & { notices: string[] };
+  /** Each run of the model's code waits on it (THREADLAB_APPROVAL=ask). */
+  approve?: ApprovalHook;
+}
+
+/**
+ * Governance, behind one seam: who may use the bot where (access allowlists), who may stop a run, the daily
+ * budgets, approval of the model's code, the audit trail and who wrote where (retention). Built once, in
+ * main.ts, from configuration; the core asks it and never reads its settings.
+ */
+export interface Governance {
+  /**
+   * The allowlists' verdict on `message`; a refusal carries its text and whether to tell it now (once per
+   * place, unless `options.slashCommand` or a parsed command). `direct`: the message runs its own code.
+   */
+  admit(
+    message: InboundMessage,
+    options: AdmitOptions & { direct: boolean; adapter?: PlatformAdapter },
+  ): Promise<Admission>;
+  /** Whether `byId` may stop a run `starterId` started on `platform`: the starter, or an approval admin. */
+  mayStop(platform: Platform, byId: string, starterId: string): boolean;
+  /** The budget and approval hooks of one turn; throws `budget_exceeded` when a budget it needs is spent. */
+  forTurn(turn: GovernedTurn): Promise<TurnGovernance>;
+  /** The `usage` command's answer: what the user and the workspace spent today and what is left. */
+  usage(message: InboundMessage): Promise<string>;
+  /** A Run or Skip press: decides the waiting request when the presser may. */
+  onPress(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome>;
+  /** Records who wrote in a thread, so `threadlab purge --user` finds it. Never throws into the reply path. */
+  recordWriter(threadKey: string, userId: string): Promise<void>;
+  /** Releases counters and boards (the runtime's stop). */
+  close(): Promise<void>;
+}
