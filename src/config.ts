@@ -5,7 +5,7 @@ import { parseEndpointUrl } from './domain/endpoint-url.js';
 import { ThreadlabError } from './domain/errors.js';
 import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
-import { parseApprovalAdmins } from './governance/approval/approval-settings.js';
+import { parseApprovalAdmins } from './config/approval-admins.js';
 import { parseAllowlist as parseAccessList } from './config/access-lists.js';
 import { parseDuration } from './governance/retention/retention.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';

@@ -31,7 +31,7 @@ export class AccessGate {
 
   /**
    * The refusal of `message`, or undefined when it may go on; `direct`: it runs the user's own code. Asks the
-   * adapter for Slack user groups only when needed.
+   * adapter for the user's groups only when needed.
    */
   async check(
     message: InboundMessage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApprovalGate } from '../../../src/governance/approval/approval-gate.js';
-import { parseApprovalAdmins } from '../../../src/governance/approval/approval-settings.js';
+import { parseApprovalAdmins } from '../../../src/config/approval-admins.js';
 import type { ApprovalSettled, ApprovalView } from '../../../src/ports/approval.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { input, rig, silentLogger, toolMessages } from '../interpreter/helpers.js';

@@ -1,4 +1,4 @@
-import { ThreadlabError } from '../../domain/errors.js';
+import { ThreadlabError } from '../domain/errors.js';
 
 const PLATFORMS = ['slack', 'discord', 'web'];
 
