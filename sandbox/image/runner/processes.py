@@ -68,14 +68,37 @@ def user_processes(keep=()):
     return found
 
 
+def _zombies_reaped_elsewhere(keep):
+    """Whether a zombie of the sandbox user waits for a parent other than `keep` and this process (init reaps those
+    soon; a kept process's children wait for it, the kernel's until its next run, and ours until we wait)."""
+    parents = {*keep, os.getpid()}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as fh:
+                fields = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
+        except OSError:
+            continue
+        state = fields.get("State", "").split()[:1]
+        uid = fields.get("Uid", "").split()[:1]
+        ppid = fields.get("PPid", "").strip()
+        if state == ["Z"] and uid == [str(SANDBOX_UID)] and ppid.isdigit() and int(ppid) not in parents:
+            return True
+    return False
+
+
 def stop_all(keep=()):
-    """Kills the sandbox user's processes but `keep`; returns (how many were stopped, how many remain)."""
+    """Kills the sandbox user's processes but `keep`; returns (how many were stopped, how many remain).
+
+    Then waits, within the same budget, until the killed ones are reaped too: a zombie still counts against the
+    pids limit, and the next run (or a new kernel) must be able to start its processes."""
     stopped = set()
     deadline = time.monotonic() + SWEEP_BUDGET_S
     while True:
         pids = user_processes(keep)
         if not pids or time.monotonic() > deadline:
-            return len(stopped), len(pids)
+            break
         for sig in (signal.SIGSTOP, signal.SIGKILL):
             for pid in pids:
                 try:
@@ -84,3 +107,7 @@ def stop_all(keep=()):
                     pass
         stopped.update(pids)
         time.sleep(0.005)
+    if stopped and not pids:
+        while _zombies_reaped_elsewhere(keep) and time.monotonic() <= deadline:
+            time.sleep(0.005)
+    return len(stopped), len(pids)
