@@ -4,7 +4,7 @@ import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import { textReply, type Reply } from '../domain/reply.js';
-import { heldWork } from '../interpreter/held-run.js';
+import { heldPreviews } from '../interpreter/held-run.js';
 import { Interpreter } from '../interpreter/interpreter.js';
 import { resetThreadMemory } from '../interpreter/index.js';
 import type { TurnResult } from '../interpreter/turn.js';
@@ -253,13 +253,12 @@ export class ThreadWorker {
     const { config, sandbox } = this.deps;
     // No admission: the files are added whatever the budgets say; only the preview holds run time.
     const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, []));
-    const previews = await heldWork(budget, config.sandbox.previewTimeoutMs, (timeoutMs) =>
-      sandbox.previewFiles(
-        threadKey,
-        files.map((f) => f.path),
-        { signal, timeoutMs },
-      ),
-    );
+    const previews = await heldPreviews(budget, sandbox, {
+      threadKey,
+      paths: files.map((f) => f.path),
+      timeoutMs: config.sandbox.previewTimeoutMs,
+      signal,
+    });
     notes.push(...(budget?.notices ?? []));
     if (!('refused' in previews)) return previews;
     notes.push(`Not previewed: ${previews.refused}`);

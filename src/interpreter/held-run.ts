@@ -1,4 +1,6 @@
+import type { FilePreview } from '../domain/execution.js';
 import type { TurnBudget } from '../ports/budget.js';
+import type { Sandbox } from '../ports/sandbox.js';
 import type { TurnRun } from './turn.js';
 
 /**
@@ -34,4 +36,15 @@ export function heldRun(
   run: (timeoutMs: number) => Promise<TurnRun>,
 ): Promise<TurnRun | { refused: string }> {
   return heldWork(budget, timeoutMs, run, (done) => done.result.durationMs);
+}
+
+/** Previews of a thread's files: they run code in the sandbox, so they are held like {@link heldWork} for their time limit. */
+export function heldPreviews(
+  budget: TurnBudget | undefined,
+  sandbox: Pick<Sandbox, 'previewFiles'>,
+  o: { threadKey: string; paths: string[]; timeoutMs: number; signal: AbortSignal | undefined },
+): Promise<FilePreview[] | { refused: string }> {
+  return heldWork(budget, o.timeoutMs, (timeoutMs) =>
+    sandbox.previewFiles(o.threadKey, o.paths, { signal: o.signal, timeoutMs }),
+  );
 }

@@ -9,7 +9,7 @@ import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
 import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
 import { NOT_CONFIGURED_TEXT } from './not-configured.js';
-import { heldRun, heldWork } from './held-run.js';
+import { heldPreviews, heldRun } from './held-run.js';
 import { runStep } from './run-step.js';
 import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -236,9 +236,12 @@ export class Interpreter {
       .map((f) => f.path);
     if (candidates.length === 0) return [];
     try {
-      const previews = await heldWork(o.budget, this.options.previewTimeoutMs ?? 10_000, (ms) =>
-        this.options.sandbox.previewFiles(threadKey, candidates, { signal: o.signal, timeoutMs: ms }),
-      );
+      const previews = await heldPreviews(o.budget, this.options.sandbox, {
+        threadKey,
+        paths: candidates,
+        timeoutMs: this.options.previewTimeoutMs ?? 10_000,
+        signal: o.signal,
+      });
       if (!('refused' in previews)) return previews;
       this.options.logger.info({ thread: threadKey }, 'file previews skipped: a daily run-time budget is spent');
       return [];

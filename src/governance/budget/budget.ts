@@ -82,7 +82,7 @@ export class DailyBudgets {
       notices,
       exceeded: () => this.refusal(subject, ['tokens', 'runMs']),
       charge: async (spent) => {
-        const spend = { tokens: Math.max(0, spent.tokens ?? 0), runMs: Math.max(0, spent.runMs ?? 0) };
+        const spend = { tokens: nonNegative(spent.tokens), runMs: nonNegative(spent.runMs) };
         if (spend.tokens === 0 && spend.runMs === 0) return;
         notices.push(...(await this.charge(subject, spend)));
       },
@@ -113,10 +113,7 @@ export class DailyBudgets {
   ): Promise<{ refused: string } | { granted: BudgetSpend; settle(spent: Partial<BudgetSpend>): Promise<string[]> }> {
     const want = { tokens: nonNegative(wanted.tokens), runMs: nonNegative(wanted.runMs) };
     const { counters, limits } = this.options;
-    const nowMs = this.now();
-    const at = { day: budgetDay(nowMs), keepMs: keepMsAt(nowMs) };
-    const k = this.keys(subject);
-    const keys = [k.user, k.workspace];
+    const { at, keys } = this.where(subject);
     const add = (spend: BudgetSpend) => counters.add({ ...at, keys, spend });
     const [user, workspace] = await add(want);
     const before = limitsOf(limits, { user: minus(user!, want), workspace: minus(workspace!, want) });
@@ -127,17 +124,15 @@ export class DailyBudgets {
       const now = (await this.state(subject)).find((l) => l.scope === spent.scope && l.dimension === spent.dimension);
       return { refused: this.refused(subject, now && now.used >= now.limit ? now : spent) };
     }
-    const granted = want;
     let settled = false;
     return {
-      granted,
+      granted: want,
       settle: async (spentNow) => {
         if (settled) return [];
         settled = true;
         const real = { tokens: nonNegative(spentNow.tokens), runMs: nonNegative(spentNow.runMs) };
         // On the day of the hold, so midnight between hold and settle moves nothing into the new day.
-        const totals = await counters.add({ ...at, keys, spend: change(real, granted) });
-        return this.warnings(subject, totals, at);
+        return this.warnings(subject, await add(change(real, want)), at);
       },
     };
   }
@@ -188,10 +183,15 @@ export class DailyBudgets {
 
   /** Adds the spend; returns a notice for each budget that passed the warning share for the first time today. */
   private async charge(subject: BudgetSubject, spend: BudgetSpend): Promise<string[]> {
+    const { at, keys } = this.where(subject);
+    return this.warnings(subject, await this.options.counters.add({ ...at, keys, spend }), at);
+  }
+
+  /** Where a spend of `subject` made now is added: today's counters of the user and the workspace, and how long they are kept. */
+  private where(subject: BudgetSubject): { at: { day: string; keepMs: number }; keys: string[] } {
     const nowMs = this.now();
-    const at = { day: budgetDay(nowMs), keepMs: keepMsAt(nowMs) };
     const k = this.keys(subject);
-    return this.warnings(subject, await this.options.counters.add({ ...at, keys: [k.user, k.workspace], spend }), at);
+    return { at: { day: budgetDay(nowMs), keepMs: keepMsAt(nowMs) }, keys: [k.user, k.workspace] };
   }
 
   /** A notice for each budget the totals put past the warning share for the first time on that day. */
