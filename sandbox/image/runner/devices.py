@@ -6,23 +6,16 @@ profile refuses mknod of block and character devices (sandbox/seccomp.ts).
 """
 import os
 
-REMOVED = ("/dev/fuse", "/dev/net/tun")
-REMOVED_DIRS = ("/dev/net",)
+#: In order: each device, then its directory once empty.
+REMOVED = ((os.unlink, "/dev/fuse"), (os.unlink, "/dev/net/tun"), (os.rmdir, "/dev/net"))
 
 
 def remove_unneeded():
-    """Removes REMOVED (then REMOVED_DIRS when empty); returns what could not be removed, with why."""
+    """Removes REMOVED; returns what could not be removed, with why."""
     failed = []
-    for path in REMOVED:
+    for remove, path in REMOVED:
         try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            failed.append(f"{path}: {exc.strerror}")
-    for path in REMOVED_DIRS:
-        try:
-            os.rmdir(path)
+            remove(path)
         except FileNotFoundError:
             pass
         except OSError as exc:
