@@ -3,7 +3,7 @@ import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
-import { threadHash } from '../../src/governance/audit/audit-record.js';
+import { threadHash } from '../../src/domain/thread-key.js';
 import {
   purgeIdleEach,
   type IdleOptions,

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { parseThreadKey } from '../../src/domain/thread-key.js';
-import { threadHash } from '../../src/governance/audit/audit-record.js';
+import { threadHash } from '../../src/domain/thread-key.js';
 import { pseudonymiseAudit, type AuditRewrite } from '../../src/governance/retention/retention-audit.js';
 import { PurgeMarks } from '../../src/governance/retention/retention-marks.js';
 import { auditFilesOf } from '../../src/governance/retention/retention-audit-age.js';

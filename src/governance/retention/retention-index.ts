@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { threadHash } from '../audit/audit-record.js';
+import { threadHash } from '../../domain/thread-key.js';
 import {
   purgeIdleEach,
   type IdleOptions,

@@ -7,7 +7,7 @@ import type {
   SessionRecord,
   SessionStore,
 } from '../../ports/session-store.js';
-import { threadHash } from '../audit/audit-record.js';
+import { threadHash } from '../../domain/thread-key.js';
 
 /** Marks are kept this long: past the longest a memory store keeps an untouched thread (7 days). */
 const MARK_LIFETIME_MS = 30 * 86_400_000;
