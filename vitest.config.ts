@@ -16,6 +16,7 @@ const RUNTIME_SENSITIVE = [
   'test/integration/sandbox/egress-relay.test.ts',
   'test/integration/sandbox/egress.test.ts',
   'test/integration/sandbox/languages*.test.ts',
+  'test/integration/replies/previews.test.ts',
 ];
 const RUNTIME_TEST = 'test/integration/sandbox/runtime.test.ts';
 

@@ -14,6 +14,7 @@ import time
 import warnings
 
 import files
+import memory_guard
 import privileges
 
 HEAD_ROWS = 5
@@ -302,17 +303,24 @@ def _in_child(rel, deadline, budget_ms):
     os.close(write_fd)
     with _lock:
         _child = pid
-    chunks, size, timed_out = [], 0, False
+    chunks, size, timed_out, over_memory = [], 0, False, False
+    # Under gVisor no OOM killer picks the child: the guard does, as it does for runs (memory_guard.py).
+    # Without it a spreadsheet that expands past the limit would take the whole container and the thread's variables.
+    tick_ms = int(memory_guard.INTERVAL_S * 1000) if memory_guard.LIMIT_BYTES else None
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
+            if memory_guard.over_limit():
+                over_memory = True
+                break
             # poll, not select: select(2) is refused under gVisor's seccomp handling.
             poller = select.poll()
             poller.register(read_fd, select.POLLIN)
-            ready = poller.poll(max(1, int(left * 1000)))
+            wait_ms = max(1, int(left * 1000))
+            ready = poller.poll(min(wait_ms, tick_ms) if tick_ms else wait_ms)
             if not ready:
                 continue
             chunk = os.read(read_fd, 1 << 16)
@@ -334,6 +342,8 @@ def _in_child(rel, deadline, budget_ms):
         _, status = os.waitpid(pid, 0)
     if stopped:
         return _skipped(rel, f"reading {name} was stopped at your request")
+    if over_memory:
+        return _skipped(rel, f"reading {name} ran out of memory")
     if timed_out:
         return _skipped(rel, f"reading {name} took longer than {_seconds(budget_ms)}")
     if size > ANSWER_MAX_BYTES:
