@@ -34,6 +34,7 @@ const llm = {
   tools: v('THREADLAB_LLM_TOOLS', z.enum(['auto', 'native', 'text']).default('auto')),
   dialect: v('THREADLAB_LLM_DIALECT', z.string().max(500).optional()),
   memoryTokens: v('THREADLAB_MEMORY_TOKENS', int(500).default(24_000)),
+  verifyFigures: v('THREADLAB_VERIFY_FIGURES', z.enum(['off', 'mark', 'ask']).default('ask')),
 };
 
 const slack = {

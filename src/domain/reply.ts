@@ -1,4 +1,5 @@
 import type { ExecutionStatus, Language } from './execution.js';
+import type { AnswerFigures } from './figures.js';
 
 /** A piece of code that ran while answering, shown with the answer. */
 export interface RunRecord {
@@ -90,6 +91,11 @@ export interface Reply {
   footer?: ReplyFooter;
   /** The model's thinking: for surfaces with a place to show it folded away (the web chat); never the answer. */
   thinking?: string;
+  /**
+   * The answer's figures checked against the runs' output: surfaces show `line` (the web chat also marks
+   * each figure in the text). Absent when the answer was not checked.
+   */
+  figures?: AnswerFigures;
 }
 
 export function textReply(text: string, kind: Reply['kind'] = 'notice'): Reply {

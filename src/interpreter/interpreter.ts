@@ -133,6 +133,12 @@ export class Interpreter {
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       protocol: this.protocol,
+      verify: {
+        mode: this.options.settings.verifyFigures,
+        userText,
+        withFiles: uploadedNames.length > 0,
+        read: (path) => this.options.sandbox.readFile(input.threadKey, path),
+      },
     });
     const nowMs = Date.now();
     const entries: HistoryEntry[] = [
@@ -155,6 +161,7 @@ export class Interpreter {
       durationMs: nowMs - startedMs,
       model: llm.model,
       ...(result.thinking ? { thinking: result.thinking } : {}),
+      ...(result.figures ? { figures: result.figures } : {}),
       direct: false,
     };
   }

@@ -5,6 +5,8 @@ import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
+import type { AnswerFigures } from '../domain/figures.js';
+import { answerFigures, checkAnswer, hasUnfound, type AnswerCheckOptions } from './answer-check.js';
 import { estimateUsage } from './usage.js';
 import { cutHeadTail } from './text-cut.js';
 import { ShownText } from './shown-text.js';
@@ -13,6 +15,7 @@ import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
 import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
 import { runCodeSpec } from './tools.js';
+import { verificationRoundMessage } from '../verify/index.js';
 import type { Turn, TurnOutcome, TurnRun } from './turn.js';
 
 /** One model-and-sandbox loop: the turn (thread, stop, clock, progress, logger) and what is the loop's own. */
@@ -38,6 +41,8 @@ export interface LoopOptions {
   approve?: ApprovalHook;
   /** Native tool calls or fenced code blocks, per endpoint and model. @defaultValue native */
   protocol?: ToolProtocolChoice;
+  /** How the final answer's figures are checked against the runs' output (THREADLAB_VERIFY_FIGURES). @defaultValue off */
+  verify?: AnswerCheckOptions;
 }
 
 export interface LoopResult {
@@ -45,6 +50,8 @@ export interface LoopResult {
   text: string;
   /** The model's thinking over the turn, when its server sent any: never part of `text`. */
   thinking?: string;
+  /** The check of the answer's figures, when it was checked. */
+  figures?: AnswerFigures;
   runs: TurnRun[];
   usage: { promptTokens: number; completionTokens: number };
   /** Every message sent and received, for debugging and tests. */
@@ -93,15 +100,22 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   let turnMode: ToolProtocol | undefined;
 
   const thoughts: string[] = [];
-  const finish = (outcome: LoopResult['outcome'], text: string): LoopResult => ({
+  // An answer the model was asked to verify: if the verification round cannot finish, this answer stands, marked.
+  let asked: { text: string; figures: AnswerFigures } | undefined;
+  const finish = (outcome: LoopResult['outcome'], text: string, figures?: AnswerFigures): LoopResult => ({
     outcome,
     text,
     ...(thoughts.length ? { thinking: cutHeadTail(thoughts.join('\n\n'), { maxChars: MAX_THINKING_CHARS }).text } : {}),
+    ...(figures ? { figures } : {}),
     runs,
     usage,
     messages,
   });
   const stop = (reason: StopReason): LoopResult => {
+    if (asked) {
+      logger.info({ reason: reason.kind }, 'verification round ended early: the checked answer stands');
+      return finish('answer', asked.text, asked.figures);
+    }
     const outcome = reason.kind === 'cancelled' ? 'cancelled' : reason.kind === 'failed' ? 'failed' : 'budget';
     logger.info({ reason: reason.kind, runs: runs.length, usage }, 'turn stopped before an answer');
     return finish(outcome, stoppedText(reason, runs, lastText));
@@ -196,7 +210,21 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
           messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
           continue;
         }
-        return finish('answer', text || 'The model finished without an answer.');
+        if (!text) return finish('answer', 'The model finished without an answer.');
+        const checked = options.verify ? await checkAnswer(text, runs, options.verify) : undefined;
+        if (!checked) return finish('answer', text);
+        const askNow =
+          options.verify?.mode === 'ask' &&
+          !asked &&
+          hasUnfound(checked) &&
+          (await roundLeft({ round, used: usage, messages, budget: options.budget, turn, settings }));
+        const figures = answerFigures(checked, asked !== undefined || askNow);
+        if (!askNow) return finish('answer', text, figures);
+        // One verification round: the model computes the figures no run printed, or removes them.
+        asked = { text, figures };
+        logger.info({ notFound: figures.notFound }, 'answer states figures no run printed: one verification round');
+        messages.push({ role: 'user', content: `[Threadlab] ${verificationRoundMessage(checked)}` });
+        continue;
       }
       if (round === settings.maxRounds) break;
 
@@ -224,6 +252,24 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   } finally {
     turn.end();
   }
+}
+
+/**
+ * Whether one more model round fits the turn's limits: a round left, the tokens of the next request within
+ * the turn's budget, time before the deadline, and no daily budget spent.
+ */
+async function roundLeft(o: {
+  round: number;
+  used: { promptTokens: number; completionTokens: number };
+  messages: LlmMessage[];
+  budget: TurnBudget | undefined;
+  turn: Turn;
+  settings: Config['llm'];
+}): Promise<boolean> {
+  if (o.round >= o.settings.maxRounds || o.turn.stopReason() !== undefined) return false;
+  const next = estimateUsage(o.messages, undefined).promptTokens + COMPLETION_HOLD_TOKENS;
+  if (o.used.promptTokens + o.used.completionTokens + next > o.settings.tokenBudget) return false;
+  return (await o.budget?.exceeded()) === undefined;
 }
 
 /** How a reply asks for code: native calls, or fenced blocks and calls written as text. */

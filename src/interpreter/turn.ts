@@ -1,4 +1,5 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
+import type { AnswerFigures } from '../domain/figures.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
@@ -48,6 +49,8 @@ export interface TurnResult {
   thinking?: string;
   /** True when the turn ran a fenced code block as is, without an LLM. */
   direct: boolean;
+  /** How the answer's figures were checked against the runs' output (THREADLAB_VERIFY_FIGURES), when they were. */
+  figures?: AnswerFigures;
 }
 
 /** What a turn is made from: its thread, its log, the user's stop and its time limit. */

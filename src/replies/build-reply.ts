@@ -1,3 +1,4 @@
+import type { AnswerFigures } from '../domain/figures.js';
 import type { OmittedFile, Reply, ReplyFile, RunRecord } from '../domain/reply.js';
 import type { TurnOutcome, TurnResult, TurnRun } from '../interpreter/turn.js';
 import type { Logger } from '../logger.js';
@@ -139,6 +140,7 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     ...(allOmitted.length > 0 ? { omitted: allOmitted } : {}),
     ...(tables.tables.length > 0 ? { tables: tables.tables } : {}),
     ...(turn.thinking ? { thinking: turn.thinking } : {}),
+    ...(turn.figures ? { figures: figuresOf(turn.figures, text) } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,
@@ -157,6 +159,11 @@ function composeText(turn: TurnResult, sections: string[], hasTables = false): s
     return [lead, ...body].filter((s) => s.length > 0).join('\n\n');
   }
   return [lead || FALLBACK_TEXT[turn.outcome], ...sections].join('\n\n');
+}
+
+/** The check as the reply carries it: only marks that stand where they say in the reply's text. */
+function figuresOf(figures: AnswerFigures, text: string): AnswerFigures {
+  return { ...figures, marks: figures.marks.filter((m) => text.slice(m.start, m.end) === m.text) };
 }
 
 /** The run's whole output: the sandbox elides the middle of long output and keeps the full text in a file. */

@@ -29,11 +29,14 @@ export interface Figure {
   mantissa?: { value: number; decimals: number };
 }
 
-/** One output of the turn's runs, as data: printed text, a displayed value, a table or a file read back. */
+/**
+ * One output of the turn's runs, as data: printed text, a displayed value, a table or a file read back; or
+ * the user's own message (`message`), whose figures are the user's and not the model's claims.
+ */
 export interface OutputSource {
-  /** The run that produced it (its number in the turn, or an id). */
+  /** The run that produced it (its number in the turn, or an id; 0 for the user's message). */
   run: number | string;
-  kind: 'stdout' | 'result' | 'table' | 'file';
+  kind: 'stdout' | 'result' | 'table' | 'file' | 'message';
   text: string;
 }
 

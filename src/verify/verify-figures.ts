@@ -19,6 +19,8 @@ export interface VerifyFiguresOptions {
    * `output.scannedChars`. @defaultValue 2,097,152 (2 MB)
    */
   maxOutputChars?: number;
+  /** Characters of output that exist but were not given (files over a read limit): reported as not scanned. */
+  unreadChars?: number;
 }
 
 /**
@@ -42,7 +44,7 @@ export function verifyFigures(options: VerifyFiguresOptions): VerifyResult {
     checks: checked.map((figure, i) => ({ figure, found: located.get(matched[i] ?? NaN) ?? null })),
     figuresTotal: figures.length,
     figuresUnchecked: figures.length - checked.length,
-    output: { totalChars: index.totalChars, scannedChars: index.scannedChars },
+    output: { totalChars: index.totalChars + (options.unreadChars ?? 0), scannedChars: index.scannedChars },
   };
 }
 

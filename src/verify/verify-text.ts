@@ -1,19 +1,13 @@
 import { formatCount } from '../replies/format.js';
+import type { FigureMark } from '../domain/figures.js';
 import type { FigureCheck, FoundAt, VerifyResult } from './figure.js';
+
+export type { FigureMark };
 
 /** Figures named in the footer at most. */
 export const DEFAULT_FOOTER_LISTED = 3;
 /** Figures named in the verification round's message at most. */
 export const DEFAULT_ROUND_LISTED = 20;
-
-/** A span of the answer to mark, with what its tooltip says. */
-export interface FigureMark {
-  start: number;
-  end: number;
-  found: boolean;
-  /** "run 2, line 14", or "not found in any output". */
-  title: string;
-}
 
 const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
 const missing = (result: VerifyResult): FigureCheck[] => result.checks.filter((c) => c.found === null);
@@ -25,8 +19,9 @@ function listed(items: string[], max: number): string {
   return more > 0 ? `${shown.join(', ')} and ${formatCount(more)} more` : shown.join(', ');
 }
 
-/** Where a figure was found, as its tooltip reads: "run 2, line 14". */
-export const foundTitle = (at: FoundAt): string => `run ${at.run}, line ${formatCount(at.line)}`;
+/** Where a figure was found, as its tooltip reads: "run 2, line 14" (or "stated in your message"). */
+export const foundTitle = (at: FoundAt): string =>
+  at.kind === 'message' ? 'stated in your message' : `run ${at.run}, line ${formatCount(at.line)}`;
 
 /**
  * The reply's footer: "✓ 6 figures checked against run output", or "⚠ 1 figure not found in any output:
@@ -62,6 +57,7 @@ export function figureMarks(result: VerifyResult): FigureMark[] {
   return result.checks.map(({ figure, found }) => ({
     start: figure.start,
     end: figure.end,
+    text: figure.text,
     found: found !== null,
     title: found ? foundTitle(found) : 'not found in any output',
   }));

@@ -26,6 +26,8 @@ export function settings(overrides: Partial<Config['llm']> = {}): Config['llm'] 
     tools: 'auto',
     dialect: undefined,
     memoryTokens: 24_000,
+    // The figure check has its own tests (answer-check); here the loop's other behaviour is under test.
+    verifyFigures: 'off',
     ...overrides,
   };
 }

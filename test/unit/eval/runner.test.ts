@@ -26,8 +26,9 @@ const figures = (heights: number[]) =>
 
 describe('a task with code execution', () => {
   it("goes through the bot's loop in a fresh thread with its files, and counts rounds, runs and tokens", async () => {
-    const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('Done.\nANSWER: 87297.67')] });
+    const llm = new ScriptedLlm({ steps: [runCode('print(total)'), answer('Done.\nANSWER: 87297.67')] });
     const sandbox = new FakeSandbox();
+    sandbox.enqueue({ stdout: '87297.6712\n' });
     const run = await runWithCode(
       task('agg-total-revenue'),
       await task('agg-total-revenue').build(),
@@ -64,7 +65,10 @@ describe('a task with code execution', () => {
         steps: [runCode('plot()'), answer(`ANSWER: East=1040, North=1079, South=732, West=901`)],
       });
       const sandbox = new FakeSandbox({
-        handler: ({ request }) => (request.code === READ_PROBE ? { stdout: figures([...heights]) } : {}),
+        handler: ({ request }) =>
+          request.code === READ_PROBE
+            ? { stdout: figures([...heights]) }
+            : { stdout: 'East 1040\nNorth 1079\nSouth 732\nWest 901\n' },
       });
       const run = await runWithCode(task('chart-units-by-region'), built, codeDeps(llm, sandbox));
       expect(run.correct).toBe(correct);

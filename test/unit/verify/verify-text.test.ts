@@ -46,8 +46,8 @@ describe('figureMarks', () => {
   it('gives each checked figure its span and a title naming the run and line, or that it was not found', () => {
     const answer = 'Median 11.9, invented 77.7.';
     expect(figureMarks(check(answer))).toEqual([
-      { start: 7, end: 11, found: true, title: 'run 2, line 2' },
-      { start: 22, end: 26, found: false, title: 'not found in any output' },
+      { start: 7, end: 11, text: '11.9', found: true, title: 'run 2, line 2' },
+      { start: 22, end: 26, text: '77.7', found: false, title: 'not found in any output' },
     ]);
   });
 });
