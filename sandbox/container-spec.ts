@@ -19,7 +19,13 @@ export interface SandboxLimits {
   idleTtlMs: number;
   maxAgeMs: number;
   maxSessions: number;
+  /** Containers always kept ready (THREADLAB_SANDBOX_POOL_SIZE). */
   poolSize: number;
+  /**
+   * Most kept ready while new sessions begin faster than `poolSize` covers (THREADLAB_SANDBOX_POOL_MAX).
+   * @defaultValue `poolSize` (a fixed pool)
+   */
+  poolMax?: number;
   maxFileBytes: number;
   /** Bytes of changed files one run may bring back. */
   maxRunFilesBytes: number;

@@ -83,6 +83,8 @@ export class DockerSandbox implements Sandbox {
     });
     this.pool = new WarmPool({
       size: limits.poolSize,
+      // THREADLAB_SANDBOX_POOL_SIZE=0 turns the pool off, growth included.
+      maxSize: limits.poolSize === 0 ? 0 : (limits.poolMax ?? limits.poolSize),
       launch: () => this.launch(POOL_SESSION),
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),

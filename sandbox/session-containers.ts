@@ -69,7 +69,7 @@ export class SessionContainers {
           .rename({ name: containerName(this.options.instanceId, session.hash) })
           .catch(() => undefined);
       } else {
-        live = await this.options.launch(session.hash);
+        live = await this.options.pool.missStart(() => this.options.launch(session.hash));
       }
     } finally {
       this.starting.delete(session);

@@ -12,61 +12,124 @@ export interface PoolObserver {
   miss(): void;
 }
 
+/** How long a new session counts as demand for the pool. */
+export const DEFAULT_DEMAND_WINDOW_MS = 10 * 60_000;
+/** Container starts in flight at once while the pool fills. */
+export const DEFAULT_PARALLEL_STARTS = 2;
+
 export interface WarmPoolOptions {
   /** Told the number of ready containers whenever it changes. */
   observer?: Pick<PoolObserver, 'size'>;
-  /** Containers kept started and ready. 0 disables the pool. */
+  /** Containers always kept started and ready (THREADLAB_SANDBOX_POOL_SIZE). 0, with `maxSize` 0, disables the pool. */
   size: number;
+  /**
+   * Most containers kept ready when recent demand is above `size` (THREADLAB_SANDBOX_POOL_MAX): the bound on the
+   * pool's memory. @defaultValue `size` (a fixed pool)
+   */
+  maxSize?: number;
+  /** How long a new session counts as demand: the pool holds as many as sessions began in this window. @defaultValue 10 min */
+  demandWindowMs?: number;
+  /** Container starts in flight at once while filling. @defaultValue 2 */
+  parallelStarts?: number;
   /** Starts one container whose runner is ready. */
   launch: () => Promise<LiveContainer>;
   logger: Logger;
   /** Delay before retrying after a failed start, doubled up to 30 s. @defaultValue 1000 */
   retryDelayMs?: number;
+  /** The clock, in ms. @defaultValue Date.now */
+  now?: () => number;
 }
 
 /**
- * Pre-started containers whose runner has imported its libraries. `take()` hands each out once and
- * refills in the background, one start at a time (starting is CPU-heavy).
+ * Pre-started containers whose runner has imported its libraries. `take()` hands each out once. The pool keeps
+ * `size` ready, and more (up to `maxSize`) while sessions begin faster: it holds as many as began in the last
+ * `demandWindowMs`, so a burst that followed another is served from the pool; it shrinks back, oldest first, as
+ * that demand ages out. It refills `parallelStarts` at a time.
  */
 export class WarmPool {
   private readonly ready: LiveContainer[] = [];
-  private filling: Promise<void> | undefined;
+  private readonly starts = new Set<Promise<void>>();
+  /** When recent sessions began (takes, served or not), oldest first; at most `maxSize` kept. */
+  private readonly demand: number[] = [];
   private closed = false;
+  /** Session starts that missed the pool, in flight: the pool starts none of its own meanwhile. */
+  private missesStarting = 0;
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
+  private shrinkTimer: NodeJS.Timeout | undefined;
   private waiters: (() => void)[] = [];
+  private readonly maxSize: number;
+  private readonly windowMs: number;
+  private readonly now: () => number;
 
-  constructor(private readonly options: WarmPoolOptions) {}
+  constructor(private readonly options: WarmPoolOptions) {
+    this.maxSize = Math.max(options.size, options.maxSize ?? options.size);
+    this.windowMs = options.demandWindowMs ?? DEFAULT_DEMAND_WINDOW_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   /** Containers ready to hand out now. */
   get available(): number {
     return this.ready.filter((c) => c.isAlive).length;
   }
 
-  /** Removes a ready container from the pool, or returns undefined when none is ready. */
+  /** How many the pool wants ready now: `size`, or the sessions begun in the window, up to `maxSize`. */
+  get target(): number {
+    this.forgetOldDemand();
+    return Math.min(this.maxSize, Math.max(this.options.size, this.demand.length));
+  }
+
+  /**
+   * Removes a ready container from the pool, or returns undefined when none is ready; either way it counts as demand.
+   * After a miss the caller starts its own container through {@link missStart}, and the pool refills after it.
+   */
   take(): LiveContainer | undefined {
+    if (this.maxSize > 0) {
+      this.demand.push(this.now());
+      if (this.demand.length > this.maxSize) this.demand.shift();
+    }
     let live: LiveContainer | undefined;
     while ((live = this.ready.shift())) {
       if (live.isAlive) break;
       void live.remove();
     }
-    this.fill();
+    if (live) this.fill();
     this.options.observer?.size(this.available);
     return live;
   }
 
-  /** Starts filling up to `size` in the background. */
-  fill(): void {
-    if (this.closed || this.filling || this.options.size <= 0 || this.retryTimer) return;
-    this.filling = this.fillLoop().finally(() => {
-      this.filling = undefined;
-    });
+  /**
+   * Runs the start of a session that found the pool empty. Until it (and every other such start) is done the pool
+   * starts nothing itself: on a burst the waiting sessions have the CPU, and the pool refills after them.
+   */
+  async missStart<T>(start: () => Promise<T>): Promise<T> {
+    this.missesStarting += 1;
+    try {
+      return await start();
+    } finally {
+      this.missesStarting -= 1;
+      this.fill();
+    }
   }
 
-  /** Resolves when the pool holds `size` ready containers (or is closed). For benchmarks and tests. */
+  /** Starts filling up to the target in the background, `parallelStarts` at a time. */
+  fill(): void {
+    if (this.closed || this.retryTimer || this.missesStarting > 0) return;
+    this.armShrink();
+    const parallel = Math.max(1, this.options.parallelStarts ?? DEFAULT_PARALLEL_STARTS);
+    while (this.available + this.starts.size < this.target && this.starts.size < parallel) {
+      const start: Promise<void> = this.startOne().finally(() => {
+        this.starts.delete(start);
+        this.fill();
+      });
+      this.starts.add(start);
+    }
+  }
+
+  /** Resolves when the pool holds its target of ready containers (or is closed). For benchmarks and tests. */
   async whenFull(): Promise<void> {
     this.fill();
-    while (!this.closed && this.available < this.options.size) {
+    while (!this.closed && this.available < this.target) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -74,37 +137,61 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.shrinkTimer);
     this.wake();
-    await this.filling?.catch(() => undefined);
+    await Promise.all([...this.starts].map((s) => s.catch(() => undefined)));
     await Promise.all(this.ready.splice(0).map((c) => c.remove()));
   }
 
-  private async fillLoop(): Promise<void> {
-    while (!this.closed && this.available < this.options.size) {
-      try {
-        const live = await this.options.launch();
-        if (this.closed) {
-          await live.remove();
-          return;
-        }
-        this.failures = 0;
-        this.ready.push(live);
-        this.options.observer?.size(this.available);
-        void live.connection.closed.then(() => this.onPooledClosed(live));
-        this.wake();
-      } catch (err) {
-        if (this.closed) return;
-        this.failures += 1;
-        const delayMs = Math.min(30_000, (this.options.retryDelayMs ?? 1000) * 2 ** (this.failures - 1));
-        this.options.logger.warn({ err, delayMs }, 'warm pool could not start a sandbox; retrying');
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          this.fill();
-        }, delayMs);
-        this.retryTimer.unref();
+  private async startOne(): Promise<void> {
+    try {
+      const live = await this.options.launch();
+      if (this.closed) {
+        await live.remove();
         return;
       }
+      this.failures = 0;
+      this.ready.push(live);
+      this.options.observer?.size(this.available);
+      void live.connection.closed.then(() => this.onPooledClosed(live));
+      this.wake();
+    } catch (err) {
+      if (this.closed) return;
+      this.failures += 1;
+      const delayMs = Math.min(30_000, (this.options.retryDelayMs ?? 1000) * 2 ** (this.failures - 1));
+      this.options.logger.warn({ err, delayMs }, 'warm pool could not start a sandbox; retrying');
+      if (this.retryTimer) return;
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.fill();
+      }, delayMs);
+      this.retryTimer.unref();
     }
+  }
+
+  /** While the pool holds more than `size` may be wanted, it looks now and then for demand that aged out. */
+  private armShrink(): void {
+    if (this.shrinkTimer || this.maxSize <= this.options.size) return;
+    const everyMs = Math.max(1000, Math.min(60_000, Math.floor(this.windowMs / 4)));
+    this.shrinkTimer = setInterval(() => this.shrink(), everyMs);
+    this.shrinkTimer.unref();
+  }
+
+  /** Removes ready containers above the target, oldest first. */
+  shrink(): void {
+    let surplus = this.available - this.target;
+    while (surplus > 0 && !this.closed) {
+      const oldest = this.ready.shift();
+      if (!oldest) break;
+      if (oldest.isAlive) surplus -= 1;
+      void oldest.remove();
+    }
+    this.options.observer?.size(this.available);
+  }
+
+  private forgetOldDemand(): void {
+    const since = this.now() - this.windowMs;
+    while (this.demand.length > 0 && this.demand[0]! <= since) this.demand.shift();
   }
 
   private onPooledClosed(live: LiveContainer): void {

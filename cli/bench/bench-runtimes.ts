@@ -46,7 +46,7 @@ export function oneContainerSandbox(
   return new DockerSandbox({
     docker: base.docker,
     image: base.image,
-    limits: { ...base.limits, poolSize: 1 },
+    limits: { ...base.limits, poolSize: 1, poolMax: 1 },
     dataDir: base.dataDir,
     logger: base.logger,
     instanceId: `bench-${options.name}-${process.pid}-${randomBytes(3).toString('hex')}`,

@@ -50,8 +50,8 @@ const PANDAS_CELL =
 export async function benchDurableRuns(options: DurableBenchOptions): Promise<DurableRunLatency> {
   const configured = options.limits;
   const stateMaxBytes = configured.stateMaxBytes || loadConfig({}).sandbox.stateMaxBytes;
-  const on = benchSandboxWith(options, { ...configured, poolSize: 0, stateMaxBytes }, 'on');
-  const off = benchSandboxWith(options, { ...configured, poolSize: 0, stateMaxBytes: 0 }, 'off');
+  const on = benchSandboxWith(options, { ...configured, poolSize: 0, poolMax: 0, stateMaxBytes }, 'on');
+  const off = benchSandboxWith(options, { ...configured, poolSize: 0, poolMax: 0, stateMaxBytes: 0 }, 'off');
   const keys = { on: 'bench-durable-on', off: 'bench-durable-off' };
   const saveDelayMs = configured.stateSaveDelayMs;
   const pauseMs = saveDelayMs + SAVE_ALLOWANCE_MS;

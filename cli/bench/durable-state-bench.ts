@@ -118,7 +118,7 @@ const PANDAS_IMPORT = [
 export async function benchDurableState(options: DurableBenchOptions, frameMb: number): Promise<DurableStateBench> {
   const { limits, raised } = limitsForFrame(options.limits, frameMb);
   // Only the measured saves save: the deferred one after each run would race them.
-  const sandbox = benchSandboxWith(options, { ...limits, poolSize: 1, stateSaveDelayMs: 600_000 }, 'state');
+  const sandbox = benchSandboxWith(options, { ...limits, poolSize: 1, poolMax: 1, stateSaveDelayMs: 600_000 }, 'state');
   const rows = Math.round((frameMb * 1e6) / 8);
   const fresh: number[] = [];
   try {

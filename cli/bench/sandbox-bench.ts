@@ -164,7 +164,7 @@ async function benchRuntime(
     new DockerSandbox({
       docker,
       image,
-      limits: { ...options.limits, poolSize },
+      limits: { ...options.limits, poolSize, poolMax: poolSize },
       dataDir: options.dataDir,
       logger: options.logger,
       instanceId: id,

@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import type { RuntimeSetting, SandboxRuntime } from '../../../sandbox/runtime.js';
+import type { PoolObserver } from '../../../sandbox/warm-pool.js';
 import type { EgressPort } from '../../../src/ports/egress.js';
 
 export const docker = new Docker();
@@ -36,6 +37,8 @@ export function testLimits(overrides: Partial<SandboxLimits> = {}): SandboxLimit
     outputBytes: 8 * 1024,
     maxFileBytes: 8 * 1024 * 1024,
     poolSize: 0,
+    // A fixed pool unless a test asks for one that grows with demand.
+    poolMax: 0,
     ...overrides,
   };
 }
@@ -52,7 +55,7 @@ export async function makeSandbox(
   name: string,
   limits: Partial<SandboxLimits> = {},
   image?: string,
-  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting; egress?: EgressPort } = {},
+  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting; egress?: EgressPort; observer?: PoolObserver } = {},
 ): Promise<TestSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;

@@ -98,4 +98,93 @@ describe('WarmPool', () => {
     expect(made.every((c) => c.state.removed)).toBe(true);
     expect(pool.take()).toBeUndefined();
   });
+
+  describe('grows with recent demand and shrinks when it ages out', () => {
+    /** A launcher whose starts finish when the test says, recording how many were in flight at once. */
+    function gatedLauncher() {
+      const made: ReturnType<typeof fakeContainer>[] = [];
+      const pending: (() => void)[] = [];
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const launch = async () => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise<void>((resolve) => pending.push(resolve));
+        inFlight -= 1;
+        const c = fakeContainer(made.length);
+        made.push(c);
+        return c.live;
+      };
+      const finishAll = async () => {
+        while (pending.length > 0 || inFlight > 0) {
+          for (const resolve of pending.splice(0)) resolve();
+          await new Promise((r) => setTimeout(r, 0));
+        }
+      };
+      return { launch, made, finishAll, mostInFlight: () => mostInFlight, inFlight: () => inFlight };
+    }
+
+    it('holds as many as sessions began in the window, up to the maximum, started two at a time', async () => {
+      let nowMs = 0;
+      const g = gatedLauncher();
+      const pool = new WarmPool({
+        size: 2,
+        maxSize: 5,
+        demandWindowMs: 60_000,
+        logger,
+        launch: g.launch,
+        now: () => nowMs,
+      });
+      pool.fill();
+      await g.finishAll();
+      expect(pool.available).toBe(2);
+      for (let i = 0; i < 8; i += 1) pool.take();
+      expect(pool.target).toBe(5);
+      expect(g.inFlight()).toBe(2);
+      await g.finishAll();
+      expect(pool.available).toBe(5);
+      expect(g.mostInFlight()).toBe(2);
+      // The demand ages out: the pool goes back to its size, oldest containers first.
+      nowMs = 61_000;
+      const oldest = g.made[2]!;
+      pool.shrink();
+      expect(pool.target).toBe(2);
+      expect(pool.available).toBe(2);
+      expect(oldest.state.removed).toBe(true);
+      expect(g.made.filter((c) => c.state.removed)).toHaveLength(3);
+      await pool.close();
+    });
+
+    it('starts nothing of its own while a session that missed it is starting', async () => {
+      const g = gatedLauncher();
+      const pool = new WarmPool({ size: 1, maxSize: 4, logger, launch: g.launch });
+      expect(pool.take()).toBeUndefined();
+      let releaseMiss!: () => void;
+      const miss = pool.missStart(() => new Promise<string>((r) => (releaseMiss = () => r('own'))));
+      expect(pool.take()).toBeUndefined();
+      pool.fill();
+      expect(g.inFlight()).toBe(0);
+      releaseMiss();
+      expect(await miss).toBe('own');
+      expect(g.inFlight()).toBe(2);
+      await g.finishAll();
+      expect(pool.available).toBe(2);
+      await pool.close();
+    });
+
+    it('a fixed pool (no maximum) and a pool of size 0 do not grow', async () => {
+      const g = gatedLauncher();
+      const fixed = new WarmPool({ size: 1, logger, launch: g.launch });
+      fixed.fill();
+      for (let i = 0; i < 5; i += 1) fixed.take();
+      expect(fixed.target).toBe(1);
+      const off = new WarmPool({ size: 0, maxSize: 0, logger, launch: g.launch });
+      for (let i = 0; i < 5; i += 1) off.take();
+      expect(off.target).toBe(0);
+      await g.finishAll();
+      expect(g.made).toHaveLength(1);
+      await fixed.close();
+      await off.close();
+    });
+  });
 });
