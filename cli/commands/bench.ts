@@ -16,12 +16,13 @@ import { benchQueue } from '../bench/queue-bench.js';
 import { benchEgress } from '../bench/egress-bench.js';
 import { benchGovernance } from '../bench/governance-bench.js';
 import { benchFigures } from '../bench/figures-bench.js';
+import { benchBurst } from '../bench/burst-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
 import { createRenderer } from '../../src/main.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance|figures [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance|figures|burst [--iterations N] [--threads N] [--messages N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -34,12 +35,15 @@ export const benchCommand: Command = {
   governance  what each governance feature adds to a message: the access check, an audited run in a
             sandbox, a turn's budget bookkeeping and an approval press reaching the waiting turn (in this
             process and through Redis; starts a private redis-server unless REDIS_URL is set)
+  burst     N new threads at the same moment (--threads, default 10) through the web chat's API to their
+            answers, under runc and runsc: a fixed warm pool beside the pool that grows with demand
+            (THREADLAB_SANDBOX_POOL_SIZE..THREADLAB_SANDBOX_POOL_MAX), p50/p95 time to the first result
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
             answers; no Docker or Redis)
   --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12),
                    requests per side (egress; default 200) or samples per row (governance; default 200;
                    figures; default 30)
-  --threads N      concurrent threads (queue; default 30)
+  --threads N      concurrent threads (queue; default 30) or threads started at once (burst; default 10)
   --messages N     messages in all (queue; default 300)`,
   async run(argv, io) {
     const { values, positionals } = parse(
@@ -48,7 +52,11 @@ export const benchCommand: Command = {
       'bench',
     );
     const which = positionals[0];
-    if (values.help || !which || !['sandbox', 'render', 'queue', 'egress', 'governance', 'figures'].includes(which)) {
+    if (
+      values.help ||
+      !which ||
+      !['sandbox', 'render', 'queue', 'egress', 'governance', 'figures', 'burst'].includes(which)
+    ) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
     }
@@ -91,6 +99,10 @@ export const benchCommand: Command = {
     }
     const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-bench-'));
     try {
+      if (which === 'burst') {
+        await benchBurst({ docker, image, env: io.env, threads: number(values.threads, 10), dataDir, logger, out });
+        return 0;
+      }
       if (which === 'egress') {
         const requests = number(values.iterations, 200);
         await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
