@@ -1,5 +1,4 @@
 import { PassThrough, type Duplex } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import type { Logger } from '../src/logger.js';
 import { ThreadlabError } from '../src/domain/errors.js';
 import {
@@ -7,15 +6,17 @@ import {
   isFinalFrame,
   type EgressFrame,
   type EgressMessage,
+  type FileFrame,
   type FinalFrame,
   type Frame,
+  MAX_PAYLOAD_BYTES,
   type ReadyFrame,
   type RunnerRequest,
   type StreamFrame,
 } from './runner-protocol.js';
 
-/** Longest frame accepted, in characters (file chunks are 4 MiB before base64). */
-const MAX_LINE_CHARS = 64 * 1024 * 1024;
+/** Longest frame line accepted, in bytes (a run's result with its displays; file bytes travel raw, beside). */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface RunnerConnectionOptions {
   /** The hijacked attach stream (multiplexed stdout/stderr, raw stdin). */
@@ -47,9 +48,11 @@ export class RunnerConnection {
   private pending: Pending | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 1;
-  private parts: string[] = [];
+  /** The start of a frame line whose newline has not come yet. */
+  private parts: Buffer[] = [];
   private partsLength = 0;
-  private readonly decoder = new StringDecoder('utf8');
+  /** A `file` frame whose raw bytes are still arriving. */
+  private receiving: { frame: Omit<FileFrame, 'data'>; chunks: Buffer[]; missing: number } | undefined;
   private isClosedFlag = false;
   private readonly stream: Duplex;
   private readonly logger: Logger;
@@ -88,7 +91,12 @@ export class RunnerConnection {
    * Sends a request once the previous one is answered; `onFrame` receives its streaming frames and
    * `onSent` is called when it was written (an interrupt before that would reach the wrong request).
    */
-  request(request: RunnerRequest, onFrame?: (frame: StreamFrame) => void, onSent?: () => void): Promise<FinalFrame> {
+  request(
+    request: RunnerRequest,
+    onFrame?: (frame: StreamFrame) => void,
+    onSent?: () => void,
+    payload?: Buffer,
+  ): Promise<FinalFrame> {
     const run = () =>
       new Promise<FinalFrame>((resolve, reject) => {
         if (this.isClosedFlag) {
@@ -97,7 +105,11 @@ export class RunnerConnection {
         }
         const id = String(this.nextId++);
         this.pending = { id, onFrame, resolve, reject };
-        this.stream.write(`${JSON.stringify({ ...request, id })}\n`);
+        if (payload && payload.length > MAX_PAYLOAD_BYTES)
+          throw new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`);
+        // A payload's bytes follow its line raw, counted in `bytes` (sandbox/image/runner/protocol.py).
+        this.stream.write(`${JSON.stringify({ ...request, id, ...(payload ? { bytes: payload.length } : {}) })}\n`);
+        if (payload && payload.length > 0) this.stream.write(payload);
         onSent?.();
       });
     const result = this.queue.then(run, run);
@@ -124,36 +136,65 @@ export class RunnerConnection {
   }
 
   private onData(chunk: Buffer): void {
-    // Newlines are searched in new text only: a multi-megabyte frame arrives in many chunks.
-    let text = this.decoder.write(chunk);
-    let newline = text.indexOf('\n');
-    while (newline >= 0) {
-      const line = this.parts.join('') + text.slice(0, newline);
+    let rest = chunk;
+    while (rest.length > 0 && !this.isClosedFlag) {
+      if (this.receiving) {
+        // The raw bytes of a `file` frame: exactly as many as it said, then lines again.
+        const take = Math.min(this.receiving.missing, rest.length);
+        this.receiving.chunks.push(rest.subarray(0, take));
+        this.receiving.missing -= take;
+        rest = rest.subarray(take);
+        if (this.receiving.missing === 0) {
+          const { frame, chunks } = this.receiving;
+          this.receiving = undefined;
+          this.onFrame({ ...frame, data: Buffer.concat(chunks) });
+        }
+        continue;
+      }
+      // Newlines are searched in new bytes only: a multi-megabyte frame arrives in many chunks.
+      const newline = rest.indexOf(0x0a);
+      if (newline < 0) {
+        this.parts.push(rest);
+        this.partsLength += rest.length;
+        if (this.partsLength > MAX_LINE_BYTES) {
+          this.parts = [];
+          this.partsLength = 0;
+          this.fail(new ThreadlabError('sandbox_protocol', 'The sandbox runner sent an oversized frame.'));
+        }
+        return;
+      }
+      const line =
+        this.partsLength > 0 ? Buffer.concat([...this.parts, rest.subarray(0, newline)]) : rest.subarray(0, newline);
       this.parts = [];
       this.partsLength = 0;
-      if (line.trim()) this.onLine(line);
-      text = text.slice(newline + 1);
-      newline = text.indexOf('\n');
-    }
-    if (text) {
-      this.parts.push(text);
-      this.partsLength += text.length;
-    }
-    if (this.partsLength > MAX_LINE_CHARS) {
-      this.parts = [];
-      this.partsLength = 0;
-      this.fail(new ThreadlabError('sandbox_protocol', 'The sandbox runner sent an oversized frame.'));
+      rest = rest.subarray(newline + 1);
+      const text = line.toString('utf8');
+      if (text.trim()) this.onLine(text);
     }
   }
 
   private onLine(line: string): void {
-    let frame: Frame;
+    let parsed: ReturnType<typeof frameSchema.parse>;
     try {
-      frame = frameSchema.parse(JSON.parse(line));
+      parsed = frameSchema.parse(JSON.parse(line));
     } catch (err) {
+      // A `file` frame that cannot be read leaves its raw bytes unaccounted for: the stream cannot go on.
+      if (/^\{"type":"file"/.test(line)) {
+        this.broken('The sandbox runner sent a file frame that cannot be read.');
+        return;
+      }
       this.logger.warn({ err, line: line.slice(0, 200) }, 'unparseable sandbox frame ignored');
       return;
     }
+    if (parsed.type === 'file') {
+      if (parsed.bytes === 0) this.onFrame({ ...parsed, data: Buffer.alloc(0) });
+      else this.receiving = { frame: parsed, chunks: [], missing: parsed.bytes };
+      return;
+    }
+    this.onFrame(parsed);
+  }
+
+  private onFrame(frame: Frame): void {
     if (frame.type === 'ready') {
       this.resolveReady(frame);
       return;
@@ -170,6 +211,13 @@ export class RunnerConnection {
     } else {
       pending.onFrame?.(frame);
     }
+  }
+
+  /** The stream can no longer be read in step with the runner: the connection ends (the container is replaced). */
+  private broken(reason: string): void {
+    this.logger.warn({ reason }, 'sandbox protocol stream broken');
+    this.onClose(reason.replace(/\.$/, ''));
+    this.stream.destroy();
   }
 
   private fail(err: Error): void {

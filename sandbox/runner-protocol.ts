@@ -141,6 +141,21 @@ const previewSchema = z.object({
   error: z.string().optional(),
 });
 
+/** Most raw bytes one frame carries (sandbox/image/runner/protocol.py MAX_PAYLOAD_BYTES); the bot uses 1 MiB. */
+export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A chunk of a file read from the sandbox: `bytes` raw bytes follow the frame's newline (no base64); the connection
+ * reads exactly that many and hands them over as `data`. The count is a claim, bounded here.
+ */
+const fileFrameSchema = z.object({
+  type: z.literal('file'),
+  id: z.string(),
+  size: z.number().int().nonnegative(),
+  eof: z.boolean(),
+  bytes: z.number().int().nonnegative().max(MAX_PAYLOAD_BYTES),
+});
+
 export const frameSchema = z.discriminatedUnion('type', [
   readyFrameSchema,
   resultFrameSchema,
@@ -150,13 +165,15 @@ export const frameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stderr'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
   z.object({ type: z.literal('ok'), id: z.string(), file: fileInfoSchema.optional() }),
-  z.object({ type: z.literal('file'), id: z.string(), base64: z.string(), size: z.number(), eof: z.boolean() }),
+  fileFrameSchema,
   z.object({ type: z.literal('files'), id: z.string(), files: z.array(fileInfoSchema) }),
   z.object({ type: z.literal('previews'), id: z.string(), previews: z.array(previewSchema) }),
   z.object({ type: z.literal('error'), id: z.string().nullable(), code: z.string().optional(), message: z.string() }),
 ]);
 
-export type Frame = z.infer<typeof frameSchema>;
+/** A frame as the connection delivers it: a `file` frame with the raw bytes that followed it. */
+export type Frame = Exclude<z.infer<typeof frameSchema>, { type: 'file' }> | FileFrame;
+export type FileFrame = z.infer<typeof fileFrameSchema> & { data: Buffer };
 export type ReadyFrame = z.infer<typeof readyFrameSchema>;
 export type ResultFrame = z.infer<typeof resultFrameSchema>;
 export type StateFrame = z.infer<typeof stateFrameSchema>;
@@ -189,7 +206,8 @@ export type RunnerRequest =
       maxFileBytes: number;
       maxRunFilesBytes: number;
     }
-  | { op: 'put_file'; path: string; base64: string; append: boolean }
+  /** The file's bytes (at most {@link MAX_PAYLOAD_BYTES}) follow the request's line raw: `RunnerConnection.request`'s payload. */
+  | { op: 'put_file'; path: string; append: boolean }
   | { op: 'read_file'; path: string; offset: number; length: number }
   | { op: 'list_files' }
   | { op: 'delete_file'; path: string }

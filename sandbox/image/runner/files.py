@@ -1,6 +1,5 @@
 """Files under /mnt/data: snapshots and diffs for artifacts, and safe reads and writes for the bot.
 Nothing here follows a symbolic link; only regular files ever leave the sandbox."""
-import base64
 import errno
 import mimetypes
 import os
@@ -211,9 +210,8 @@ def open_file(rel, flags, create_dirs=False):
     return fd
 
 
-def put_chunk(rel, b64, append):
+def put_chunk(rel, data, append):
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
-    data = base64.b64decode(b64)
     fd = open_file(rel, flags, create_dirs=True)
     try:
         view = memoryview(data)
@@ -232,7 +230,7 @@ def read_chunk(rel, offset, length):
         data = os.pread(fd, max(0, min(length, size - offset)), offset)
     finally:
         os.close(fd)
-    return {"base64": base64.b64encode(data).decode("ascii"), "size": size, "eof": offset + len(data) >= size}
+    return data, {"size": size, "eof": offset + len(data) >= size}
 
 
 def size_of(rel):

@@ -1,5 +1,7 @@
 """The protocol channel with the bot: newline-delimited JSON on private copies of the container's stdin and
-stdout, held by the supervisor alone (the kernel is started without them).
+stdout, held by the supervisor alone (the kernel is started without them). A frame that carries file bytes says
+how many in its `bytes` field and the raw bytes follow its newline (no base64): `put_file` requests in, `file`
+answers out.
 
 fd 0/1 are duplicated before anything else runs and then re-pointed (fd 0 to /dev/null, fd 1 to the
 diagnostics stream), so a stray print can never interleave with a frame.
@@ -11,6 +13,12 @@ import threading
 import framing
 
 MAIN_PID = os.getpid()
+#: Most raw bytes one frame carries (the bot sends and asks for 1 MiB).
+MAX_PAYLOAD_BYTES = 4 << 20
+
+
+class ChannelBroken(Exception):
+    """The bot's side sent a frame whose byte count cannot be honoured: the stream cannot be read further."""
 
 
 class Channel:
@@ -27,13 +35,18 @@ class Channel:
         self._lock = threading.Lock()
         self._reader = os.fdopen(self.in_fd, "rb", buffering=1 << 16)
 
-    def send(self, frame):
+    def send(self, frame, payload=None):
+        """Writes one frame; `payload` (bytes) follows it raw, its length in the frame's `bytes`."""
         # A forked preview child must never speak on the channel.
         if os.getpid() != MAIN_PID:
             return
+        if payload is not None:
+            frame = {**frame, "bytes": len(payload)}
         data = framing.encode(frame)
         with self._lock:
             framing.write_all(self.out_fd, data)
+            if payload:
+                framing.write_all(self.out_fd, payload)
 
     def diag(self, text):
         try:
@@ -52,5 +65,14 @@ class Channel:
             except ValueError as exc:
                 self.send({"type": "error", "id": None, "message": f"bad json: {exc}"})
                 continue
-            if isinstance(request, dict):
-                yield request
+            if not isinstance(request, dict):
+                continue
+            if request.get("op") == "put_file":
+                count = request.get("bytes")
+                if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_PAYLOAD_BYTES:
+                    raise ChannelBroken(f"a frame claims {count!r} bytes (at most {MAX_PAYLOAD_BYTES})")
+                payload = self._reader.read(count) if count else b""
+                if len(payload) < count:
+                    return  # the bot went away mid-frame
+                request["payload"] = payload
+            yield request

@@ -16,7 +16,7 @@ import privileges  # noqa: E402
 DEVICES_LEFT = devices.remove_unneeded()  # while still uid 0, the owner of gVisor's /dev
 privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
 
-from protocol import Channel  # noqa: E402
+from protocol import MAX_PAYLOAD_BYTES, Channel, ChannelBroken  # noqa: E402
 
 CHANNEL = Channel()
 
@@ -129,16 +129,19 @@ class Supervisor:
         return self.kernel
 
     def reader(self):
-        for request in CHANNEL.requests():
-            if request.get("op") == "interrupt":
-                self.interrupt()
-                continue
-            if request.get("op") == "egress":
-                if self.relay is not None:
-                    self.relay.from_bot(request)
-                continue
-            self.requests.put(request)
-        self.requests.put(None)  # the bot went away: finish what is queued, then exit
+        try:
+            for request in CHANNEL.requests():
+                if request.get("op") == "interrupt":
+                    self.interrupt()
+                    continue
+                if request.get("op") == "egress":
+                    if self.relay is not None:
+                        self.relay.from_bot(request)
+                    continue
+                self.requests.put(request)
+        except ChannelBroken as exc:
+            CHANNEL.diag(f"threadlab supervisor: protocol stream broken: {exc}")
+        self.requests.put(None)  # the bot went away (or its stream broke): finish what is queued, then exit
 
     def interrupt(self):
         try:
@@ -222,7 +225,8 @@ class Supervisor:
             except Exception as exc:  # noqa: BLE001
                 frame = {"type": "error", "code": "failed", "message": f"{type(exc).__name__}: {exc}"}
             frame["id"] = request.get("id")
-            CHANNEL.send(frame)
+            payload = frame.pop("_payload", None)
+            CHANNEL.send(frame, payload)
 
     def handle(self, request):
         op = request.get("op")
@@ -231,11 +235,12 @@ class Supervisor:
         if op in ("save_state", "restore_state"):
             return self.state(request)
         if op == "put_file":
-            info = files.put_chunk(request["path"], request.get("base64", ""), bool(request.get("append")))
+            info = files.put_chunk(request["path"], request.get("payload", b""), bool(request.get("append")))
             return {"type": "ok", "file": info}
         if op == "read_file":
-            chunk = files.read_chunk(request["path"], int(request.get("offset", 0)), int(request.get("length", 4 << 20)))
-            return {"type": "file", **chunk}
+            length = min(int(request.get("length", 1 << 20)), MAX_PAYLOAD_BYTES)
+            data, info = files.read_chunk(request["path"], int(request.get("offset", 0)), length)
+            return {"type": "file", **info, "_payload": data}
         if op == "list_files":
             return {"type": "files", "files": files.list_files()}
         if op == "delete_file":

@@ -85,4 +85,53 @@ describe('RunnerConnection', () => {
     runner.send({ type: 'ok', id: '1' });
     await running;
   });
+
+  describe('file bytes travel raw beside their frame', () => {
+    it('reads exactly the bytes a file frame claims, newlines and all, split anywhere, then lines again', async () => {
+      const runner = new FakeRunner();
+      const connection = runner.connect();
+      const data = Buffer.from('line one\n{"type":"ok","id":"9"}\n\u00ff\u0000binary', 'latin1');
+      runner.onRequest = (req) => {
+        if (req.op === 'read_file') runner.sendFile(req.id, data, { size: data.length, eof: true }, true);
+        else runner.send({ type: 'ok', id: req.id }, true);
+      };
+      const frame = await connection.request({ op: 'read_file', path: 'a.bin', offset: 0, length: 1 << 20 });
+      expect(frame.type).toBe('file');
+      if (frame.type === 'file') expect(Buffer.compare(frame.data, data)).toBe(0);
+      await expect(connection.request({ op: 'ping' })).resolves.toMatchObject({ type: 'ok' });
+    });
+
+    it('sends a put_file payload raw after its line, its length in `bytes`', async () => {
+      const runner = new FakeRunner();
+      const connection = runner.connect();
+      runner.onRequest = (req) => runner.send({ type: 'ok', id: req.id });
+      const payload = Buffer.from([0, 10, 13, 255, 10]);
+      await connection.request({ op: 'put_file', path: 'x.bin', append: false }, undefined, undefined, payload);
+      const [request] = runner.requests;
+      expect(request).toMatchObject({ op: 'put_file', path: 'x.bin', bytes: 5 });
+      expect(Buffer.compare(request!.payload as Buffer, payload)).toBe(0);
+    });
+
+    it('refuses a payload over the frame limit before anything is written', async () => {
+      const runner = new FakeRunner();
+      const connection = runner.connect();
+      const big = Buffer.alloc(4 * 1024 * 1024 + 1);
+      await expect(
+        connection.request({ op: 'put_file', path: 'x.bin', append: false }, undefined, undefined, big),
+      ).rejects.toThrow(/at most 4194304 bytes/);
+      expect(runner.requests).toHaveLength(0);
+    });
+
+    it('a file frame claiming more than the limit ends the connection: the stream cannot be read in step', async () => {
+      const runner = new FakeRunner();
+      const connection = runner.connect();
+      runner.onRequest = (req) =>
+        runner.sendFile(req.id, Buffer.alloc(10), { size: 10, eof: true, claimBytes: 5 * 1024 * 1024 });
+      await expect(connection.request({ op: 'read_file', path: 'a', offset: 0, length: 10 })).rejects.toThrow(
+        /file frame that cannot be read/,
+      );
+      expect(connection.isClosed).toBe(true);
+      await connection.closed;
+    });
+  });
 });

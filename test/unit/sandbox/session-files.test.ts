@@ -32,7 +32,7 @@ function lyingRunner(files: Record<string, Buffer>, claimed: (path: string) => n
     const offset = Number(req.offset);
     const chunk = data.subarray(offset, offset + Number(req.length));
     const eof = offset + chunk.length >= data.length;
-    runner.send({ type: 'file', id: req.id, base64: chunk.toString('base64'), size: claimed(String(req.path)), eof });
+    runner.sendFile(req.id, chunk, { size: claimed(String(req.path)), eof });
   };
   return { connection: runner.connect(), reads: () => reads };
 }
