@@ -71,16 +71,26 @@ export async function streamFile(
   options: StreamFileOptions,
 ): Promise<number> {
   let offset = 0;
+  const ask = (at: number) =>
+    connection.request({ op: 'read_file', path, offset: at, length: Math.min(CHUNK_BYTES, options.maxBytes - at + 1) });
+  let next = ask(0);
   for (;;) {
-    const length = Math.min(CHUNK_BYTES, options.maxBytes - offset + 1);
-    const frame = await connection.request({ op: 'read_file', path, offset, length });
+    const frame = await next;
     if (frame.type !== 'file') throw rejected(path, frame);
     if (frame.size > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
     const chunk = frame.data;
     offset += chunk.length;
     if (offset > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
-    if (chunk.length > 0) await options.onChunk(chunk);
-    if (frame.eof || chunk.length === 0) return offset;
+    const last = frame.eof || chunk.length === 0;
+    // The next chunk travels while this one is written: two chunks at most are held.
+    if (!last) next = ask(offset);
+    try {
+      if (chunk.length > 0) await options.onChunk(chunk);
+    } catch (err) {
+      if (!last) await next.catch(() => undefined);
+      throw err;
+    }
+    if (last) return offset;
   }
 }
 
