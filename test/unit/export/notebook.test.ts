@@ -390,6 +390,13 @@ describe('notebook export', () => {
       // A backtick in a figure's name cannot end its code span.
       expect(source).toContain(`\`${'9'.repeat(MAX_RECORDED_FIGURE_CHARS - 2)}…\``);
       expect(answerEntry('  ', undefined, 1)).toBeUndefined();
+      const none = answerEntry(
+        'It is one.',
+        checked({ checked: 0, notFound: 0, notFoundTexts: [], verificationRound: false }),
+        1,
+      )!;
+      const cell = buildNotebook({ log: { entries: [none], dropped: 0 }, exportedAt: at }).cells[1]!;
+      expect(cell.source).toBe('It is one.\n\n_Figures: none to check._');
     });
   });
 });
