@@ -10,13 +10,14 @@ import { auditLineText } from '../../src/governance/audit/audit-text.js';
 const usage = `Usage: threadlab audit [--user ID] [--thread KEY] [--since WHEN] [--kind KIND] [--json] [--file PATH]
 
 Prints the audit trail (THREADLAB_AUDIT_LOG), oldest first, rotated files included: one line per run
-of code, model call, egress request and approval decision, with who, where, the thread, the code's
-hash and size, the language, status, duration, tokens, and the files in and out.
+of code, model call, egress request, approval decision and model turn's answer, with who, where, the
+thread, the code's hash and size, the language, status, duration, tokens, the files in and out, and
+how many of an answer's figures were found in run output.
 
   --user ID      only lines of this platform user id (or pseudonym)
   --thread KEY   only lines of this thread (its egress lines too, matched by the key's hash)
   --since WHEN   only lines from WHEN on: an ISO 8601 date or time, or a duration back (90m, 12h, 7d)
-  --kind KIND    run, model_call, egress or approval
+  --kind KIND    run, model_call, egress, approval or answer
   --json         the lines as JSON, one per line, as written
   --file PATH    read this file (and its rotated PATH.1 …) instead of the configured one`;
 

@@ -1,5 +1,6 @@
 import type { Config } from '../../src/config.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
+import { figureCounts } from '../../src/domain/figures.js';
 import { cliThreadKey } from '../../src/domain/thread-key.js';
 import { Interpreter } from '../../src/interpreter/index.js';
 import type { Logger } from '../../src/logger.js';
@@ -90,6 +91,7 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
       promptTokens: result.usage.promptTokens,
       completionTokens: result.usage.completionTokens,
       seconds: result.durationMs / 1000,
+      ...(result.figures ? { figures: figureCounts(result.figures) } : {}),
     };
   } catch (err) {
     // The sandbox failed (an infrastructure error, never the model's code): this task has no result.

@@ -29,6 +29,15 @@ export interface ModeTotals {
   seconds: number;
   /** Tasks that ended without an answer to check (the model API or the sandbox failed, a budget ran out). */
   unanswered: number;
+  /** Answers whose figures were checked against run output (code execution only). */
+  answersChecked: number;
+  /** Figures of those answers checked, and of them the ones no run's output held. */
+  figuresChecked: number;
+  figuresNotFound: number;
+  /** Answers that kept at least one figure no run printed. */
+  answersWithNotFound: number;
+  /** Turns in which the model was asked once to compute or remove such figures. */
+  verificationRounds: number;
 }
 
 export const MODE_TITLES: Record<Mode, string> = { code: 'code execution', 'no-code': 'no code' };
@@ -46,6 +55,11 @@ export function totalsOf(runs: readonly TaskRun[]): ModeTotals {
     completionTokens: add((r) => r.completionTokens),
     seconds: add((r) => r.seconds),
     unanswered: runs.filter((r) => r.outcome !== 'answer').length,
+    answersChecked: runs.filter((r) => r.figures).length,
+    figuresChecked: add((r) => r.figures?.checked ?? 0),
+    figuresNotFound: add((r) => r.figures?.notFound ?? 0),
+    answersWithNotFound: runs.filter((r) => (r.figures?.notFound ?? 0) > 0).length,
+    verificationRounds: runs.filter((r) => r.figures?.verificationRound).length,
   };
 }
 
@@ -68,19 +82,38 @@ function table(rows: string[][], right: ReadonlySet<number> = new Set()): string
   );
 }
 
+/** The columns of one mode in the task rows: the code mode adds the figures found of those checked. */
+function columnsOf(mode: Mode): string[] {
+  return mode === 'code' ? [mode, 'rounds', 'tokens', 'seconds', 'figures'] : [mode, 'rounds', 'tokens', 'seconds'];
+}
+
+/** A run's figures cell: found of checked ("5/6"), `*` after a verification round, `—` when not checked. */
+function figuresCell(run: TaskRun): string {
+  const f = run.figures;
+  if (!f) return '—';
+  return `${f.checked - f.notFound}/${f.checked}${f.verificationRound ? '*' : ''}`;
+}
+
 function taskRows(reports: readonly TaskReport[], modes: readonly Mode[]): string[] {
-  const header = ['task', 'category', ...modes.flatMap((m) => [m, 'rounds', 'tokens', 'seconds'])];
+  const header = ['task', 'category', ...modes.flatMap(columnsOf)];
   const rows = reports.map((r) => [
     r.task.id,
     r.task.category,
     ...modes.flatMap((m) => {
       const run = r.runs[m];
-      if (!run) return ['', '', '', ''];
+      if (!run) return columnsOf(m).map(() => '');
       const mark = run.correct ? '✔' : run.outcome === 'answer' ? '✘' : `✘ ${run.outcome}`;
-      return [mark, String(run.rounds), int(run.promptTokens + run.completionTokens), fixed(run.seconds)];
+      const cells = [mark, String(run.rounds), int(run.promptTokens + run.completionTokens), fixed(run.seconds)];
+      return m === 'code' ? [...cells, figuresCell(run)] : cells;
     }),
   ]);
-  const numbers = new Set(modes.flatMap((_, i) => [3, 4, 5].map((c) => c + 4 * i)));
+  // Every column but the task, the category and each mode's mark holds a number.
+  const numbers = new Set<number>();
+  let column = 2;
+  for (const m of modes) {
+    columnsOf(m).forEach((_, i) => i > 0 && numbers.add(column + i));
+    column += columnsOf(m).length;
+  }
   return table([header, ...rows], numbers);
 }
 
@@ -100,6 +133,17 @@ function totalRows(reports: readonly TaskReport[], modes: readonly Mode[]): stri
     ['seconds per task', ...totals.map((t) => per(t, t.seconds))],
     ['unanswered', ...totals.map((t) => String(t.unanswered))],
   ];
+  if (modes.includes('code')) {
+    // Figures are checked where code ran: the no-code mode has no output to check them against.
+    const code = (pick: (t: ModeTotals) => string) => modes.map((m, i) => (m === 'code' ? pick(totals[i]!) : '—'));
+    rows.push(
+      ['answers checked', ...code((t) => String(t.answersChecked))],
+      ['figures checked', ...code((t) => String(t.figuresChecked))],
+      ['figures not found', ...code((t) => String(t.figuresNotFound))],
+      ['answers with a figure not found', ...code((t) => `${t.answersWithNotFound}/${t.answersChecked}`)],
+      ['verification rounds', ...code((t) => String(t.verificationRounds))],
+    );
+  }
   const categories = CATEGORIES.filter((c) => reports.some((r) => r.task.category === c));
   if (categories.length > 1) {
     for (const category of categories) {
@@ -122,6 +166,10 @@ function misses(reports: readonly TaskReport[], modes: readonly Mode[]): string[
   );
 }
 
+const FIGURES_LEGEND =
+  'figures: of the figures in the final answer, those found in the runs’ output / those checked; * after one ' +
+  'verification round (the model was asked to compute or remove the others); — not checked.';
+
 /** The report as text: a row per task, the totals side by side, then what was not right and why. */
 export function formatReport(reports: readonly TaskReport[], context: EvalContext): string {
   const modes = context.modes;
@@ -129,6 +177,7 @@ export function formatReport(reports: readonly TaskReport[], context: EvalContex
     `threadlab eval: ${reports.length} task${reports.length === 1 ? '' : 's'}, model ${context.model} at ${context.endpoint}, ${modes.map((m) => MODE_TITLES[m]).join(' and ')}`,
     '',
     ...taskRows(reports, modes),
+    ...(modes.includes('code') ? [FIGURES_LEGEND] : []),
     '',
     ...totalRows(reports, modes),
   ];

@@ -1,3 +1,4 @@
+import type { FigureCounts } from '../../src/domain/figures.js';
 import type { Category } from './task.js';
 
 /** `code`: the bot's real loop with the sandbox; `no-code`: the same model, the files in the prompt, no tools. */
@@ -31,4 +32,9 @@ export interface TaskRun {
   seconds: number;
   /** Without code execution: whether the files were cut to fit the prompt. */
   truncated?: boolean;
+  /**
+   * With code execution: how many of the final answer's figures were found in the runs' output, the ones that
+   * were not, and whether a verification round ran (THREADLAB_VERIFY_FIGURES). Absent when it was not checked.
+   */
+  figures?: FigureCounts;
 }

@@ -196,8 +196,15 @@ export class ThreadWorker {
           { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
         );
         notes.push(...(budget?.notices ?? []));
+        this.recordAnswer(threadKey, message, turn);
         const asked = { text: intent.text, files: files.map((f) => f.path) };
-        notes.push(...(await this.recordExport({ threadKey, message: asked, runs: turn.runs })));
+        const answer =
+          turn.outcome === 'answer'
+            ? { text: turn.text, ...(turn.figures ? { figures: turn.figures } : {}) }
+            : undefined;
+        notes.push(
+          ...(await this.recordExport({ threadKey, message: asked, runs: turn.runs, ...(answer ? { answer } : {}) })),
+        );
         return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
     }
@@ -263,6 +270,21 @@ export class ThreadWorker {
     if (!('refused' in previews)) return previews;
     notes.push(`Not previewed: ${previews.refused}`);
     return [];
+  }
+
+  /** The model turn's audit line (outcome, spend, figure counts); a turn without a model has none. */
+  private recordAnswer(threadKey: string, message: InboundMessage, turn: TurnResult): void {
+    if (turn.outcome === 'not_configured') return;
+    this.deps.governance.recordAnswer({
+      threadKey,
+      userId: message.user.id,
+      outcome: turn.outcome,
+      model: turn.model,
+      runs: turn.runs.length,
+      usage: turn.usage,
+      durationMs: turn.durationMs,
+      ...(turn.figures ? { figures: turn.figures } : {}),
+    });
   }
 
   /** Adds the turn to the thread's export log; a failure is a note on the reply, not a lost answer. */

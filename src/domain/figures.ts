@@ -36,3 +36,32 @@ export interface AnswerFigures {
 
 /** Not-found figures kept by name on an answer's record. */
 export const MAX_LISTED_NOT_FOUND = 20;
+
+/** Longest not-found figure text a record keeps, in characters (a figure is short; a record stays bounded). */
+export const MAX_RECORDED_FIGURE_CHARS = 40;
+
+/**
+ * An answer's check as records keep it (the export log, the eval): the counts and the not-found figures by name,
+ * without the reply's marks and line. The audit trail keeps the counts only (it holds no content).
+ */
+export interface FigureCounts {
+  checked: number;
+  notFound: number;
+  /** At most {@link MAX_LISTED_NOT_FOUND}, each at most {@link MAX_RECORDED_FIGURE_CHARS} characters. */
+  notFoundTexts: string[];
+  unchecked: number;
+  verificationRound: boolean;
+}
+
+/** The counts of a check, its not-found texts bounded. */
+export function figureCounts(figures: AnswerFigures): FigureCounts {
+  return {
+    checked: figures.checked,
+    notFound: figures.notFound,
+    notFoundTexts: figures.notFoundTexts
+      .slice(0, MAX_LISTED_NOT_FOUND)
+      .map((t) => (t.length <= MAX_RECORDED_FIGURE_CHARS ? t : `${t.slice(0, MAX_RECORDED_FIGURE_CHARS - 1)}…`)),
+    unchecked: figures.unchecked,
+    verificationRound: figures.verificationRound,
+  };
+}

@@ -1,4 +1,5 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
+import { figureCounts, type AnswerFigures } from '../domain/figures.js';
 import { cutHeadTail } from '../interpreter/text-cut.js';
 import type { TurnRun } from '../interpreter/turn.js';
 import type { ExportEntry, ExportLogLimits, ExportOutput, SessionStore } from '../ports/session-store.js';
@@ -15,7 +16,7 @@ export const EXPORT_LIMITS = {
   maxTextChars: 64 * 1024,
   /** Code of one run, in characters: longer code is left out whole (cut code would not run). */
   maxCodeChars: 256 * 1024,
-  /** One user message, in characters. */
+  /** One user message or model answer, in characters. */
   maxMessageChars: 16 * 1024,
   /** Displays (results, charts) per run. */
   maxDisplays: 20,
@@ -132,6 +133,23 @@ export function messageEntry(text: string, files: string[], atMs: number): Expor
   return { kind: 'message', text: kept, atMs, ...(omitted.length ? { omitted } : {}) };
 }
 
+/**
+ * The export entry of the model's answer: its text, cut like a message, and the counts of its figures' check
+ * (the not-found figures by name, bounded: {@link figureCounts}) when it was checked.
+ */
+export function answerEntry(text: string, figures: AnswerFigures | undefined, atMs: number): ExportEntry | undefined {
+  if (text.trim() === '' && !figures) return undefined;
+  const omitted: string[] = [];
+  const kept = cut(text, 'an answer', omitted, EXPORT_LIMITS.maxMessageChars);
+  return {
+    kind: 'answer',
+    text: kept,
+    atMs,
+    ...(omitted.length ? { omitted } : {}),
+    ...(figures ? { figures: figureCounts(figures) } : {}),
+  };
+}
+
 /** Options of {@link recordTurn}. */
 export interface RecordTurnOptions {
   store: SessionStore;
@@ -139,15 +157,18 @@ export interface RecordTurnOptions {
   /** The user's message; none for code sent to run as is (the run is the cell). */
   message?: { text: string; files: string[] };
   runs: TurnRun[];
+  /** The model's answer and its figures' check; none for code sent to run as is. */
+  answer?: { text: string; figures?: AnswerFigures };
   atMs: number;
 }
 
-/** Adds a turn to the thread's export log: the message, then each run that succeeded, in order. */
+/** Adds a turn to the thread's export log: the message, each run that succeeded, then the answer, in order. */
 export async function recordTurn(options: RecordTurnOptions): Promise<void> {
-  const { store, threadKey, message, runs, atMs } = options;
+  const { store, threadKey, message, runs, answer, atMs } = options;
   const entries = [
     message ? messageEntry(message.text, message.files, atMs) : undefined,
     ...runs.map((run) => runEntry(run, atMs)),
+    answer ? answerEntry(answer.text, answer.figures, atMs) : undefined,
   ].filter((e): e is ExportEntry => e !== undefined);
   for (const entry of entries) await store.appendExport(threadKey, entry, storeLimits());
 }

@@ -1,5 +1,6 @@
 import { fenceLabel, type Language } from '../domain/execution.js';
 import type { ExportEntry, ExportLog, ExportOutput } from '../ports/session-store.js';
+import { figuresNote, figureTotals } from './figures-note.js';
 import { activeMarkdown } from './inert-markup.js';
 import { inertData, leftOutNote } from './inert-output.js';
 
@@ -126,14 +127,30 @@ function messageSource(text: string): string {
   return `${fence}text\n${text}\n${fence}\n\n_Shown as text: it held ${escaped(why)}._`;
 }
 
+/**
+ * The model's answer as Markdown (as a message is), with the check of its figures under it and, as data, in the
+ * cell's metadata (`threadlab.figures`); an answer recorded without a check (or before checks) has neither.
+ */
+function answerCell(entry: Extract<ExportEntry, { kind: 'answer' }>, id: string): NotebookCell {
+  const { figures } = entry;
+  const note = figures ? `\n\n${figuresNote(figures)}` : '';
+  return {
+    cell_type: 'markdown',
+    id,
+    metadata: { threadlab: { role: 'answer', ...(figures ? { figures } : {}) } },
+    source: messageSource(entry.text) + omittedNote(entry.omitted) + note,
+  };
+}
+
 function headerCell(options: BuildNotebookOptions): NotebookCell {
   const { log } = options;
   const dropped = log.dropped
     ? `\n\n**${log.dropped} earlier entries of this thread are not in this export**: a thread keeps its newest entries only.`
     : '';
   const text =
-    `# Threadlab thread\n\nExported ${options.exportedAt.toISOString()}. The thread's messages and every run that ` +
-    `succeeded, in order, with their outputs; failed attempts are left out. The code ran with \`/mnt/data\` ` +
+    `# Threadlab thread\n\nExported ${options.exportedAt.toISOString()}. The thread's messages, every run that ` +
+    `succeeded, in order, with their outputs, and the model's answers with how many of their figures were found in ` +
+    `run output; failed attempts are left out. The code ran with \`/mnt/data\` ` +
     `holding the thread's files as its working directory: put the files there (or change the paths) and install ` +
     `\`requirements.txt\` to run it top to bottom.${dropped}`;
   return {
@@ -145,7 +162,7 @@ function headerCell(options: BuildNotebookOptions): NotebookCell {
 }
 
 /**
- * The thread's export log as a notebook: messages become Markdown cells, Python runs code cells with their
+ * The thread's export log as a notebook: messages and answers become Markdown cells, Python runs code cells with their
  * outputs (bash as `%%bash` cells), R and JavaScript runs Markdown cells (see {@link foreignRunCell}). Execution
  * counts are those of a fresh kernel running the notebook top to bottom. Pure.
  */
@@ -157,6 +174,10 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
     if (entry.kind === 'message') {
       const source = messageSource(entry.text) + omittedNote(entry.omitted);
       cells.push({ cell_type: 'markdown', id, metadata: { threadlab: { role: 'message' } }, source });
+      return;
+    }
+    if (entry.kind === 'answer') {
+      cells.push(answerCell(entry, id));
       return;
     }
     if (entry.language === 'r' || entry.language === 'javascript') {
@@ -184,7 +205,11 @@ export function buildNotebook(options: BuildNotebookOptions): Notebook {
     metadata: {
       kernelspec: { name: 'python3', display_name: 'Python 3', language: 'python' },
       language_info: { name: 'python', ...(options.python ? { version: options.python } : {}) },
-      threadlab: { exportedAt: options.exportedAt.toISOString(), droppedEntries: options.log.dropped },
+      threadlab: {
+        exportedAt: options.exportedAt.toISOString(),
+        droppedEntries: options.log.dropped,
+        figures: figureTotals(options.log.entries),
+      },
     },
     cells,
   };

@@ -4,11 +4,12 @@ import type { Platform } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { ApprovalBoard } from '../ports/approval-board.js';
-import type { Governance, GovernedTurn, TurnGovernance } from '../ports/governance.js';
+import type { AnsweredTurn, Governance, GovernedTurn, TurnGovernance } from '../ports/governance.js';
 import type { Admission, AdmitOptions, PlatformAdapter } from '../ports/platform-adapter.js';
 import { AccessGate } from './access/access-gate.js';
 import { restricts } from './access/access-policy.js';
 import { ApprovalGate } from './approval/approval-gate.js';
+import { answerRecord } from './audit/audit-answer.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { DailyBudgets } from './budget/budget.js';
 
@@ -19,7 +20,10 @@ export interface ThreadlabGovernanceOptions {
   logger: Logger;
   /** The daily budgets, when any is set (THREADLAB_BUDGET_*); closed with the governance. */
   budgets?: DailyBudgets;
-  /** The audit trail, for the approval decisions (runs and model calls are audited by their decorators). */
+  /**
+   * The audit trail, for the approval decisions and each model turn's answer line (runs and model calls are
+   * audited by their decorators).
+   */
   audit?: AuditLog;
   /**
    * Where approval requests wait for presses (Redis in split roles), made only when approval is asked for;
@@ -102,6 +106,15 @@ export class ThreadlabGovernance implements Governance {
 
   onPress(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome> {
     return this.approvals.press(platform, press);
+  }
+
+  recordAnswer(turn: AnsweredTurn): void {
+    try {
+      this.options.audit?.write(answerRecord(turn));
+    } catch (err) {
+      // AuditLog.write does not throw; building the line must not fail the reply either.
+      this.options.logger.warn({ err, thread: turn.threadKey }, 'could not write the answer audit line');
+    }
   }
 
   async recordWriter(threadKey: string, userId: string): Promise<void> {

@@ -1,3 +1,4 @@
+import type { AnswerFigures } from '../domain/figures.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
@@ -27,6 +28,22 @@ export interface TurnGovernance {
   approve?: ApprovalHook;
 }
 
+/** A model turn as its audit line records it: how it ended, what it spent, how its answer's figures were checked. */
+export interface AnsweredTurn {
+  threadKey: string;
+  /** Whose message the turn answered. */
+  userId: string;
+  /** How the model loop ended (a turn without a model, `not_configured`, has no line). */
+  outcome: 'answer' | 'budget' | 'cancelled' | 'failed';
+  model: string | undefined;
+  /** Runs of code the turn made. */
+  runs: number;
+  usage: { promptTokens: number; completionTokens: number };
+  durationMs: number;
+  /** The check of the answer's figures; absent when it was not checked. */
+  figures?: AnswerFigures;
+}
+
 /**
  * Governance, behind one seam: who may use the bot where (access allowlists), who may stop a run, the daily
  * budgets, approval of the model's code, the audit trail and who wrote where (retention). Built once, in
@@ -49,6 +66,11 @@ export interface Governance {
   usage(message: InboundMessage): Promise<string>;
   /** A Run or Skip press: decides the waiting request when the presser may. */
   onPress(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome>;
+  /**
+   * The audit line of a model turn that ended (kind `answer`: its outcome, runs, tokens and the counts of its
+   * figures' check, no content). Never throws into the reply path.
+   */
+  recordAnswer(turn: AnsweredTurn): void;
   /** Records who wrote in a thread, so `threadlab purge --user` finds it. Never throws into the reply path. */
   recordWriter(threadKey: string, userId: string): Promise<void>;
   /** Releases counters and boards (the runtime's stop). */

@@ -1,5 +1,6 @@
 import type { Language, ExecutionStatus } from '../domain/execution.js';
 import type { InboundAttachment } from '../domain/messages.js';
+import type { FigureCounts } from '../domain/figures.js';
 
 /** One exchange kept in a thread's memory. */
 export type HistoryEntry =
@@ -27,12 +28,15 @@ export type ExportOutput =
   | { type: 'display'; data: Record<string, string> };
 
 /**
- * One entry of a thread's export log (the `export` command's notebook): a user's message, or a run that
- * succeeded with its outputs. `omitted` says what the log's limits left out of the entry.
+ * One entry of a thread's export log (the `export` command's notebook): a user's message, a run that
+ * succeeded with its outputs, or the model's answer with the check of its figures (`figures`, absent when the
+ * answer was not checked; logs written before answers were recorded have no answer entries).
+ * `omitted` says what the log's limits left out of the entry.
  */
 export type ExportEntry =
   | { kind: 'message'; text: string; atMs: number; omitted?: string[] }
-  | { kind: 'run'; language: Language; code: string; outputs: ExportOutput[]; atMs: number; omitted?: string[] };
+  | { kind: 'run'; language: Language; code: string; outputs: ExportOutput[]; atMs: number; omitted?: string[] }
+  | { kind: 'answer'; text: string; atMs: number; omitted?: string[]; figures?: FigureCounts };
 
 /** How much of a thread's export log is kept; the oldest entries go first past either limit. */
 export interface ExportLogLimits {

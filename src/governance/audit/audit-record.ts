@@ -10,7 +10,9 @@ import type { Platform } from '../../domain/thread-key.js';
  * - `model_call`: one request to the chat model;
  * - `egress`: one proxy request of code to the network (the egress gateway's line);
  * - `approval`: how one request to approve the model's code ended (THREADLAB_APPROVAL=ask; added to v1,
- *   which readers that ignore unknown kinds already accept).
+ *   which readers that ignore unknown kinds already accept);
+ * - `answer`: how one turn of the model ended, what it spent and how many of its answer's figures were found
+ *   in run output (THREADLAB_VERIFY_FIGURES; added to v1 the same way). It holds counts, never the answer.
  *
  * Readers must ignore fields they do not know (later versions add fields, never change one's meaning).
  * Erasure (`threadlab purge --user`) keeps a line but replaces `user` (and an approval's `admin`) with a
@@ -132,11 +134,39 @@ export interface AuditApprovalRecord extends AuditCommon {
   approvalId: string | null;
 }
 
+/**
+ * How one turn of the model ended (one line per turn; the user's own code has none). The figure fields are
+ * `null` when the answer's figures were not checked (THREADLAB_VERIFY_FIGURES=off, or a turn that ran no code
+ * and had no files).
+ */
+export interface AuditAnswerRecord extends AuditCommon {
+  kind: 'answer';
+  /** `answer`, or why the turn stopped before one: `budget` (rounds, tokens or time), `failed`, `cancelled`. */
+  outcome: 'answer' | 'budget' | 'cancelled' | 'failed';
+  /** The model's name; `null` when the turn did not say. */
+  model: string | null;
+  /** Runs of code the turn made. */
+  runs: number;
+  /** The turn's model tokens, all its calls together (as the loop counted them for its budget). */
+  tokens: AuditTokens;
+  /** From the question to the answer, in ms. */
+  durationMs: number;
+  /** Figures of the answer checked against the turn's run output. */
+  figuresChecked: number | null;
+  /** Of those, figures no output holds. */
+  figuresNotFound: number | null;
+  /** Figures past the checker's limit, not checked. */
+  figuresUnchecked: number | null;
+  /** Whether the model was asked once to compute or remove figures no run printed (`ask`). */
+  verificationRound: boolean;
+}
+
 /** One line of the audit trail. */
-export type AuditRecord = AuditRunRecord | AuditModelCallRecord | AuditEgressRecord | AuditApprovalRecord;
+export type AuditRecord =
+  AuditRunRecord | AuditModelCallRecord | AuditEgressRecord | AuditApprovalRecord | AuditAnswerRecord;
 
 /** The kinds of line, as `threadlab audit --kind` accepts them. */
-export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval'] as const;
+export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer'] as const;
 
 /** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
 export { threadHash } from '../../domain/thread-key.js';

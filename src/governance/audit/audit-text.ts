@@ -5,6 +5,15 @@ type Files = { name: string; bytes: number }[] | undefined;
 const files = (list: Files, more: unknown): string =>
   (list ?? []).map((f) => `${f.name} (${f.bytes} B)`).join(', ') + (Number(more) > 0 ? ` +${Number(more)} more` : '');
 
+/** An answer line's figure counts: "figures 6 checked, 1 not found, 2 unchecked, verification round". */
+function figures(l: Record<string, unknown>): string {
+  if (l.figuresChecked === null || l.figuresChecked === undefined) return 'figures not checked';
+  const parts = [`figures ${String(l.figuresChecked)} checked`, `${String(l.figuresNotFound)} not found`];
+  if (Number(l.figuresUnchecked) > 0) parts.push(`${String(l.figuresUnchecked)} unchecked`);
+  if (l.verificationRound === true) parts.push('verification round');
+  return parts.join(', ');
+}
+
 /**
  * Every control character (C0, DEL, C1) and the Unicode line and bidi controls, written as a visible escape:
  * fields such as an egress request line or a file name are chosen by sandboxed code, and ESC, BS or CR on a
@@ -54,6 +63,8 @@ function lineText(line: AuditLine): string {
       const decided = `${String(l.decision)}${by ? ` ${by}` : ''} after ${String(l.waitedMs)} ms`;
       return `${head}  ${decided}  ${String(l.language)} code ${String(l.codeSha256).slice(0, 12)} (${String(l.codeBytes)} B)`;
     }
+    case 'answer':
+      return `${head}  ${String(l.model ?? '-')} ${String(l.outcome)} ${String(l.durationMs)} ms  runs ${String(l.runs)}  ${tokens(l.tokens as never)}  ${figures(l)}`;
     default:
       return `${head}  ${JSON.stringify(line)}`;
   }

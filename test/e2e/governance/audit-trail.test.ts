@@ -3,7 +3,9 @@
  * real Docker sandbox) with THREADLAB_AUDIT_LOG set to a file. A question whose run reads an upload and writes
  * a file and a chart, a question whose run fails, and the user's own fenced code each leave exactly one `run`
  * line, and every model call one `model_call` line, with every field of the issue's list set to what really
- * happened; `threadlab audit --thread … --json` (the CLI process) returns the same lines.
+ * happened; each turn of the model one `answer` line with the counts of its answer's figures (issue 27), which
+ * the thread's `/export` notebook shows too; `threadlab audit --thread … --json` (the CLI process) returns the
+ * same lines.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
+import { validateNotebook } from '../../support/nbformat.js';
 import { threadlabBin } from '../../support/threadlab-bin.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { WebClientForTests, type WebMessageView } from '../shipped/web-client.js';
@@ -36,6 +39,7 @@ const ANALYSIS = [
 ].join('\n');
 const FAILING = 'raise ValueError("audit me")';
 const DIRECT = 'print("mine", 6 * 7)';
+const MEAN = 'print("mean", 12.3456)';
 
 /** A run_code call with server-reported usage, so the run line's tokens are the call's own. */
 const runCall = (code: string, prompt: number, completion: number): FakeReply => ({
@@ -135,6 +139,23 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
     expect(calls[1]).toMatchObject({ status: 'ok', tokens: { prompt: 400, completion: 12 }, toolCalls: 0 });
     expect(calls[1]!.finishReason).toBe('stop');
     for (const call of calls) expect(call.durationMs).toBeGreaterThan(0);
+
+    // The turn's answer line: its figure (54) was printed by the run.
+    const answers = lines.filter((l) => l.kind === 'answer');
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({
+      ...where,
+      user: run.user,
+      job: run.job,
+      outcome: 'answer',
+      model: 'fake-gpt',
+      runs: 1,
+      tokens: { prompt: 721, completion: 66 },
+      figuresChecked: 1,
+      figuresNotFound: 0,
+      figuresUnchecked: 0,
+      verificationRound: false,
+    });
   });
 
   it('a failing run: one run line with status error and nothing out', async () => {
@@ -156,6 +177,61 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
     expect(lines.filter((l) => l.kind === 'model_call')).toHaveLength(2);
   });
 
+  it('an answer stating a figure no run printed: its answer line has the counts, and /export shows them', async () => {
+    const insisted = 'The mean is 12.35, up 7.9 % on last year.';
+    bot.llm.push(runCall(MEAN, 200, 30), say(insisted, 250, 20), say(insisted, 300, 20));
+    const { id, key, reply } = await ask('what is the mean, and how does it compare with last year?');
+    expect(reply.text).toContain(insisted);
+    const lines = trail().filter((l) => l.thread === key);
+    expect(lines.filter((l) => l.kind === 'model_call')).toHaveLength(3);
+    const answers = lines.filter((l) => l.kind === 'answer');
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({
+      outcome: 'answer',
+      runs: 1,
+      tokens: { prompt: 750, completion: 70 },
+      figuresChecked: 2,
+      figuresNotFound: 1,
+      figuresUnchecked: 0,
+      verificationRound: true,
+    });
+    // Counts only: neither the answer nor its figures are on the trail.
+    expect(JSON.stringify(answers[0])).not.toContain('7.9');
+    expect(JSON.stringify(answers[0])).not.toContain('mean');
+
+    await web.post(id, { text: '/export' });
+    const exported = async () => (await web.messages(id)).find((m) => m.role === 'bot' && m.files?.length);
+    await expect.poll(exported, { timeout: 60_000, interval: 200 }).toBeDefined();
+    const notebookFile = (await exported())!.files!.find((f) => f.name === 'thread.ipynb')!;
+    const raw = await web.download(notebookFile.url);
+    await validateNotebook(raw);
+    const notebook = JSON.parse(raw.toString()) as {
+      metadata: { threadlab: { figures: Record<string, number> } };
+      cells: { cell_type: string; source: string; metadata: { threadlab: { role: string; figures?: unknown } } }[];
+    };
+    expect(notebook.cells.map((c) => c.metadata.threadlab.role)).toEqual(['header', 'message', 'run', 'answer']);
+    const answerCell = notebook.cells[3]!;
+    expect(answerCell.source).toBe(
+      `${insisted}\n\n_Figures: 2 checked against run output, 1 not found in any output: \`7.9 %\`. ` +
+        'The model was asked once to compute or remove the figures no run printed._',
+    );
+    expect(answerCell.metadata.threadlab.figures).toEqual({
+      checked: 2,
+      notFound: 1,
+      notFoundTexts: ['7.9 %'],
+      unchecked: 0,
+      verificationRound: true,
+    });
+    expect(notebook.metadata.threadlab.figures).toEqual({
+      answers: 1,
+      checkedAnswers: 1,
+      checked: 2,
+      notFound: 1,
+      answersWithNotFound: 1,
+      verificationRounds: 1,
+    });
+  }, 120_000);
+
   it('the user’s own fenced code: one run line by the user, no tokens, no model call', async () => {
     const calls = bot.llm.requests.length;
     const { key, reply } = await ask(`\`\`\`python\n${DIRECT}\n\`\`\``);
@@ -176,8 +252,10 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
 
   it('the whole trail is those lines, and threadlab audit --thread --json returns each thread’s', () => {
     const all = trail();
-    expect(all.filter((l) => l.kind === 'run')).toHaveLength(3);
+    expect(all.filter((l) => l.kind === 'run')).toHaveLength(4);
     expect(all.filter((l) => l.kind === 'model_call')).toHaveLength(bot.llm.requests.length);
+    // One answer line per turn of the model; the user's own code has none.
+    expect(all.filter((l) => l.kind === 'answer').map((l) => l.figuresNotFound)).toEqual([0, 0, 1]);
     const env = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -196,5 +274,15 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
         .map((l) => JSON.parse(l) as Line);
       expect(printed).toEqual(all.filter((l) => l.thread === key));
     }
+    const answers = spawnSync(process.execPath, [threadlabBin(), 'audit', '--kind', 'answer'], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(answers.status, answers.stderr).toBe(0);
+    const text = answers.stdout.trim().split('\n');
+    expect(text).toHaveLength(3);
+    expect(text[2]).toMatch(
+      /answer .* fake-gpt answer \d+ ms {2}runs 1 {2}tokens 750\+70 {2}figures 2 checked, 1 not found, verification round$/,
+    );
   }, 60_000);
 });

@@ -19,8 +19,8 @@ import { cliEnv, runCli } from './cli-process.js';
 
 /**
  * The scripted model. With code execution it runs the task's pandas solution in the real sandbox and answers
- * with what it printed; `wrong` answers one more than that. Without code it answers the expected answer, a
- * wrong one, or no ANSWER line.
+ * with what it printed; `wrong` answers one more than that, with a percentage no run printed. Without code it
+ * answers the expected answer, a wrong one, or no ANSWER line.
  */
 interface Script {
   code: string;
@@ -69,7 +69,9 @@ function reply(body: ChatRequestBody): FakeReply {
   if (!tool) return fakeRunCode(script.code);
   const printed = /RESULT=(.*)/.exec(String(tool.content))?.[1];
   if (printed === undefined) return fakeSay(`The code failed:\n${String(tool.content)}`);
-  return fakeSay(`Done.\nANSWER: ${script.codeMode === 'right' ? printed : Number(printed) + 1}`);
+  // The wrong answer also states a figure no run printed: the verification round asks, and the model insists.
+  if (script.codeMode === 'wrong') return fakeSay(`Done, 12.5 % up on last year.\nANSWER: ${Number(printed) + 1}`);
+  return fakeSay(`Done.\nANSWER: ${printed}`);
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-eval-'));
@@ -98,9 +100,15 @@ describe('threadlab eval (a scripted model, the real sandbox)', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^accuracy\s+3\/5 = 60\.0 %\s+2\/5 = 40\.0 %$/m);
     // Code execution: two model rounds of 50 + 10 tokens each; no code: one.
-    expect(res.stdout).toMatch(/^agg-total-revenue\s+aggregation\s+✔\s+2\s+120\s+[\d.]+\s+✘\s+1\s+60\s+[\d.]+$/m);
-    expect(res.stdout).toMatch(/^excel-hired-2021\s+excel\s+✘\s+2\s+120\s+[\d.]+\s+✘\s+1\s+60/m);
-    expect(res.stdout).toMatch(/^chart-units-by-region\s+chart\s+✔\s+2\s+120\s+[\d.]+\s+✔/m);
+    // The answer states the figure its run printed: 1 of 1 found; the wrong answer's figure is found nowhere.
+    expect(res.stdout).toMatch(
+      /^agg-total-revenue\s+aggregation\s+✔\s+2\s+120\s+[\d.]+\s+1\/1\s+✘\s+1\s+60\s+[\d.]+$/m,
+    );
+    expect(res.stdout).toMatch(/^excel-hired-2021\s+excel\s+✘\s+3\s+180\s+[\d.]+\s+0\/1\*\s+✘\s+1\s+60/m);
+    expect(res.stdout).toMatch(/^chart-units-by-region\s+chart\s+✔\s+2\s+120\s+[\d.]+\s+4\/4\s+✔/m);
+    expect(res.stdout).toMatch(/^figures not found\s+1\s+—$/m);
+    expect(res.stdout).toMatch(/^answers with a figure not found\s+1\/5\s+—$/m);
+    expect(res.stdout).toMatch(/^verification rounds\s+1\s+—$/m);
     expect(res.stdout).toMatch(/^ {2}excel-hired-2021 \(code execution\): gave "9"; expected 8$/m);
     expect(res.stdout).toMatch(/^ {2}excel-hired-2021 \(no code\): no ANSWER line$/m);
     expect(res.stdout).toContain('chart-monthly-orders (code execution): gave "35, 26,');

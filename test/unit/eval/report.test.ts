@@ -31,10 +31,18 @@ function run(taskId: string, mode: Mode, fields: Partial<TaskRun>): TaskRun {
   };
 }
 
+function figures(checked: number, notFoundTexts: string[], verificationRound = false): TaskRun['figures'] {
+  return { checked, notFound: notFoundTexts.length, notFoundTexts, unchecked: 0, verificationRound };
+}
+
 async function reports(): Promise<TaskReport[]> {
   const rows: [string, Partial<TaskRun>, Partial<TaskRun>][] = [
-    ['agg-total-revenue', {}, { correct: false, given: '87000', reason: 'expected 87297.67' }],
-    ['stats-correlation', {}, { correct: false, outcome: 'failed', reason: 'The model API could not be reached.' }],
+    ['agg-total-revenue', { figures: figures(6, []) }, { correct: false, given: '87000', reason: 'expected 87297.67' }],
+    [
+      'stats-correlation',
+      { figures: figures(4, ['12.4 %'], true) },
+      { correct: false, outcome: 'failed', reason: 'The model API could not be reached.' },
+    ],
     ['excel-hired-2021', { correct: false, given: '9', reason: 'expected 8' }, {}],
   ];
   return Promise.all(
@@ -55,8 +63,20 @@ describe('the eval report', () => {
     expect(text).toMatch(
       /^threadlab eval: 3 tasks, model model-x at http:\/\/127\.0\.0\.1:1\/v1, code execution and no code$/m,
     );
-    expect(text).toMatch(/^agg-total-revenue\s+aggregation\s+✔\s+3\s+1,200\s+2\.5\s+✘\s+1\s+1,200\s+2\.5$/m);
-    expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+✘ failed\s+1/m);
+    expect(text).toMatch(
+      /^task\s+category\s+code\s+rounds\s+tokens\s+seconds\s+figures\s+no-code\s+rounds\s+tokens\s+seconds$/m,
+    );
+    expect(text).toMatch(/^agg-total-revenue\s+aggregation\s+✔\s+3\s+1,200\s+2\.5\s+6\/6\s+✘\s+1\s+1,200\s+2\.5$/m);
+    expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+3\/4\*\s+✘ failed\s+1/m);
+    expect(text).toMatch(/^excel-hired-2021\s+excel\s+✘\s+3\s+1,200\s+2\.5\s+—\s+✔/m);
+    expect(text).toContain(
+      'figures: of the figures in the final answer, those found in the runs’ output / those checked',
+    );
+    expect(text).toMatch(/^answers checked\s+2\s+—$/m);
+    expect(text).toMatch(/^figures checked\s+10\s+—$/m);
+    expect(text).toMatch(/^figures not found\s+1\s+—$/m);
+    expect(text).toMatch(/^answers with a figure not found\s+1\/2\s+—$/m);
+    expect(text).toMatch(/^verification rounds\s+1\s+—$/m);
     expect(text).toMatch(/^accuracy\s+2\/3 = 66\.7 %\s+1\/3 = 33\.3 %$/m);
     expect(text).toMatch(/^rounds per task\s+3\.0\s+1\.0$/m);
     expect(text).toMatch(/^code runs per task\s+2\.0\s+—$/m);
@@ -75,6 +95,7 @@ describe('the eval report', () => {
     expect(text).toMatch(/^task\s+category\s+no-code\s+rounds\s+tokens\s+seconds$/m);
     expect(text).toMatch(/^accuracy\s+1\/3 = 33\.3 %$/m);
     expect(text).not.toContain('code execution');
+    expect(text).not.toContain('figures');
   });
 
   it('gives the same figures as JSON, with each task and its expected answer', async () => {
@@ -93,7 +114,19 @@ describe('the eval report', () => {
       completionTokens: 600,
       seconds: 7.5,
       unanswered: 0,
+      answersChecked: 2,
+      figuresChecked: 10,
+      figuresNotFound: 1,
+      answersWithNotFound: 1,
+      verificationRounds: 1,
     });
-    expect(json.totals['no-code']).toMatchObject({ correct: 1, unanswered: 1 });
+    expect(json.tasks[1]!.code.figures).toEqual({
+      checked: 4,
+      notFound: 1,
+      notFoundTexts: ['12.4 %'],
+      unchecked: 0,
+      verificationRound: true,
+    });
+    expect(json.totals['no-code']).toMatchObject({ correct: 1, unanswered: 1, answersChecked: 0, figuresChecked: 0 });
   });
 });

@@ -41,6 +41,7 @@ describe('a task with code execution', () => {
       given: '87297.67',
       rounds: 2,
       runs: 1,
+      figures: { checked: 1, notFound: 0, notFoundTexts: [], unchecked: 0, verificationRound: false },
     });
     expect(run.promptTokens + run.completionTokens).toBe(240);
     const [putFile] = sandbox.calls.filter((c) => c.method === 'putFile');
@@ -52,6 +53,35 @@ describe('a task with code execution', () => {
       /What is the total revenue of all orders\?[\s\S]*Uploaded with this message: sales.csv/,
     );
     expect(llm.requests[0]!.tools).toEqual(['run_code']);
+  });
+
+  it('carries the check of the answer’s figures: one not found after the verification round', async () => {
+    const insisted = 'The total is 87297.67, up 12.4 % on last year.\nANSWER: 87297.67';
+    const llm = new ScriptedLlm({ steps: [runCode('print(total)'), answer(insisted), answer(insisted)] });
+    const sandbox = new FakeSandbox();
+    sandbox.enqueue({ stdout: '87297.6712\n' });
+    const run = await runWithCode(
+      task('agg-total-revenue'),
+      await task('agg-total-revenue').build(),
+      codeDeps(llm, sandbox),
+    );
+    expect(run).toMatchObject({ correct: true, rounds: 3 });
+    expect(run.figures).toEqual({
+      checked: 3,
+      notFound: 1,
+      notFoundTexts: ['12.4 %'],
+      unchecked: 0,
+      verificationRound: true,
+    });
+    const off = await runWithCode(
+      task('agg-total-revenue'),
+      await task('agg-total-revenue').build(),
+      codeDeps(new ScriptedLlm({ steps: [runCode('print(total)'), answer(insisted)] }), sandbox, {
+        settings: { ...settings, verifyFigures: 'off' },
+      }),
+    );
+    expect(off.rounds).toBe(2);
+    expect(off.figures).toBeUndefined();
   });
 
   it('checks a chart task against the figure its code drew, recorded around the turn', async () => {

@@ -5,6 +5,7 @@ import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.j
 import { loadConfig } from '../../../src/config.js';
 import { Runtime } from '../../../src/core/runtime.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
+import type { AuditRecord } from '../../../src/governance/audit/audit-record.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import type { ExportEntry, ExportLogLimits } from '../../../src/ports/session-store.js';
@@ -42,10 +43,14 @@ afterEach(async () => {
   runtime = undefined;
 });
 
-async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeSandbox) {
+async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeSandbox, audit?: AuditRecord[]) {
   const adapter = new RecordingAdapter('web');
   runtime = new Runtime({
-    governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
+    governance: new ThreadlabGovernance({
+      config: loadConfig({}),
+      logger,
+      ...(audit ? { audit: { write: (record) => audit.push(record) } } : {}),
+    }),
     config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
     logger,
     sandbox,
@@ -82,10 +87,60 @@ describe('the thread worker and the export log', () => {
         outputs: [{ type: 'stream', name: 'stdout', text: '1\n' }],
         atMs: expect.any(Number),
       },
+      {
+        kind: 'answer',
+        text: 'It is 1.',
+        atMs: expect.any(Number),
+        figures: { checked: 0, notFound: 0, notFoundTexts: [], unchecked: 0, verificationRound: false },
+      },
     ]);
     await adapter.handler!.onMessage(message('/reset'));
     await adapter.nextReply();
     expect(await store.readExport('web:local:web:t1')).toEqual({ entries: [], dropped: 0 });
+  });
+
+  it('records the answer with the counts of its figures, and writes its audit line through governance', async () => {
+    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const insisted = 'The mean is 12.35, up 7.9 % on last year.';
+    const llm = new ScriptedLlm({ steps: [runCode('print(m)'), answer(insisted), answer(insisted)] });
+    const sandbox = new FakeSandbox({ results: [{ stdout: 'mean 12.3456\n' }, { stdout: 'mine 42\n' }] });
+    const audit: AuditRecord[] = [];
+    const adapter = await start(store, llm, sandbox, audit);
+    await adapter.handler!.onMessage(message('what is the mean?'));
+    await adapter.nextReply();
+    const counts = { checked: 2, notFound: 1, notFoundTexts: ['7.9 %'], unchecked: 0, verificationRound: true };
+    const log = await store.readExport('web:local:web:t1');
+    expect(log.entries.at(-1)).toEqual({ kind: 'answer', text: insisted, atMs: expect.any(Number), figures: counts });
+    const answers = audit.filter((r) => r.kind === 'answer');
+    expect(answers).toEqual([
+      {
+        v: 1,
+        ts: expect.any(String),
+        user: 'u1',
+        platform: 'web',
+        workspace: 'local',
+        channel: 'web',
+        thread: 'web:local:web:t1',
+        threadHash: expect.stringMatching(/^[0-9a-f]{24}$/),
+        job: expect.any(String),
+        kind: 'answer',
+        outcome: 'answer',
+        model: llm.model,
+        runs: 1,
+        tokens: { prompt: expect.any(Number), completion: expect.any(Number) },
+        durationMs: expect.any(Number),
+        figuresChecked: 2,
+        figuresNotFound: 1,
+        figuresUnchecked: 0,
+        verificationRound: true,
+      },
+    ]);
+    expect(JSON.stringify(answers)).not.toContain('7.9');
+    // The user's own code has no model turn: no answer line, no answer entry.
+    await adapter.handler!.onMessage(message('```python\nprint("mine", 6 * 7)\n```'));
+    await adapter.nextReply();
+    expect(audit.filter((r) => r.kind === 'answer')).toHaveLength(1);
+    expect((await store.readExport('web:local:web:t1')).entries.filter((e) => e.kind === 'answer')).toHaveLength(1);
   });
 
   it('still answers when the export log cannot be written, and says the exchange is not in the export', async () => {

@@ -147,3 +147,53 @@ describe('threadlab audit prints text chosen in a sandbox without its control ch
     expect(json.reason).toBe('policy\u001b]0;title\u0007');
   }, 30_000);
 });
+
+describe('threadlab audit shows the answer lines of model turns', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-cli-answers-'));
+  const log = new FileAuditLog({
+    path: join(dir, 'audit.jsonl'),
+    maxBytes: 1_000_000,
+    keepFiles: 1,
+    logger: createLogger({ level: 'silent' }),
+  });
+  const answer = (user: string, checked: number | null, notFound: number | null): AuditRecord => ({
+    ...base(user, 'slack:T1:C1:5', recent(60_000)),
+    kind: 'answer',
+    outcome: 'answer',
+    model: 'gpt-x',
+    runs: 2,
+    tokens: { prompt: 900, completion: 40 },
+    durationMs: 2500,
+    figuresChecked: checked,
+    figuresNotFound: notFound,
+    figuresUnchecked: checked === null ? null : 0,
+    verificationRound: notFound !== null && notFound > 0,
+  });
+  log.write(run('U5', 'slack:T1:C1:5', recent(120_000)));
+  log.write(answer('U5', 6, 1));
+  log.write(answer('U6', null, null));
+  log.close();
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [bin, 'audit', ...args], {
+      env: { ...env, THREADLAB_DATA_DIR: dir },
+      encoding: 'utf8',
+    });
+
+  it('--kind answer keeps them; the text view gives the counts of the figures', () => {
+    const res = cli('--kind', 'answer');
+    expect(res.status, res.stderr).toBe(0);
+    const lines = res.stdout.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /answer {6}U5 {2}slack:T1:C1:5 {2}gpt-x answer 2500 ms {2}runs 2 {2}tokens 900\+40 {2}figures 6 checked, 1 not found, verification round$/,
+    );
+    expect(lines[1]).toMatch(/U6 .* figures not checked$/);
+    const json = cli('--kind', 'answer', '--json', '--user', 'U5').stdout.trim().split('\n');
+    expect(json.map((l) => JSON.parse(l) as { figuresNotFound: number })).toEqual([
+      expect.objectContaining({ kind: 'answer', figuresChecked: 6, figuresNotFound: 1 }),
+    ]);
+    const bad = cli('--kind', 'answers');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--kind: expected run, model_call, egress, approval, answer');
+  }, 30_000);
+});

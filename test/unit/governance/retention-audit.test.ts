@@ -89,3 +89,35 @@ it('erasing an admin replaces their id where they decided an approval, and nowhe
   expect(after[2]).toEqual(lines[2]);
   expect(readFileSync(file, 'utf8')).not.toContain('U_ADMIN');
 });
+
+it('erasing a user pseudonymises their answer lines like any other, the counts kept; --thread leaves them be', async () => {
+  const file = join(dir, 'audit.log');
+  const now = new Date().toISOString();
+  const answer = (user: string) => ({
+    ...line(user, now),
+    kind: 'answer',
+    outcome: 'answer',
+    model: 'gpt-x',
+    runs: 2,
+    tokens: { prompt: 10, completion: 2 },
+    durationMs: 900,
+    figuresChecked: 6,
+    figuresNotFound: 1,
+    figuresUnchecked: 0,
+    verificationRound: true,
+  });
+  const lines = [answer('U1'), answer('U2')];
+  writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+
+  const result = await rewriteAuditFile(file, { user: 'U1', threadHashes: new Set([threadHash('slack:T1:C1:1.1')]) });
+
+  const after = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(result.pseudonymised).toBe(1);
+  expect(after[0]).toEqual({ ...lines[0], user: result.pseudonym, pseudonym: true });
+  // An answer line names no file: a purged thread's pseudonyms for file names do not touch it.
+  expect(after[1]).toEqual(lines[1]);
+  expect(readFileSync(file, 'utf8')).not.toContain('"U1"');
+});
