@@ -141,6 +141,36 @@ describe('figure marks in the web chat page (Chromium)', () => {
     expect(errors).toEqual([]);
   });
 
+  it('marks at most 256 figures of one answer; the rest read as plain text', async () => {
+    const figures = Array.from({ length: 300 }, (_, i) => `${i + 1000}`);
+    const answer = `Counts: ${figures.join(', ')}.`;
+    const marks = figures.map((f) => markAt(answer, f, 0, true, 'run 1, line 1'));
+    handler.replies.push({
+      kind: 'answer',
+      text: answer,
+      runs: [],
+      images: [],
+      files: [],
+      figures: {
+        checked: 300,
+        notFound: 0,
+        notFoundTexts: [],
+        unchecked: 0,
+        line: '✓ 300 figures checked against run output',
+        marks,
+        verificationRound: false,
+      },
+    });
+    await page.fill('#text', 'count them');
+    await page.keyboard.press('Enter');
+    const reply = page.locator('article.msg.bot', { hasText: 'Counts:' });
+    await reply.locator('.figures-line').waitFor({ timeout: 10_000 });
+    expect(await reply.locator('mark.figure').count()).toBe(256);
+    expect(await reply.locator('mark.figure').last().textContent()).toBe('1255');
+    expect((await reply.locator('.text').textContent())?.trim()).toBe(answer);
+    expect(/[\uE000-\uE1FF]/.test(await reply.innerHTML())).toBe(false);
+  });
+
   it('shows nothing about figures when the answer states none', async () => {
     handler.replies.push({
       kind: 'answer',

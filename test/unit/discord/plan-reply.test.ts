@@ -148,6 +148,13 @@ describe('planReply', () => {
     expect(planned[0]!.files[0]!.data.toString('utf8').startsWith(huge)).toBe(true);
   });
 
+  it('cuts a figures line past 500 characters visibly', async () => {
+    const line = `⚠ 1 figure not found in any output: ${'9'.repeat(900)}`;
+    const planned = await planReply(reply({ text: 'ok', figures: figures(line, 1) }), { uploadLimitBytes: 1e6 });
+    const shown = planned[0]!.content.split('\n').at(-1)!;
+    expect(shown).toBe(`-# ${line.slice(0, 499)}…`);
+  });
+
   it('says nothing about figures when the answer states none', async () => {
     const planned = await planReply(reply({ text: 'No figures.', figures: { ...figures(''), checked: 0 } }), {
       uploadLimitBytes: 1e6,
