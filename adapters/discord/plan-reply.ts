@@ -5,7 +5,7 @@ import { fitImages } from '../../src/replies/fit-images.js';
 import { formatBytes } from '../../src/replies/format.js';
 import { splitMessage } from '../../src/replies/split-message.js';
 import { DISCORD_MESSAGE_CHARS } from './profile.js';
-import { replyMarkdown } from './reply-text.js';
+import { replyParts } from './reply-text.js';
 import { tableMessage } from './table-message.js';
 import type { OutgoingFile, OutgoingMessage } from './target.js';
 
@@ -41,12 +41,22 @@ async function imageFiles(images: ReplyImage[], options: PlanOptions): Promise<O
   return [...fitted.individual, ...(fitted.contactSheet ? [fitted.contactSheet] : [])].map(toFile);
 }
 
-function textChunks(markdown: string, maxTextMessages: number): { chunks: string[]; fullText?: OutgoingFile } {
+/**
+ * The text messages of a reply. Past `maxTextMessages` the whole markdown goes as `answer.txt` and its
+ * beginning is shown, followed by the footer (the figures check and timings), so the footer is never only
+ * in the file.
+ */
+function textChunks(
+  parts: { body: string; footer: string },
+  maxTextMessages: number,
+): { chunks: string[]; fullText?: OutgoingFile } {
   const maxChars = DISCORD_MESSAGE_CHARS;
+  const markdown = [parts.body, parts.footer].filter(Boolean).join('\n\n');
   const chunks = markdown.trim() ? splitMessage(markdown, { maxChars }) : [];
   if (chunks.length <= maxTextMessages) return { chunks };
-  const note = '\n\n… the full answer is attached as `answer.txt`.';
-  const head = splitMessage(markdown, { maxChars: maxChars - note.length })[0] ?? '';
+  const footer = parts.footer ? `\n\n${parts.footer}` : '';
+  const note = `\n\n… the full answer is attached as \`answer.txt\`.${footer}`;
+  const head = splitMessage(parts.body, { maxChars: maxChars - note.length })[0] ?? '';
   return {
     chunks: [head + note],
     fullText: {
@@ -86,7 +96,7 @@ export async function planReply(reply: Reply, options: PlanOptions): Promise<Out
       reason: `${formatBytes(i.data.length)} is over this channel's ${formatBytes(limit)} upload limit`,
     })),
   ];
-  const { chunks, fullText } = textChunks(replyMarkdown(reply, omitted), options.maxTextMessages ?? 4);
+  const { chunks, fullText } = textChunks(replyParts(reply, omitted), options.maxTextMessages ?? 4);
   const messages: OutgoingMessage[] = chunks.map((content) => ({ content, files: [] }));
   // Each table in a message of its own after the answer (Discord draws no tables: aligned monospace).
   messages.push(...(reply.tables ?? []).map(tableMessage));

@@ -1,4 +1,5 @@
 import type { Reply, ReplyFile, RunRecord } from '../../src/domain/reply.js';
+import { figuresLine } from '../../src/replies/figures-line.js';
 import { formatBytes, formatCount, formatDuration } from '../../src/replies/format.js';
 import { splitMessage } from '../../src/replies/split-message.js';
 import { SLACK_TEXT_LIMITS } from './profile.js';
@@ -39,8 +40,8 @@ const EXTENSIONS: Record<RunRecord['language'], string> = { python: 'py', bash: 
 
 /**
  * Maps a Reply to Block Kit: the answer in sections of at most 3,000 characters, messages of at most 50
- * blocks, the code that ran (inline when short, otherwise a snippet file), omitted files said plainly and
- * a footer. Nothing is cut: an answer too long for the thread is attached in full.
+ * blocks, the code that ran (inline when short, otherwise a snippet file), omitted files said plainly, the
+ * check of the answer's figures and a footer. Nothing is cut: an answer too long for the thread is attached in full.
  */
 export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): SlackReplyPlan {
   const maxInline = options.maxInlineChars ?? 12_000;
@@ -72,6 +73,9 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
       ),
     );
   }
+  // The check of the answer's figures, just above the timings; escaping can grow it, so it is fitted first.
+  const figures = figuresLine(reply, Math.floor(SECTION_CHARS / 5));
+  if (figures) blocks.push(context(escapeMrkdwn(figures)));
   if (reply.footer) blocks.push(context(footerText(reply.footer)));
   if (blocks.length === 0)
     blocks.push(section(reply.images.length + reply.files.length > 0 ? 'Done. Results below.' : 'Done.'));

@@ -13,6 +13,7 @@ const PAGE_FILES: Record<string, string> = {
   '/app.js': 'app.js',
   '/api-client.js': 'api-client.js',
   '/render.js': 'render.js',
+  '/figure-marks.js': 'figure-marks.js',
   '/progress.js': 'progress.js',
   '/composer.js': 'composer.js',
   '/edit.js': 'edit.js',

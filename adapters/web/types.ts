@@ -1,3 +1,4 @@
+import type { AnswerFigures } from '../../src/domain/figures.js';
 import type { OmittedFile, ReplyFooter, RunRecord } from '../../src/domain/reply.js';
 
 /** A thread of the web chat, as the API returns it. */
@@ -56,6 +57,11 @@ export interface WebMessage {
   /** DataFrames the runs displayed, drawn as tables by the page. */
   tables?: WebTable[];
   footer?: ReplyFooter;
+  /**
+   * The answer's figures checked against the runs' output: the page shows `line` and marks each figure of
+   * `marks` (UTF-16 offsets into `text`) with where it was found. Only when the answer states a figure.
+   */
+  figures?: AnswerFigures;
   /** The model's thinking, shown folded away above the answer. */
   thinking?: string;
   /** Set when this is a revision of the message with the same id (an edited message, a re-run's answer). */

@@ -32,6 +32,7 @@ function printReply(reply: ChatReplySummary): string {
   if (reply.images.length) parts.push(`Images: ${reply.images.join(', ')}`);
   if (reply.files.length) parts.push(`Files: ${reply.files.join(', ')}`);
   for (const o of reply.omitted) parts.push(`Not attached: ${o.name} (${o.bytes} bytes): ${o.reason}`);
+  if (reply.figures) parts.push(reply.figures.line);
   if (reply.footer) {
     const f = reply.footer;
     parts.push(
@@ -54,7 +55,7 @@ calls with the same --thread continue the same conversation and sandbox session.
                   "..", and links already in DIR, are refused
   --overwrite     with --out: replace existing files (refused otherwise)
   --json          print { kind, text, runs: [{ language, code, status }], images, files,
-                  refused: [{ name, reason }] } as JSON
+                  refused: [{ name, reason }], figures?: { checked, notFound, line } } as JSON
 Exit status: 0 for an answer with every file written, 1 otherwise.
 A MESSAGE that is a fenced code block runs as is; anything else needs an LLM (OPENAI_API_KEY / OPENAI_BASE_URL).
 The MESSAGE /export (with --out DIR) writes the thread as thread.ipynb and requirements.txt under DIR.`,

@@ -76,4 +76,9 @@ export interface ChatReplySummary {
   refused: RefusedWrite[];
   omitted: { name: string; bytes: number; reason: string }[];
   footer?: { durationMs: number; runs: number; tokens?: number; model?: string };
+  /**
+   * The answer's figures checked against the runs' output: counts, the not-found figures (at most 20) and the
+   * line printed under the answer. Only when the answer states a figure.
+   */
+  figures?: { checked: number; notFound: number; notFoundTexts: string[]; line: string };
 }

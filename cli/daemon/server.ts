@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { AnswerFigures } from '../../src/domain/figures.js';
 import { ThreadlabError, toThreadlabError } from '../../src/domain/errors.js';
 import { cliThreadKey, type ThreadRef } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
@@ -12,6 +13,7 @@ import {
   CONFIG_HEADER,
   DAEMON_LIMITS,
   execRequestSchema,
+  type ChatReplySummary,
   type DaemonFrame,
   type DaemonHealth,
   type ExecRequest,
@@ -266,6 +268,7 @@ export class DaemonServer {
           refused: writer?.result().refused ?? [],
           omitted: (reply.omitted ?? []).map(({ name, bytes, reason }) => ({ name, bytes, reason })),
           ...(reply.footer ? { footer: reply.footer } : {}),
+          ...(reply.figures?.line ? { figures: figuresSummary(reply.figures) } : {}),
         },
       });
     } finally {
@@ -279,4 +282,10 @@ function parseExec(json: unknown): ExecRequest {
   if (!parsed.success)
     throw new ThreadlabError('internal', `Malformed exec request: ${parsed.error.issues[0]?.message ?? 'invalid'}.`);
   return parsed.data;
+}
+
+/** The check of the answer's figures as `threadlab chat` prints it (the marks are the web chat's). */
+function figuresSummary(figures: AnswerFigures): NonNullable<ChatReplySummary['figures']> {
+  const { checked, notFound, notFoundTexts, line } = figures;
+  return { checked, notFound, notFoundTexts, line };
 }

@@ -15,6 +15,7 @@ import css from '/vendor/hljs/css.js';
 import yaml from '/vendor/hljs/yaml.js';
 import markdown from '/vendor/hljs/markdown.js';
 import r from '/vendor/hljs/r.js';
+import { bracketFigures, figuresLine, markFigures } from '/figure-marks.js';
 
 const languages = { python, bash, shell, json, javascript, typescript, sql, plaintext, xml, css, yaml, markdown, r };
 for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
@@ -182,9 +183,15 @@ export function renderMessage(message) {
     runs.forEach((run) => box.append(renderRun(run, !message.text)));
     body.append(box);
   }
+  // The answer's figures checked against the runs' output: each marked in the text, and a line below it.
+  const figures = bot && message.figures?.line ? message.figures : undefined;
   if (message.text) {
     const text = el('div', 'text markdown');
-    text.innerHTML = markdownToHtml(message.text);
+    if (figures?.marks?.length) {
+      const { markdown, used } = bracketFigures(message.text, figures.marks);
+      text.innerHTML = markdownToHtml(markdown);
+      markFigures(text, used);
+    } else text.innerHTML = markdownToHtml(message.text);
     body.append(text);
   }
   for (const table of message.tables ?? []) body.append(renderTable(table));
@@ -215,6 +222,7 @@ export function renderMessage(message) {
   for (const o of message.omitted ?? []) {
     body.append(el('div', 'omitted', `${o.name} (${formatBytes(o.bytes)}) not attached: ${o.reason}`));
   }
+  if (figures) body.append(figuresLine(figures));
   if (message.footer) {
     const f = message.footer;
     const parts = [`${f.runs} run${f.runs === 1 ? '' : 's'}`, formatMs(f.durationMs)];

@@ -80,7 +80,8 @@ describe('web chat on the full product', () => {
   it('answers a natural-language request through the LLM with a chart that uses the thread state', async () => {
     llm.push(
       fakeRunCode(
-        "import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()",
+        // The answer states the peak (14): the run prints it, so the answer's figure is checked against it.
+        "import matplotlib.pyplot as plt\nplt.figure()\nplt.bar(df['month'], df['sales'])\nplt.title('Sales per month')\nplt.show()\nprint(df['sales'].max())",
       ),
       fakeSay('Sales peaked in **February** (14); the bar chart is attached.'),
     );
@@ -89,6 +90,8 @@ describe('web chat on the full product', () => {
     const reply = page.locator('article.msg.bot', { hasText: 'peaked' });
     await reply.waitFor({ timeout: 90_000 });
     expect(await reply.locator('.text strong').textContent()).toBe('February');
+    expect(await reply.locator('.figures-line').textContent()).toBe('✓ 1 figure checked against run output');
+    expect(await reply.locator('mark.figure.found').getAttribute('title')).toBe('run 1, line 1');
     const size = await reply
       .locator('img.chart')
       .first()

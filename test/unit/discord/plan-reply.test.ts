@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { planReply } from '../../../adapters/discord/plan-reply.js';
+import type { AnswerFigures } from '../../../src/domain/figures.js';
 import type { Reply, ReplyImage } from '../../../src/domain/reply.js';
 import type { ArtifactRenderer } from '../../../src/ports/artifact-renderer.js';
 
@@ -106,5 +107,58 @@ describe('planReply', () => {
 
   it('sends nothing empty', async () => {
     expect(await planReply(reply({}), { uploadLimitBytes: 1e6 })).toEqual([]);
+  });
+
+  const figures = (line: string, notFound = 0): AnswerFigures => ({
+    checked: 2,
+    notFound,
+    notFoundTexts: [],
+    unchecked: 0,
+    line,
+    marks: [],
+    verificationRound: false,
+  });
+
+  it('puts the figures line in the footer, above the timings, with markdown escaped', async () => {
+    const planned = await planReply(
+      reply({
+        text: 'Mean 12.4 %, total 54.',
+        figures: figures('⚠ 1 figure not found in any output: 12.4 %, *5*', 1),
+        footer: { durationMs: 1500, runs: 1 },
+      }),
+      { uploadLimitBytes: 1e6 },
+    );
+    expect(planned[0]!.content).toBe(
+      'Mean 12.4 %, total 54.\n\n-# ⚠ 1 figure not found in any output: 12.4 %, \\*5\\*\n-# ⏱ 1.5 s · 1 run',
+    );
+  });
+
+  it('shows the footer with the figures line under the beginning of an answer sent as answer.txt', async () => {
+    const huge = Array.from({ length: 400 }, (_, i) => `line ${i} ${'z'.repeat(60)}`).join('\n');
+    const line = '✓ 2 figures checked against run output';
+    const planned = await planReply(
+      reply({ text: huge, figures: figures(line), footer: { durationMs: 900, runs: 1 } }),
+      { uploadLimitBytes: 1e6 },
+    );
+    expect(planned).toHaveLength(1);
+    const content = planned[0]!.content;
+    expect(content.length).toBeLessThanOrEqual(2000);
+    expect(content).toContain('answer.txt');
+    expect(content.endsWith(`-# ${line}\n-# ⏱ 900 ms · 1 run`)).toBe(true);
+    expect(planned[0]!.files[0]!.data.toString('utf8').startsWith(huge)).toBe(true);
+  });
+
+  it('cuts a figures line past 500 characters visibly', async () => {
+    const line = `⚠ 1 figure not found in any output: ${'9'.repeat(900)}`;
+    const planned = await planReply(reply({ text: 'ok', figures: figures(line, 1) }), { uploadLimitBytes: 1e6 });
+    const shown = planned[0]!.content.split('\n').at(-1)!;
+    expect(shown).toBe(`-# ${line.slice(0, 499)}…`);
+  });
+
+  it('says nothing about figures when the answer states none', async () => {
+    const planned = await planReply(reply({ text: 'No figures.', figures: { ...figures(''), checked: 0 } }), {
+      uploadLimitBytes: 1e6,
+    });
+    expect(planned[0]!.content).toBe('No figures.');
   });
 });

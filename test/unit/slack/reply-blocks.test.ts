@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planReply, type SlackBlock } from '../../../adapters/slack/reply-blocks.js';
+import type { AnswerFigures } from '../../../src/domain/figures.js';
 import type { Reply, RunRecord } from '../../../src/domain/reply.js';
 
 const reply = (text: string, extra: Partial<Reply> = {}): Reply => ({
@@ -98,5 +99,64 @@ describe('planReply (Reply → Block Kit)', () => {
     expect(blocks.join('')).toContain('`big.parquet` (3.0 GB) was not attached: too large');
     expect(blocks.at(-1)).toContain('4.2 s · 2 runs · 12,345 tokens · gpt-4.1-mini');
     expect(plan.messages[0]!.text).toBe(':warning: It failed.');
+  });
+
+  it('shows the check of the figures in a context block just above the footer, escaped', () => {
+    const figures: AnswerFigures = {
+      checked: 3,
+      notFound: 1,
+      notFoundTexts: ['<12.4 %>'],
+      unchecked: 0,
+      line: '⚠ 1 figure not found in any output: <12.4 %>',
+      marks: [],
+      verificationRound: true,
+    };
+    const plan = planReply(reply('The mean is 12.4 %.', { figures, footer: { durationMs: 900, runs: 1 } }));
+    const blocks = plan.messages[0]!.blocks;
+    expect(blocks.at(-2)).toEqual({
+      type: 'context',
+      elements: [{ type: 'mrkdwn', text: '⚠ 1 figure not found in any output: &lt;12.4 %&gt;' }],
+    });
+    expect(textOf(blocks.at(-1)!)).toContain(':stopwatch:');
+  });
+
+  it('keeps the figures line in the thread when the answer goes as answer.md, and says nothing without figures', () => {
+    const line = '✓ 6 figures checked against run output';
+    const figures = {
+      checked: 6,
+      notFound: 0,
+      notFoundTexts: [],
+      unchecked: 0,
+      line,
+      marks: [],
+      verificationRound: false,
+    };
+    const long = planReply(reply('x'.repeat(20_000), { figures }));
+    expect(long.files.map((f) => f.name)).toEqual(['answer.md']);
+    expect(
+      long.messages
+        .flatMap((m) => m.blocks)
+        .map(textOf)
+        .join(''),
+    ).toContain(line);
+    const none = planReply(reply('Nothing counted.', { figures: { ...figures, checked: 0, line: '' } }));
+    expect(none.messages[0]!.blocks).toEqual([{ type: 'section', text: { type: 'mrkdwn', text: 'Nothing counted.' } }]);
+  });
+
+  it('cuts a figures line too long for a context block visibly', () => {
+    const line = `⚠ 1 figure not found in any output: ${'&'.repeat(4000)}`;
+    const figures = {
+      checked: 1,
+      notFound: 1,
+      notFoundTexts: [],
+      unchecked: 0,
+      line,
+      marks: [],
+      verificationRound: false,
+    };
+    const shown = textOf(planReply(reply('ok', { figures })).messages[0]!.blocks.at(-1)!);
+    expect(shown.length).toBeLessThanOrEqual(3000 + 50);
+    expect(shown).toContain('…');
+    expect(shown).not.toMatch(/&(?!amp;)/);
   });
 });

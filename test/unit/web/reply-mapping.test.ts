@@ -69,4 +69,21 @@ describe('Reply → stored web message', () => {
       text: 'hi',
     });
   });
+
+  it('carries the check of the figures when the answer states one, and nothing when it states none', async () => {
+    const thread = await store.createThread();
+    const figures: NonNullable<Reply['figures']> = {
+      checked: 1,
+      notFound: 1,
+      notFoundTexts: ['12.4 %'],
+      unchecked: 0,
+      line: '⚠ 1 figure not found in any output: 12.4 %',
+      marks: [{ start: 9, end: 15, text: '12.4 %', found: false, title: 'not found in any output' }],
+      verificationRound: true,
+    };
+    const answer: Reply = { kind: 'answer', text: 'Mean was 12.4 %.', runs: [], images: [], files: [], figures };
+    expect((await storeReply(store, thread.id, answer)).figures).toEqual(figures);
+    const none = { ...answer, figures: { ...figures, checked: 0, notFound: 0, line: '', marks: [] } };
+    expect(await storeReply(store, thread.id, none)).not.toHaveProperty('figures');
+  });
 });
