@@ -1,9 +1,9 @@
 /**
  * Verified answers where people read (issue 27): one `threadlab start` child process with Slack, Discord and
  * the web chat, the product's default THREADLAB_VERIFY_FIGURES=ask, a scripted model and the real sandbox.
- * The web chat (in Chromium) shows all four cases: figures found in run output, an invented figure corrected
- * after one verification round, a model that insists, and a turn with no round left. Slack and Discord show
- * the found and the insisting cases in their footers.
+ * Each surface shows all four cases: figures found in run output, an invented figure corrected after one
+ * verification round, a model that insists, and a turn with no round left; the web chat (in Chromium) also
+ * marks each figure in the text, Slack and Discord say it in the answer's footer.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,12 +151,30 @@ describe('Slack shows the line in a context block under the answer', () => {
     expectRounds(bot.llm, turn, 0);
   });
 
+  it('(b) an invented figure: one verification round, and the corrected answer with the ✓ line', async () => {
+    const turn = scriptCorrected(bot.llm, 'slack corrected');
+    const ts = await mention('how did revenue do?');
+    const { message, contexts } = await answerIn(ts, turn);
+    expect(message.text).toContain(turn.answer);
+    expect(contexts.slice(-2)[0]).toBe(turn.line);
+    // The first, invented answer was never posted.
+    expect(bot.slack.state.messages.filter((m) => m.thread_ts === ts && m.text.includes('12.4'))).toEqual([]);
+    expectRounds(bot.llm, turn, 1);
+  });
+
   it('(c) a model that insists: the ⚠ line names the figure', async () => {
     const turn = scriptInsisting(bot.llm, 'slack insists');
     const { message, contexts } = await answerIn(await mention('how did revenue do?'), turn);
     expect(message.text).toContain(turn.answer);
     expect(contexts.slice(-2)[0]).toBe(turn.line);
     expectRounds(bot.llm, turn, 1);
+  });
+
+  it('(d) no round left: the ⚠ line without a verification round', async () => {
+    const turn = scriptSpent(bot.llm, 'slack spent');
+    const { contexts } = await answerIn(await mention('how did revenue do?'), turn);
+    expect(contexts.slice(-2)[0]).toBe(turn.line);
+    expectRounds(bot.llm, turn, 0);
   });
 });
 
@@ -192,11 +210,26 @@ describe('Discord shows the line in the footer of the answer', () => {
     expectRounds(bot.llm, turn, 0);
   });
 
+  it('(b) an invented figure: one verification round, and the corrected answer with the ✓ line', async () => {
+    const turn = scriptCorrected(bot.llm, 'discord corrected');
+    const content = await answerIn(mention('how did revenue do?'), turn);
+    expect(content.startsWith(turn.answer)).toBe(true);
+    expect(content.split('\n').at(-2)).toBe(`-# ${turn.line}`);
+    expectRounds(bot.llm, turn, 1);
+  });
+
   it('(c) a model that insists: the ⚠ line names the figure', async () => {
     const turn = scriptInsisting(bot.llm, 'discord insists');
     const content = await answerIn(mention('how did revenue do?'), turn);
     expect(content.startsWith(turn.answer)).toBe(true);
     expect(content.split('\n').at(-2)).toBe(`-# ${turn.line}`);
     expectRounds(bot.llm, turn, 1);
+  });
+
+  it('(d) no round left: the ⚠ line without a verification round', async () => {
+    const turn = scriptSpent(bot.llm, 'discord spent');
+    const content = await answerIn(mention('how did revenue do?'), turn);
+    expect(content.split('\n').at(-2)).toBe(`-# ${turn.line}`);
+    expectRounds(bot.llm, turn, 0);
   });
 });
