@@ -8,8 +8,8 @@ export interface AnswerCheckOptions {
   mode: VerifyFiguresMode;
   /** The user's message: figures it states are the user's own, found there rather than "not found". */
   userText: string;
-  /** Files came with the message: an answer about them is checked even when no code ran. */
-  withFiles: boolean;
+  /** Files uploaded with the message: an answer about them is checked even when no code ran, and their text counts as a source. */
+  uploaded: readonly { path: string; bytes: number }[];
   /** Reads a file of the thread's `/mnt/data` (full outputs, table CSVs, generated text files). */
   read?: (path: string) => Promise<Buffer>;
 }
@@ -23,8 +23,12 @@ export async function checkAnswer(
   runs: readonly TurnRun[],
   options: AnswerCheckOptions,
 ): Promise<VerifyResult | undefined> {
-  if (options.mode === 'off' || (runs.length === 0 && !options.withFiles)) return undefined;
-  const outputs = await runOutputs({ runs, ...(options.read ? { read: options.read } : {}) });
+  if (options.mode === 'off' || (runs.length === 0 && options.uploaded.length === 0)) return undefined;
+  const outputs = await runOutputs({
+    runs,
+    uploaded: options.uploaded,
+    ...(options.read ? { read: options.read } : {}),
+  });
   return verifyFigures({
     answer,
     outputs: [{ run: 0, kind: 'message', text: options.userText }, ...outputs.sources],

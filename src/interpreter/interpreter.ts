@@ -136,7 +136,7 @@ export class Interpreter {
       verify: {
         mode: this.options.settings.verifyFigures,
         userText,
-        withFiles: uploadedNames.length > 0,
+        uploaded: input.uploaded.map((f) => ({ path: f.path, bytes: f.bytes })),
         read: (path) => this.options.sandbox.readFile(input.threadKey, path),
       },
     });

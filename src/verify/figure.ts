@@ -38,12 +38,16 @@ export interface OutputSource {
   run: number | string;
   kind: 'stdout' | 'result' | 'table' | 'file' | 'message';
   text: string;
+  /** A file's name, for a file read back (a tooltip then names it: "sales.csv, line 5"). */
+  name?: string;
 }
 
 /** Where a figure was found: the run, the 1-based line of that output, and the number as printed there. */
 export interface FoundAt {
   run: number | string;
   kind: OutputSource['kind'];
+  /** The file's name, when the source was a file read back. */
+  name?: string;
   line: number;
   /** The output's number as printed, e.g. "12.3456" or "1.234e+06". */
   text: string;

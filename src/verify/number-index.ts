@@ -100,7 +100,13 @@ export function buildNumberIndex(sources: OutputSource[], options: NumberIndexOp
         missing.delete(value);
         const source = sources[where[4 * i]!]!;
         const text = source.text.slice(where[4 * i + 2], where[4 * i + 3]);
-        located.set(value, { run: source.run, kind: source.kind, line: where[4 * i + 1]!, text });
+        located.set(value, {
+          run: source.run,
+          kind: source.kind,
+          ...(source.name !== undefined ? { name: source.name } : {}),
+          line: where[4 * i + 1]!,
+          text,
+        });
       }
       return located;
     },

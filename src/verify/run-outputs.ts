@@ -15,6 +15,11 @@ export interface RunOutputsOptions {
   read?: (path: string) => Promise<Buffer>;
   /** Characters gathered at most; the rest is counted in `unreadChars`. @defaultValue the finder's 2 MB */
   maxChars?: number;
+  /**
+   * Files uploaded with the message, with their sizes: the model saw their previews and its code read them, so a
+   * figure quoted from one has a source. Read (text formats) before the runs' outputs, counted in the same limits.
+   */
+  uploaded?: readonly { path: string; bytes: number }[];
 }
 
 /** What the turn's runs produced, as the figure finder reads it, and how much of it was not read. */
@@ -35,9 +40,9 @@ export async function runOutputs(options: RunOutputsOptions): Promise<RunOutputs
   const sources: OutputSource[] = [];
   let chars = 0;
   let unreadChars = 0;
-  const add = (run: number, kind: OutputSource['kind'], text: string) => {
+  const add = (run: number, kind: OutputSource['kind'], text: string, name?: string) => {
     if (text.length === 0) return;
-    sources.push({ run, kind, text });
+    sources.push({ run, kind, text, ...(name !== undefined ? { name } : {}) });
     chars += text.length;
   };
   /** A file's text when it is small enough and fits what is left; otherwise counted as unread. */
@@ -54,6 +59,11 @@ export async function runOutputs(options: RunOutputsOptions): Promise<RunOutputs
     }
   };
 
+  for (const file of options.uploaded ?? []) {
+    if (!TEXT_FILE.test(file.path)) continue;
+    const text = await readBack(file.path, file.bytes);
+    if (text !== undefined) add(0, 'file', text, file.path);
+  }
   for (const [i, { result }] of options.runs.entries()) {
     const run = i + 1;
     const full = result.truncated;
@@ -73,7 +83,7 @@ export async function runOutputs(options: RunOutputsOptions): Promise<RunOutputs
     for (const artifact of result.artifacts) {
       if (!TEXT_FILE.test(artifact.path)) continue;
       const text = await readBack(artifact.path, artifact.bytes);
-      if (text !== undefined) add(run, 'file', text);
+      if (text !== undefined) add(run, 'file', text, artifact.path);
     }
   }
   return { sources, unreadChars };

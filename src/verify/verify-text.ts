@@ -19,9 +19,16 @@ function listed(items: string[], max: number): string {
   return more > 0 ? `${shown.join(', ')} and ${formatCount(more)} more` : shown.join(', ');
 }
 
-/** Where a figure was found, as its tooltip reads: "run 2, line 14" (or "stated in your message"). */
-export const foundTitle = (at: FoundAt): string =>
-  at.kind === 'message' ? 'stated in your message' : `run ${at.run}, line ${formatCount(at.line)}`;
+/**
+ * Where a figure was found, as its tooltip reads: "run 2, line 14"; "out.csv (run 2), line 3" for a file a run
+ * wrote; "sales.csv, line 5" for a file uploaded with the message; "stated in your message".
+ */
+export function foundTitle(at: FoundAt): string {
+  if (at.kind === 'message') return 'stated in your message';
+  const line = `line ${formatCount(at.line)}`;
+  if (at.name === undefined) return `run ${at.run}, ${line}`;
+  return at.run === 0 ? `${at.name}, ${line}` : `${at.name} (run ${at.run}), ${line}`;
+}
 
 /**
  * The reply's footer: "✓ 6 figures checked against run output", or "⚠ 1 figure not found in any output:

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ThreadlabError } from '../../../src/domain/errors.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
-import { input, rig } from './helpers.js';
+import { input, rig, THREAD } from './helpers.js';
 
 const ROUND_NOTE = /^\[Threadlab\] Your answer states a figure that no run printed: 12\.4 %\./;
 
@@ -133,6 +133,24 @@ describe('verified answers in the loop (THREADLAB_VERIFY_FIGURES)', () => {
     const second = await interpreter.handle(input('how large may uploads be?'));
     expect(second.figures).toBeUndefined();
     expect(llm.requests).toHaveLength(3);
+  });
+
+  it('a figure quoted from a file uploaded with the message is found there, named by the file', async () => {
+    const llm = new ScriptedLlm({
+      steps: [runCode('print(df.revenue.sum())'), answer('Total revenue is 54, highest in Apr (21).')],
+    });
+    const sandbox = new FakeSandbox();
+    const file = await sandbox.putFile(
+      THREAD,
+      'sales.csv',
+      Buffer.from('month,revenue\nJan,10\nFeb,14\nMar,9\nApr,21\n'),
+    );
+    sandbox.enqueue({ stdout: '54\n' });
+    const { interpreter } = rig({ llm, sandbox, settings: { verifyFigures: 'ask' } });
+    const result = await interpreter.handle({ threadKey: THREAD, text: 'total revenue?', uploaded: [file] });
+    expect(llm.requests).toHaveLength(2);
+    expect(result.figures).toMatchObject({ checked: 2, notFound: 0 });
+    expect(result.figures?.marks.map((m) => m.title)).toEqual(['run 1, line 1', 'sales.csv, line 5']);
   });
 
   it('off: nothing is checked', async () => {
