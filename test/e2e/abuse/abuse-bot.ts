@@ -37,6 +37,8 @@ export class AbuseBot {
         THREADLAB_SANDBOX_IMAGE: image,
         THREADLAB_DATA_DIR: this.dataDir,
         THREADLAB_SANDBOX_POOL_SIZE: '1',
+        // A fixed pool of one: tests tell a thread's container from the pool's by counting them.
+        THREADLAB_SANDBOX_POOL_MAX: '1',
         THREADLAB_SANDBOX_MEMORY_MB: '512',
         THREADLAB_WEB_ENABLED: 'true',
         THREADLAB_WEB_HOST: '127.0.0.1',
