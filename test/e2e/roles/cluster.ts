@@ -57,6 +57,8 @@ export class RolesCluster {
       THREADLAB_SANDBOX_IMAGE: image,
       THREADLAB_DATA_DIR: dataDir,
       THREADLAB_SANDBOX_POOL_SIZE: '1',
+      // A fixed pool of one: the tests count the containers a worker creates, and time its shutdown with them.
+      THREADLAB_SANDBOX_POOL_MAX: '1',
       THREADLAB_SANDBOX_MEMORY_MB: '512',
       THREADLAB_LOG_LEVEL: process.env.THREADLAB_TEST_LOG ?? 'warn',
       THREADLAB_SHUTDOWN_TIMEOUT_MS: String(this.shutdownTimeoutMs),
