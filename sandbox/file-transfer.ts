@@ -36,20 +36,26 @@ export async function putChunks(
   path: string,
   source: AsyncIterable<Buffer>,
 ): Promise<SandboxFile> {
-  let last: FinalFrame | undefined;
+  // Every chunk but the last goes unanswered, one after another as the stream takes them; the last is answered,
+  // with the first failure of any. One chunk is held back to know which is last.
   let append = false;
-  const send = async (chunk: Buffer) => {
-    last = await connection.request({ op: 'put_file', path, append }, undefined, undefined, chunk);
-    if (last.type !== 'ok' || !last.file) throw rejected(path, last);
-    append = true;
-  };
+  let held: Buffer | undefined;
   for await (const chunk of source) {
     for (let offset = 0; offset < chunk.length; offset += PUT_CHUNK_BYTES) {
-      await send(chunk.subarray(offset, offset + PUT_CHUNK_BYTES));
+      if (held) {
+        await connection.post({ op: 'put_file', path, append, more: true }, held);
+        append = true;
+      }
+      held = chunk.subarray(offset, offset + PUT_CHUNK_BYTES);
     }
   }
-  if (!append) await send(Buffer.alloc(0));
-  if (last?.type !== 'ok' || !last.file) throw rejected(path, last as FinalFrame);
+  const last = await connection.request(
+    { op: 'put_file', path, append },
+    undefined,
+    undefined,
+    held ?? Buffer.alloc(0),
+  );
+  if (last.type !== 'ok' || !last.file) throw rejected(path, last);
   return last.file;
 }
 

@@ -117,6 +117,38 @@ export class RunnerConnection {
     return result;
   }
 
+  /**
+   * Sends a request the runner does not answer (a `put_file` chunk with `more`), in the queue's order, and resolves
+   * once the stream took it (after `drain` when its buffer was full), so a sender of many holds little.
+   */
+  post(request: RunnerRequest, payload: Buffer): Promise<void> {
+    const run = () =>
+      new Promise<void>((resolve, reject) => {
+        if (this.isClosedFlag) {
+          reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
+          return;
+        }
+        if (payload.length > MAX_PAYLOAD_BYTES)
+          throw new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`);
+        const line = this.stream.write(`${JSON.stringify({ ...request, bytes: payload.length })}\n`);
+        const data = payload.length > 0 ? this.stream.write(payload) : true;
+        if (line && data) {
+          resolve();
+          return;
+        }
+        const gone = () =>
+          reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
+        this.stream.once('drain', () => {
+          this.stream.off('close', gone);
+          resolve();
+        });
+        this.stream.once('close', gone);
+      });
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   /** Interrupts the request in flight now, bypassing the queue. */
   interrupt(): void {
     if (!this.isClosedFlag) this.stream.write('{"op":"interrupt"}\n');

@@ -207,7 +207,13 @@ export type RunnerRequest =
       maxRunFilesBytes: number;
     }
   /** The file's bytes (at most {@link MAX_PAYLOAD_BYTES}) follow the request's line raw: `RunnerConnection.request`'s payload. */
-  | { op: 'put_file'; path: string; append: boolean }
+  | {
+      op: 'put_file';
+      path: string;
+      append: boolean;
+      /** More chunks follow: the runner answers only the last, with the first failure if one failed. */
+      more?: boolean;
+    }
   | { op: 'read_file'; path: string; offset: number; length: number }
   | { op: 'list_files' }
   | { op: 'delete_file'; path: string }

@@ -107,6 +107,7 @@ class Supervisor:
         self.state_lock = threading.Lock()
         self.requests = queue.Queue()
         self.relay = None  # the egress relay, when the bot allows network destinations
+        self.put_failures = {}  # path -> (code, message) of a chunk that failed before the file's last one
         self.languages = language_session.LanguageSessions()  # R and Node, started on first use
 
     def start_kernel(self):
@@ -216,6 +217,9 @@ class Supervisor:
             request = self.requests.get()
             if request is None:
                 os._exit(0)
+            if request.get("op") == "put_file" and request.get("more"):
+                self.put_part(request)
+                continue
             try:
                 frame = self.handle(request)
             except (KernelFailed, language_session.SessionFailed) as exc:
@@ -228,6 +232,20 @@ class Supervisor:
             payload = frame.pop("_payload", None)
             CHANNEL.send(frame, payload)
 
+    def put_part(self, request):
+        """A chunk of a file whose last chunk is answered (`more`): nothing is said now; a failure is said then."""
+        path = request.get("path")
+        if path in self.put_failures:
+            return
+        if len(self.put_failures) >= 64:
+            self.put_failures.clear()
+        try:
+            files.put_chunk(path, request.get("payload", b""), bool(request.get("append")))
+        except files.UnsafePath as exc:
+            self.put_failures[path] = ("unsafe_path", str(exc))
+        except Exception as exc:  # noqa: BLE001 - said with the file's last chunk
+            self.put_failures[path] = ("failed", f"{type(exc).__name__}: {exc}")
+
     def handle(self, request):
         op = request.get("op")
         if op == "run":
@@ -235,6 +253,10 @@ class Supervisor:
         if op in ("save_state", "restore_state"):
             return self.state(request)
         if op == "put_file":
+            failure = self.put_failures.pop(request.get("path"), None)
+            if failure is not None:
+                code, message = failure
+                return {"type": "error", "code": code, "message": message}
             info = files.put_chunk(request["path"], request.get("payload", b""), bool(request.get("append")))
             return {"type": "ok", "file": info}
         if op == "read_file":
