@@ -40,6 +40,7 @@ import {
   type QueueLimits,
 } from '../../src/queue/limits.js';
 import { noopObserver, notifyDropped, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
+import { ParkingLot } from '../../src/queue/parking.js';
 import { Semaphore } from '../../src/queue/semaphore.js';
 import { settlesWithin } from '../../src/queue/settles-within.js';
 import { bullConnection, closeRedis, createRedis, throttledWarn } from './connection.js';
@@ -57,6 +58,12 @@ export interface BullMqJobQueueOptions {
   keyPrefix?: string;
   /** Events this worker runs at once. @defaultValue 4 (THREADLAB_CONCURRENCY) */
   concurrency?: number;
+  /**
+   * Runs of this worker parked at once (waiting on a person with their slot let go); past it a run keeps its slot
+   * while it waits. Each BullMQ worker takes this many drain jobs beyond `concurrency`, so parked runs do not stop
+   * it from fetching new ones. @defaultValue 4 × `concurrency` (THREADLAB_MAX_PARKED)
+   */
+  maxParked?: number;
   limits?: QueueLimits;
   /** How long an event id is remembered to drop redeliveries. @defaultValue 3_600_000 */
   dedupeTtlMs?: number;
@@ -156,6 +163,7 @@ export class BullMqJobQueue implements JobQueue {
   async process(processor: JobProcessor): Promise<void> {
     if (this.drainer) throw new Error('process() was already called');
     const concurrency = this.o.concurrency ?? 4;
+    const parking = new ParkingLot(this.o.maxParked ?? 4 * concurrency);
     const drainer = new ThreadDrainer({
       scripts: this.scripts,
       processor,
@@ -168,6 +176,7 @@ export class BullMqJobQueue implements JobQueue {
       workerId: this.workerId,
       affinityTtlMs: this.o.affinityTtlMs ?? 3_600_000,
       slots: new Semaphore(concurrency),
+      parking,
       isClosing: () => this.closing,
       retrigger: async (thread) =>
         this.router.add(thread, toJobId('h', randomUUID()), await this.scripts.route(thread)),
@@ -188,7 +197,8 @@ export class BullMqJobQueue implements JobQueue {
           connection: bullConnection(this.o.redisUrl),
           prefix: this.o.keyPrefix ?? 'threadlab',
           name: this.workerId,
-          concurrency,
+          // A parked run's drain job stays active: room for those, or parked runs would hold the fetching.
+          concurrency: concurrency + parking.max,
           lockDuration: this.o.lockDurationMs ?? 10_000,
           stalledInterval: this.o.stalledIntervalMs ?? 5000,
           maxStalledCount: 1,
