@@ -48,6 +48,7 @@ import { DrainRouter, type DrainData } from './drain-router.js';
 import { QueueScripts } from './queue-scripts.js';
 import { jobOf, SHUTDOWN, STOPPED, ThreadDrainer, type StoredJob } from './thread-drainer.js';
 import { WorkerRegistry } from './worker-registry.js';
+import { wakeFetching } from './worker-wake.js';
 
 export interface BullMqJobQueueOptions {
   redisUrl: string;
@@ -60,8 +61,9 @@ export interface BullMqJobQueueOptions {
   concurrency?: number;
   /**
    * Runs of this worker parked at once (waiting on a person with their slot let go); past it a run keeps its slot
-   * while it waits. Each BullMQ worker takes this many drain jobs beyond `concurrency`, so parked runs do not stop
-   * it from fetching new ones. @defaultValue 4 × `concurrency` (THREADLAB_MAX_PARKED)
+   * while it waits. Each parked run lets the BullMQ workers fetch one drain job more than `concurrency`, so parked
+   * runs do not stop fetching, and a worker with none parked fetches no more than its slots.
+   * @defaultValue 4 × `concurrency` (THREADLAB_MAX_PARKED)
    */
   maxParked?: number;
   limits?: QueueLimits;
@@ -163,7 +165,13 @@ export class BullMqJobQueue implements JobQueue {
   async process(processor: JobProcessor): Promise<void> {
     if (this.drainer) throw new Error('process() was already called');
     const concurrency = this.o.concurrency ?? 4;
-    const parking = new ParkingLot(this.o.maxParked ?? 4 * concurrency);
+    // A parked run's drain job stays active in BullMQ: one more fetch for each, or parked runs would stop fetching.
+    const parking = new ParkingLot(this.o.maxParked ?? 4 * concurrency, (parked) => {
+      for (const worker of this.workers) {
+        worker.concurrency = concurrency + parked;
+        wakeFetching(worker);
+      }
+    });
     const drainer = new ThreadDrainer({
       scripts: this.scripts,
       processor,
@@ -197,8 +205,7 @@ export class BullMqJobQueue implements JobQueue {
           connection: bullConnection(this.o.redisUrl),
           prefix: this.o.keyPrefix ?? 'threadlab',
           name: this.workerId,
-          // A parked run's drain job stays active: room for those, or parked runs would hold the fetching.
-          concurrency: concurrency + parking.max,
+          concurrency,
           lockDuration: this.o.lockDurationMs ?? 10_000,
           stalledInterval: this.o.stalledIntervalMs ?? 5000,
           maxStalledCount: 1,

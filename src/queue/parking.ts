@@ -8,8 +8,14 @@ import type { Semaphore } from './semaphore.js';
 export class ParkingLot {
   private parked = 0;
 
-  /** @param max Jobs parked at once (THREADLAB_MAX_PARKED); 0 turns parking off. */
-  constructor(readonly max: number) {}
+  /**
+   * @param max Jobs parked at once (THREADLAB_MAX_PARKED); 0 turns parking off.
+   * @param onChange Told the number parked after each change (BullMQ fetches one job more per parked run).
+   */
+  constructor(
+    readonly max: number,
+    private readonly onChange: (parked: number) => void = () => undefined,
+  ) {}
 
   /** Jobs parked now. */
   get size(): number {
@@ -20,11 +26,13 @@ export class ParkingLot {
   enter(): boolean {
     if (this.parked >= this.max) return false;
     this.parked += 1;
+    this.onChange(this.parked);
     return true;
   }
 
   leave(): void {
     this.parked -= 1;
+    this.onChange(this.parked);
   }
 }
 
