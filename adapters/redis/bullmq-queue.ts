@@ -167,6 +167,7 @@ export class BullMqJobQueue implements JobQueue {
     const concurrency = this.o.concurrency ?? 4;
     // A parked run's drain job stays active in BullMQ: one more fetch for each, or parked runs would stop fetching.
     const parking = new ParkingLot(this.o.maxParked ?? 4 * concurrency, (parked) => {
+      this.o.observer?.parked(parked);
       for (const worker of this.workers) {
         worker.concurrency = concurrency + parked;
         wakeFetching(worker);

@@ -67,10 +67,10 @@ export class InProcessJobQueue implements JobQueue {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.limiter = new MemoryLimiter(this.limits, this.now);
     this.seen = new SeenIds(options.dedupeTtlMs ?? 3_600_000, this.now);
+    this.observer = options.observer ?? noopObserver;
     const concurrency = options.concurrency ?? 4;
     this.slots = new Semaphore(concurrency);
-    this.lot = new ParkingLot(options.maxParked ?? 4 * concurrency);
-    this.observer = options.observer ?? noopObserver;
+    this.lot = new ParkingLot(options.maxParked ?? 4 * concurrency, (parked) => this.observer.parked(parked));
   }
 
   async enqueue(message: InboundMessage, options: EnqueueOptions = {}): Promise<EnqueueResult> {
