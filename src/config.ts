@@ -146,6 +146,8 @@ const queue = {
       .optional(),
   ),
   concurrency: v('THREADLAB_CONCURRENCY', int(1, 256).default(4)),
+  /** Turns parked at once per worker, waiting on a person with their slot let go; unset: 4 × concurrency. */
+  maxParked: v('THREADLAB_MAX_PARKED', int(0, 4096).optional()),
   userMaxConcurrent: v('THREADLAB_USER_MAX_CONCURRENT', int(1).default(2)),
   userMaxPerMinute: v('THREADLAB_USER_MAX_PER_MINUTE', int(1).default(20)),
   workspaceMaxConcurrent: v('THREADLAB_WORKSPACE_MAX_CONCURRENT', int(1).default(16)),
@@ -280,7 +282,10 @@ export interface Config {
     maxRunFilesBytes: number;
   };
   replies: SectionOf<typeof replies>;
-  queue: SectionOf<typeof queue>;
+  queue: Omit<SectionOf<typeof queue>, 'maxParked'> & {
+    /** Turns parked at once per worker (THREADLAB_MAX_PARKED); 0: none. @defaultValue 4 × `concurrency` */
+    maxParked: number;
+  };
   /** Allowlists of places and people (THREADLAB_ACCESS_*). */
   access: SectionOf<typeof access>;
   /** Daily token and run-time budgets (THREADLAB_BUDGET_*). */
@@ -360,6 +365,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const slackEnabled = Boolean(s.botToken || s.appToken || s.signingSecret);
   const discordEnabled = Boolean(d.token);
   const sb = readSection(sandbox, env);
+  const q = readSection(queue, env);
   const config = {
     llm: { ...l, configured: Boolean(l.apiKey || l.baseUrl) },
     slack: { ...s, enabled: slackEnabled },
@@ -370,7 +376,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     sandbox: { ...sb, maxRunFilesBytes: sb.maxRunFilesBytes ?? 2 * sb.maxFileBytes },
     replies: readSection(replies, env),
-    queue: readSection(queue, env),
+    queue: { ...q, maxParked: q.maxParked ?? 4 * q.concurrency },
     access: readSection(access, env),
     budgets: readSection(budgets, env),
     ops: readSection(ops, env),

@@ -215,6 +215,7 @@ function createQueue(
   return stateBacking(config.queue.redisUrl).queue({
     logger: logger.child({ component: 'queue' }),
     concurrency: config.queue.concurrency,
+    maxParked: config.queue.maxParked,
     limits: queueLimits(config.queue),
     onDropped: hooks.onDropped,
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
@@ -354,7 +355,11 @@ export async function buildDaemonRuntime(
     overrides: {
       sandbox,
       adapters: [adapter],
-      queue: new InProcessJobQueue({ logger, concurrency: config.queue.concurrency }),
+      queue: new InProcessJobQueue({
+        logger,
+        concurrency: config.queue.concurrency,
+        maxParked: config.queue.maxParked,
+      }),
       store: processMemoryStore(config),
     },
   });

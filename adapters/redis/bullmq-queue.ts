@@ -40,6 +40,7 @@ import {
   type QueueLimits,
 } from '../../src/queue/limits.js';
 import { noopObserver, notifyDropped, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
+import { ParkingLot } from '../../src/queue/parking.js';
 import { Semaphore } from '../../src/queue/semaphore.js';
 import { settlesWithin } from '../../src/queue/settles-within.js';
 import { bullConnection, closeRedis, createRedis, throttledWarn } from './connection.js';
@@ -47,6 +48,7 @@ import { DrainRouter, type DrainData } from './drain-router.js';
 import { QueueScripts } from './queue-scripts.js';
 import { jobOf, SHUTDOWN, STOPPED, ThreadDrainer, type StoredJob } from './thread-drainer.js';
 import { WorkerRegistry } from './worker-registry.js';
+import { wakeFetching } from './worker-wake.js';
 
 export interface BullMqJobQueueOptions {
   redisUrl: string;
@@ -57,6 +59,13 @@ export interface BullMqJobQueueOptions {
   keyPrefix?: string;
   /** Events this worker runs at once. @defaultValue 4 (THREADLAB_CONCURRENCY) */
   concurrency?: number;
+  /**
+   * Runs of this worker parked at once (waiting on a person with their slot let go); past it a run keeps its slot
+   * while it waits. Each parked run lets the BullMQ workers fetch one drain job more than `concurrency`, so parked
+   * runs do not stop fetching, and a worker with none parked fetches no more than its slots.
+   * @defaultValue 4 × `concurrency` (THREADLAB_MAX_PARKED)
+   */
+  maxParked?: number;
   limits?: QueueLimits;
   /** How long an event id is remembered to drop redeliveries. @defaultValue 3_600_000 */
   dedupeTtlMs?: number;
@@ -156,6 +165,14 @@ export class BullMqJobQueue implements JobQueue {
   async process(processor: JobProcessor): Promise<void> {
     if (this.drainer) throw new Error('process() was already called');
     const concurrency = this.o.concurrency ?? 4;
+    // A parked run's drain job stays active in BullMQ: one more fetch for each, or parked runs would stop fetching.
+    const parking = new ParkingLot(this.o.maxParked ?? 4 * concurrency, (parked) => {
+      this.o.observer?.parked(parked);
+      for (const worker of this.workers) {
+        worker.concurrency = concurrency + parked;
+        wakeFetching(worker);
+      }
+    });
     const drainer = new ThreadDrainer({
       scripts: this.scripts,
       processor,
@@ -168,6 +185,7 @@ export class BullMqJobQueue implements JobQueue {
       workerId: this.workerId,
       affinityTtlMs: this.o.affinityTtlMs ?? 3_600_000,
       slots: new Semaphore(concurrency),
+      parking,
       isClosing: () => this.closing,
       retrigger: async (thread) =>
         this.router.add(thread, toJobId('h', randomUUID()), await this.scripts.route(thread)),

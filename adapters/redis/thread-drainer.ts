@@ -6,6 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import type { Job, JobProcessor } from '../../src/ports/job-queue.js';
 import { notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
 import { runProcessor } from '../../src/queue/run-processor.js';
+import { JobSlot, type ParkingLot } from '../../src/queue/parking.js';
 import type { Semaphore } from '../../src/queue/semaphore.js';
 import type { QueueScripts } from './queue-scripts.js';
 
@@ -43,6 +44,8 @@ export interface ThreadDrainerOptions {
   affinityTtlMs: number;
   /** Processor runs at once on this worker (shared by its shared-queue and own-queue BullMQ workers). */
   slots: Semaphore;
+  /** Runs of this worker parked at once, waiting on a person with their slot let go (THREADLAB_MAX_PARKED). */
+  parking: ParkingLot;
   /** Deliveries of one event before it is given up (reported as 'failed'). */
   maxAttempts: number;
   /**
@@ -132,14 +135,20 @@ export class ThreadDrainer {
       Math.max(100, Math.floor(this.o.threadLockTtlMs / 3)),
     );
     await this.o.slots.acquire();
+    const slot = new JobSlot({
+      slots: this.o.slots,
+      lot: this.o.parking,
+      signal: controller.signal,
+      logger: this.o.logger.child({ job: job.id, thread: job.threadKey }),
+    });
     const startedAtMs = Date.now();
     if (job.attempt === 1) this.o.observer.started(startedAtMs - job.enqueuedAtMs);
     let outcome: JobOutcome = 'error';
     try {
-      outcome = (await runProcessor(this.o.processor, job, { signal: controller.signal, logger: this.o.logger }))
-        .outcome;
+      const context = { signal: controller.signal, park: slot.park, logger: this.o.logger };
+      outcome = (await runProcessor(this.o.processor, job, context)).outcome;
     } finally {
-      this.o.slots.release();
+      slot.end();
       clearInterval(renew);
       outer?.removeEventListener('abort', onOuter);
       this.running.delete(job.threadKey);

@@ -102,7 +102,7 @@ export class ThreadWorker {
     const started = Date.now();
     try {
       progress.update({ type: 'started' });
-      const reply = await this.answer(job, adapter, progress, context.signal);
+      const reply = await this.answer(job, adapter, progress, context);
       // Shutdown, not the user, interrupted this run: no reply; the queue hands the job back or says so.
       if (isShutdown(context.signal)) throw context.signal.reason;
       if (job.attempt > 1) {
@@ -134,9 +134,10 @@ export class ThreadWorker {
     job: Job,
     adapter: PlatformAdapter,
     progress: ProgressSink,
-    signal: AbortSignal,
+    context: JobContext,
   ): Promise<Reply> {
     const { message, threadKey } = job;
+    const { signal } = context;
     const { sandbox } = this.deps;
     // Read once, when the message arrived; a job queued before intents rode on jobs is read now.
     const intent = job.intent ?? intentOf(message);
@@ -181,7 +182,7 @@ export class ThreadWorker {
         const { budget, approve } =
           intent.text.trim() === ''
             ? {}
-            : await this.deps.governance.forTurn(this.askTurn(message, threadKey, adapter));
+            : await this.deps.governance.forTurn(this.askTurn(message, threadKey, adapter, context.park));
         const notes = await this.restore(threadKey, adapter, signal);
         const uploads = await this.upload(message, threadKey, adapter, signal);
         notes.push(...uploads.problems);
@@ -210,11 +211,20 @@ export class ThreadWorker {
     }
   }
 
-  /** A question for the model: it spends tokens and run time, and its code may wait for approval on the platform. */
-  private askTurn(message: InboundMessage, threadKey: string, adapter: PlatformAdapter): GovernedTurn {
+  /**
+   * A question for the model: it spends tokens and run time, and its code may wait for approval on the platform,
+   * parked (`park`: the worker slot goes to other threads while a person decides).
+   */
+  private askTurn(
+    message: InboundMessage,
+    threadKey: string,
+    adapter: PlatformAdapter,
+    park: JobContext['park'],
+  ): GovernedTurn {
     return {
       ...this.turnOf(message, threadKey, adapter, ['tokens', 'runMs']),
       ...(adapter.askApproval ? { askApproval: adapter.askApproval.bind(adapter, message) } : {}),
+      ...(park ? { park } : {}),
     };
   }
 

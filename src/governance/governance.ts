@@ -129,7 +129,7 @@ export class ThreadlabGovernance implements Governance {
   /** With approval on, each run of the model's code waits for the asker's Run; a surface without buttons runs nothing. */
   private approvalHook(turn: GovernedTurn): ApprovalHook | undefined {
     if (!this.asks) return undefined;
-    const { message, threadKey, askApproval } = turn;
+    const { message, threadKey, askApproval, park } = turn;
     return ({ language, code, signal }) => {
       if (!askApproval) {
         const reason = `${message.thread.platform} cannot show the Run and Skip buttons`;
@@ -144,6 +144,7 @@ export class ThreadlabGovernance implements Governance {
         code,
         show: askApproval,
         signal,
+        ...(park ? { park } : {}),
       });
     };
   }

@@ -53,6 +53,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     help: 'Jobs waiting or running, as last seen by this process',
     registers,
   });
+  const parked = new Gauge({
+    name: 'threadlab_queue_parked',
+    help: 'Turns of this worker waiting on a person (an approval) with their slot let go',
+    registers,
+  });
   const wait = new Histogram({
     name: 'threadlab_queue_wait_seconds',
     help: 'Time from enqueue to start of a job',
@@ -109,6 +114,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
       depth: (jobs) => depth.set(jobs),
       started: (waitMs) => wait.observe(Math.max(0, waitMs) / 1000),
       finished: (durationMs, outcome) => duration.observe({ outcome }, Math.max(0, durationMs) / 1000),
+      parked: (jobs) => parked.set(jobs),
     },
     pool: {
       size: (warm) => poolSize.set(warm),

@@ -3,6 +3,7 @@ import type { InboundMessage } from '../domain/messages.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
 import type { TurnBudget } from './budget.js';
+import type { JobContext } from './job-queue.js';
 import type { Admission, AdmitOptions, PlatformAdapter } from './platform-adapter.js';
 
 /** What a turn will spend: model tokens (a question for the model) and code run time. */
@@ -18,6 +19,8 @@ export interface GovernedTurn {
   usageCommand?: string;
   /** Shows code waiting for Run or Skip; unset: the surface has no buttons, and no code runs under approval. */
   askApproval?: (view: ApprovalView) => Promise<ApprovalPrompt>;
+  /** The job's parking ({@link JobContext.park}): the wait for a press lets the worker slot go. @defaultValue kept */
+  park?: JobContext['park'];
 }
 
 /** The hooks a turn's loop uses; each unset when its feature is off. */

@@ -29,6 +29,14 @@ export interface EnqueueOptions {
 export interface JobContext {
   /** Aborted when the user stops the run or the worker shuts down. */
   signal: AbortSignal;
+  /**
+   * Parks the job while `wait` runs: its worker slot goes to another thread meanwhile (the thread's own next
+   * message still waits for this job), and is taken back, ahead of new jobs, before this resolves with what `wait`
+   * gave or rejects with what it threw. For waits on a person (an approval), never for work. Past the worker's
+   * parking limit (THREADLAB_MAX_PARKED), or once the job is stopped, `wait` runs with the slot kept; a job stopped
+   * while parked comes back without waiting for a slot, to say it stopped. Unset: the job keeps its slot.
+   */
+  park?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
 export type JobProcessor = (job: Job, context: JobContext) => Promise<void>;

@@ -7,13 +7,20 @@ import { SeenIds } from './dedupe.js';
 import { DEFAULT_LIMITS, limitSubject, type QueueLimits } from './limits.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import { noopObserver, notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from './queue-events.js';
+import { JobSlot, ParkingLot } from './parking.js';
 import { runProcessor } from './run-processor.js';
+import { Semaphore } from './semaphore.js';
 import { settlesWithin } from './settles-within.js';
 
 export interface InProcessJobQueueOptions {
   logger: Logger;
   /** Threads processed at once. @defaultValue 4 (THREADLAB_CONCURRENCY) */
   concurrency?: number;
+  /**
+   * Jobs parked at once (waiting on a person with their slot let go); past it a job keeps its slot while it waits.
+   * @defaultValue 4 × `concurrency` (THREADLAB_MAX_PARKED)
+   */
+  maxParked?: number;
   /** @defaultValue {@link DEFAULT_LIMITS} */
   limits?: QueueLimits;
   /** How long a message id is remembered to drop redeliveries. @defaultValue 3_600_000 (1 h) */
@@ -47,11 +54,12 @@ export class InProcessJobQueue implements JobQueue {
   private readonly seen: SeenIds;
   private readonly limiter: MemoryLimiter;
   private readonly limits: QueueLimits;
-  private readonly concurrency: number;
+  /** Slots of running jobs: a new job takes a free one; a job back from parking waits ahead of new ones. */
+  private readonly slots: Semaphore;
+  private readonly lot: ParkingLot;
   private readonly observer: QueueObserver;
   private readonly now: () => number;
   private processor: JobProcessor | undefined;
-  private runningCount = 0;
   private closing = false;
 
   constructor(private readonly options: InProcessJobQueueOptions) {
@@ -59,8 +67,10 @@ export class InProcessJobQueue implements JobQueue {
     this.limits = options.limits ?? DEFAULT_LIMITS;
     this.limiter = new MemoryLimiter(this.limits, this.now);
     this.seen = new SeenIds(options.dedupeTtlMs ?? 3_600_000, this.now);
-    this.concurrency = options.concurrency ?? 4;
     this.observer = options.observer ?? noopObserver;
+    const concurrency = options.concurrency ?? 4;
+    this.slots = new Semaphore(concurrency);
+    this.lot = new ParkingLot(options.maxParked ?? 4 * concurrency, (parked) => this.observer.parked(parked));
   }
 
   async enqueue(message: InboundMessage, options: EnqueueOptions = {}): Promise<EnqueueResult> {
@@ -145,12 +155,16 @@ export class InProcessJobQueue implements JobQueue {
 
   private pump(): void {
     if (!this.processor || this.closing) return;
-    while (this.runningCount < this.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift()!;
+    while (this.ready.length > 0) {
+      const key = this.ready[0]!;
       const state = this.threads.get(key);
-      const job = state?.waiting.shift();
-      if (!state || !job) continue;
-      this.start(state, job, this.processor);
+      if (!state || state.waiting.length === 0) {
+        this.ready.shift();
+        continue;
+      }
+      if (!this.slots.tryAcquire()) return;
+      this.ready.shift();
+      this.start(state, state.waiting.shift()!, this.processor);
     }
   }
 
@@ -158,31 +172,42 @@ export class InProcessJobQueue implements JobQueue {
     const controller = new AbortController();
     const running: Running = { job, controller, done: Promise.resolve() };
     state.running = running;
-    this.runningCount += 1;
+    const slot = new JobSlot({
+      slots: this.slots,
+      lot: this.lot,
+      signal: controller.signal,
+      logger: this.options.logger.child({ job: job.id, thread: job.threadKey }),
+      onRelease: () => this.pump(),
+    });
     const startedAtMs = this.now();
     this.observer.started(startedAtMs - job.enqueuedAtMs);
     running.done = (async () => {
       let outcome: JobOutcome = 'error';
       try {
-        const run = await runProcessor(processor, job, { signal: controller.signal, logger: this.options.logger });
+        const run = await runProcessor(processor, job, {
+          signal: controller.signal,
+          park: slot.park,
+          logger: this.options.logger,
+        });
         outcome = run.outcome;
         // Nothing survives this process: the user must hear that the message was not answered.
         if (run.thrown && run.outcome === 'cancelled' && this.closing)
           await notifyDropped(this.options.onDropped, job, 'shutdown', this.options.logger);
       } finally {
         this.observer.finished(this.now() - startedAtMs, outcome);
-        this.finish(state, job);
+        this.finish(state, job, slot);
       }
     })();
   }
 
-  private finish(state: ThreadState, job: Job): void {
-    this.runningCount -= 1;
+  private finish(state: ThreadState, job: Job, slot: JobSlot): void {
     state.running = undefined;
     this.limiter.release(limitSubject(job.message));
     if (state.waiting.length > 0) this.ready.push(job.threadKey);
     else this.threads.delete(job.threadKey);
     this.observer.depth(this.limiter.length);
+    // After the thread's next job is ready, so the freed slot may go to it.
+    slot.end();
     this.pump();
   }
 }

@@ -20,9 +20,11 @@ export interface QueueObserver {
   started(waitMs: number): void;
   /** A job finished after `durationMs`. */
   finished(durationMs: number, outcome: JobOutcome): void;
+  /** Jobs of this worker parked right now: waiting on a person with their slot let go (THREADLAB_MAX_PARKED). */
+  parked(jobs: number): void;
 }
 
-export const noopObserver: QueueObserver = { depth() {}, started() {}, finished() {} };
+export const noopObserver: QueueObserver = { depth() {}, started() {}, finished() {}, parked() {} };
 
 /** Calls onDropped, never letting its failure escape into the queue's own bookkeeping. */
 export async function notifyDropped(

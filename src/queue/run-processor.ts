@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { Job, JobProcessor } from '../ports/job-queue.js';
+import type { Job, JobContext, JobProcessor } from '../ports/job-queue.js';
 import type { JobOutcome } from './queue-events.js';
 
 /** How one run of the processor ended; `thrown` is set when it threw (after an abort too). */
@@ -15,12 +15,13 @@ export interface ProcessorRun {
 export async function runProcessor(
   processor: JobProcessor,
   job: Job,
-  options: { signal: AbortSignal; logger: Logger },
+  options: JobContext & { logger: Logger },
 ): Promise<ProcessorRun> {
   try {
     // A microtask hop first, so even a processor that throws synchronously is caught here.
     await Promise.resolve();
-    await processor(job, { signal: options.signal });
+    const { logger: _logger, ...context } = options;
+    await processor(job, context);
     return { outcome: options.signal.aborted ? 'cancelled' : 'ok', thrown: false };
   } catch (err) {
     if (options.signal.aborted) return { outcome: 'cancelled', thrown: true };

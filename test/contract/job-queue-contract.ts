@@ -15,6 +15,8 @@ export interface JobQueueFactoryOptions {
   limits: QueueLimits;
   onDropped: OnDropped;
   concurrency: number;
+  /** Jobs parked at once (THREADLAB_MAX_PARKED); unset: the queue's default. */
+  maxParked?: number;
 }
 
 export type JobQueueFactory = (options: JobQueueFactoryOptions) => Promise<QueueUnderTest>;

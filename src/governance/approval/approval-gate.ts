@@ -41,6 +41,11 @@ export interface ApprovalRequest {
   /** Shows the Run and Skip buttons on the platform; a failure means nothing runs. */
   show: (view: ApprovalView) => Promise<ApprovalPrompt>;
   signal: AbortSignal;
+  /**
+   * Runs the wait for a press with the turn's worker slot let go (`JobContext.park`), so other threads run
+   * meanwhile. @defaultValue the turn keeps its slot
+   */
+  park?: <T>(wait: () => Promise<T>) => Promise<T>;
 }
 
 /** Approval ids are UUIDs: a button value of any other shape is not ours and never reaches the board. */
@@ -129,7 +134,8 @@ export class ApprovalGate {
         if (request.signal.aborted) onAbort();
         else request.signal.addEventListener('abort', onAbort, { once: true });
       });
-      outcome = await Promise.race([decided, aborted]);
+      const wait = () => Promise.race([decided, aborted]);
+      outcome = await (request.park ? request.park(wait) : wait());
       log.info({ decision: outcome.kind, waitedMs: Date.now() - startedMs }, 'approval decided');
       return outcome;
     } catch (err) {

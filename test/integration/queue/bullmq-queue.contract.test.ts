@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { BullMqJobQueue } from '../../../adapters/redis/bullmq-queue.js';
 import { createLogger } from '../../../src/logger.js';
-import { jobQueueContract } from '../../contract/job-queue-contract.js';
+import { jobQueueContract, type JobQueueFactory } from '../../contract/job-queue-contract.js';
+import { jobQueueParkingContract } from '../../contract/job-queue-parking-contract.js';
 import { deleteKeys, testRedis } from './redis-server.js';
 
 const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -12,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => redis?.stop());
 
-jobQueueContract('BullMqJobQueue', async (options) => {
+const factory: JobQueueFactory = async (options) => {
   const keyPrefix = `test-${randomUUID()}`;
   const queue = new BullMqJobQueue({
     redisUrl: redis.url,
@@ -29,4 +30,7 @@ jobQueueContract('BullMqJobQueue', async (options) => {
       await deleteKeys(redis.url, keyPrefix);
     },
   };
-});
+};
+
+jobQueueContract('BullMqJobQueue', factory);
+jobQueueParkingContract('BullMqJobQueue', factory);

@@ -23,6 +23,14 @@ describe('configuration', () => {
     expect(config.web.host).toBe('127.0.0.1');
   });
 
+  it('parks up to 4 × THREADLAB_CONCURRENCY turns unless THREADLAB_MAX_PARKED says otherwise (0: none)', () => {
+    expect(loadConfig({}).queue.maxParked).toBe(16);
+    expect(loadConfig({ THREADLAB_CONCURRENCY: '2' }).queue.maxParked).toBe(8);
+    expect(loadConfig({ THREADLAB_CONCURRENCY: '2', THREADLAB_MAX_PARKED: '0' }).queue.maxParked).toBe(0);
+    expect(loadConfig({ THREADLAB_MAX_PARKED: '3' }).queue.maxParked).toBe(3);
+    expect(configError({ THREADLAB_MAX_PARKED: '-1' }).message).toMatch(/THREADLAB_MAX_PARKED: expected an integer/);
+  });
+
   it('names the variable and what is expected for a bad number', () => {
     const err = configError({ THREADLAB_SANDBOX_MEMORY_MB: 'lots' });
     expect(err.code).toBe('config_invalid');

@@ -59,6 +59,35 @@ describe('ApprovalGate', () => {
     );
   });
 
+  it('waits for the press parked: the buttons are shown first, the decision comes back through the park', async () => {
+    const { gate, shown } = setup();
+    const log: string[] = [];
+    const pending = gate.request({
+      platform: 'slack',
+      threadKey: 'slack:T1:C1:1.0',
+      askerId: 'U_ASKER',
+      language: 'python',
+      code: 'print(1)',
+      signal: new AbortController().signal,
+      show: async (view) => {
+        log.push('shown');
+        shown.push(view);
+        return { settle: async () => void log.push('settled') };
+      },
+      park: async (wait) => {
+        log.push('parked');
+        const decided = await wait();
+        log.push('back');
+        return decided;
+      },
+    });
+    while (shown.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(log).toEqual(['shown', 'parked']);
+    await gate.press('slack', { approvalId: shown[0]!.approvalId, action: 'run', userId: 'U_ASKER' });
+    expect(await pending).toEqual({ kind: 'run', by: 'U_ASKER' });
+    expect(log).toEqual(['shown', 'parked', 'back', 'settled']);
+  });
+
   it('lets a configured admin decide, on their platform only', async () => {
     const { gate, waitShown, request } = setup({ admins: ['slack:U_ADMIN', 'discord:U_DADMIN'] });
     const pending = request();

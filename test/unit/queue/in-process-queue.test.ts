@@ -69,6 +69,7 @@ describe('InProcessJobQueue', () => {
         depth: (n) => events.push(`depth ${n}`),
         started: () => events.push('started'),
         finished: (_ms, outcome) => events.push(`finished ${outcome}`),
+        parked: (n) => events.push(`parked ${n}`),
       },
     });
     await queue.process(async (job) => {

@@ -14,11 +14,19 @@ describe('metrics and the ops server', () => {
   it('exposes queue, pool, LLM and error metrics in Prometheus text', async () => {
     const metrics = createMetrics({ defaultMetrics: false, role: 'worker' });
     const queue = new InProcessJobQueue({ logger: createLogger({ level: 'silent' }), observer: metrics.queue });
-    await queue.process(async () => {});
+    let decide: () => void = () => undefined;
+    await queue.process(async (job, { park }) => {
+      if (job.message.text === 'parks') await park?.(() => new Promise<void>((resolve) => (decide = resolve)));
+    });
+    await queue.enqueue(testMessage({ thread: 'p', text: 'parks' }));
+    const parkedGauge = () => metrics.registry.getSingleMetricAsString('threadlab_queue_parked');
+    await waitFor(async () => (await parkedGauge()).includes('threadlab_queue_parked{role="worker"} 1'));
+    decide();
+    await waitFor(async () => (await parkedGauge()).includes('threadlab_queue_parked{role="worker"} 0'));
     await queue.enqueue(testMessage({ thread: 'm' }));
     await waitFor(async () =>
       (await metrics.registry.getSingleMetricAsString('threadlab_job_duration_seconds')).includes(
-        '_count{role="worker",outcome="ok"} 1',
+        '_count{role="worker",outcome="ok"} 2',
       ),
     );
     metrics.pool.size(3);
@@ -29,7 +37,7 @@ describe('metrics and the ops server', () => {
     metrics.error('sandbox_timeout');
     const text = await metrics.registry.metrics();
     expect(text).toContain('threadlab_queue_depth{role="worker"} 0');
-    expect(text).toContain('threadlab_queue_wait_seconds_count{role="worker"} 1');
+    expect(text).toContain('threadlab_queue_wait_seconds_count{role="worker"} 2');
     expect(text).toContain('threadlab_sandbox_pool_size{role="worker"} 3');
     expect(text).toContain('threadlab_sandbox_pool_requests_total{result="hit",role="worker"} 2');
     expect(text).toContain('threadlab_llm_tokens_total{kind="prompt",role="worker"} 120');
