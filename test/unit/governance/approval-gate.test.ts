@@ -209,5 +209,6 @@ describe('THREADLAB_APPROVAL settings', () => {
     expect(roleProblem(ask, 'gateway')).toBeUndefined();
     expect(roleProblem(ask, 'all')).toBeUndefined();
     expect(() => loadConfig({ ...slack, THREADLAB_APPROVAL_ADMINS: 'U1' })).toThrow(/THREADLAB_APPROVAL_ADMINS/);
-  });
+    // Importing main.ts loads every adapter's SDK: seconds on a loaded 2-core machine, past the unit default of 10 s.
+  }, 60_000);
 });
