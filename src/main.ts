@@ -32,7 +32,7 @@ import { budgetsEnabled, DailyBudgets } from './governance/budget/budget.js';
 import { auditLogFor } from './governance/audit/audit-sink.js';
 import type { AuditLog } from './governance/audit/audit-log.js';
 import { ThreadlabGovernance } from './governance/governance.js';
-import type { Governance } from './ports/governance.js';
+import type { Governance, GovernanceSurface } from './ports/governance.js';
 import { auditedSandbox } from './governance/audit/audited-sandbox.js';
 import { auditedLlm } from './governance/audit/audited-llm.js';
 import { auditedEgress } from './governance/audit/audited-egress.js';
@@ -257,7 +257,7 @@ export function createBudgets(config: Config, logger: Logger): DailyBudgets | un
 function createGovernance(
   config: Config,
   logger: Logger,
-  options: { audit: AuditLog; overrides: GovernanceStores },
+  options: { audit: AuditLog; overrides: GovernanceStores; surfaces: readonly GovernanceSurface[] },
 ): Governance {
   const o = options.overrides;
   const budgets = 'budgets' in o ? o.budgets : createBudgets(config, logger);
@@ -268,6 +268,7 @@ function createGovernance(
     audit: options.audit,
     ...(budgets ? { budgets } : {}),
     approvalBoard: board,
+    surfaces: options.surfaces,
     participants: createParticipantIndex(config.dataDir, (thread) =>
       logger.warn({ thread }, 'a thread has too many writers to record them all; purge --user may miss it'),
     ),
@@ -317,6 +318,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
   try {
     // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
     const audit = auditLogFor(config.audit, logger);
+    const adapters = o.adapters ?? createAdapters(config, logger, renderer);
     const runtime = new Runtime({
       config,
       logger,
@@ -326,9 +328,10 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       queue:
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
       renderer,
-      adapters: o.adapters ?? createAdapters(config, logger, renderer),
+      adapters,
       ...(options.metrics ? { metrics: options.metrics } : {}),
-      governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o }),
+      // The adapters are also governance's surfaces: their approval buttons and user groups.
+      governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o, surfaces: adapters }),
     });
     late.runtime = runtime;
     return runtime;

@@ -25,6 +25,7 @@ import type {
   PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
+import type { GovernanceSurface } from '../../src/ports/governance.js';
 import { downloadAttachment } from './download.js';
 import { editOf } from './map-edit.js';
 import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
@@ -68,7 +69,7 @@ export interface DiscordAdapterOptions {
  * InboundMessages; `download`, `progress` and `reply` use REST only, so a worker without a gateway
  * connection can answer.
  */
-export class DiscordAdapter implements PlatformAdapter {
+export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
   readonly platform = 'discord' as const;
   readonly profile = discordProfile;
   readonly maxUploadBytes: number;

@@ -13,6 +13,7 @@ import type {
   PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
+import type { GovernanceSurface } from '../../src/ports/governance.js';
 import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
 import { toSlackError } from './errors.js';
@@ -64,7 +65,7 @@ export interface SlackAdapterOptions {
 }
 
 /** Slack through bolt: events in (Socket Mode or HTTP), Block Kit, files and a live status out. */
-export class SlackAdapter implements PlatformAdapter {
+export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
   readonly platform = 'slack' as const;
   readonly profile: PlatformProfile;
   readonly maxUploadBytes: number;

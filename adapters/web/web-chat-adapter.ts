@@ -12,6 +12,7 @@ import type {
   PostedReply,
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
+import type { GovernanceSurface } from '../../src/ports/governance.js';
 import { apiRoutes } from './api-routes.js';
 import { isLoopbackHost } from './auth.js';
 import { EventHub, type EventHubOptions } from './event-hub.js';
@@ -61,7 +62,7 @@ const MiB = 1024 * 1024;
  * The local web chat: an HTTP server (JSON + server-sent events) and a page. It only maps requests to
  * InboundMessages and Replies/ProgressEvents to stored messages and events; behaviour lives in the core.
  */
-export class WebChatAdapter implements PlatformAdapter {
+export class WebChatAdapter implements PlatformAdapter, GovernanceSurface {
   readonly platform = 'web' as const;
   readonly profile = webProfile;
   readonly maxUploadBytes: number;

@@ -62,7 +62,10 @@ export class Runtime implements InboundHandler {
     this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
-  /** Registers an adapter after construction (the CLI's one-shot adapter, tests). */
+  /**
+   * Registers an adapter after construction (tests). Governance was built without it, so its approval buttons and
+   * user groups are not governance's surfaces: pass adapters to `buildRuntime` for those.
+   */
   addAdapter(adapter: PlatformAdapter): void {
     this.adapters.add(adapter);
   }
@@ -146,9 +149,7 @@ export class Runtime implements InboundHandler {
 
   /** {@link admit} of a message whose intent was read already. */
   private admitAs(message: InboundMessage, intent: Intent, options: AdmitOptions = {}): Promise<Admission> {
-    const adapter = this.adapters.find(message.thread.platform);
-    const direct = intent.kind === 'run';
-    return this.deps.governance.admit(message, { ...options, direct, ...(adapter ? { adapter } : {}) });
+    return this.deps.governance.admit(message, { ...options, direct: intent.kind === 'run' });
   }
 
   /** A Stop press (button, or the platform's own stop): the presser must be let in and may stop the turn. */

@@ -223,7 +223,6 @@ export class ThreadWorker {
   ): GovernedTurn {
     return {
       ...this.turnOf(message, threadKey, adapter, ['tokens', 'runMs']),
-      ...(adapter.askApproval ? { askApproval: adapter.askApproval.bind(adapter, message) } : {}),
       ...(park ? { park } : {}),
     };
   }

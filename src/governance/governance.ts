@@ -4,8 +4,8 @@ import type { Platform } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { ApprovalBoard } from '../ports/approval-board.js';
-import type { AnsweredTurn, Governance, GovernedTurn, TurnGovernance } from '../ports/governance.js';
-import type { Admission, AdmitOptions, PlatformAdapter } from '../ports/platform-adapter.js';
+import type { AnsweredTurn, Governance, GovernanceSurface, GovernedTurn, TurnGovernance } from '../ports/governance.js';
+import type { Admission, AdmitOptions } from '../ports/platform-adapter.js';
 import { AccessGate } from './access/access-gate.js';
 import { restricts } from './access/access-policy.js';
 import { ApprovalGate } from './approval/approval-gate.js';
@@ -32,6 +32,8 @@ export interface ThreadlabGovernanceOptions {
   approvalBoard?: () => ApprovalBoard | undefined;
   /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
   participants?: { record(key: string, userId: string): Promise<void> };
+  /** The platforms' approval buttons and user groups (the adapters, handed over by main.ts); one per platform. */
+  surfaces?: readonly GovernanceSurface[];
 }
 
 /** The {@link Governance} of the product: access allowlists, approval, budgets, audit and who wrote where. */
@@ -42,8 +44,10 @@ export class ThreadlabGovernance implements Governance {
   /** Approval mode, decided once: with `ask`, each run of the model's code waits for a person's Run. */
   private readonly asks: boolean;
   private readonly admins: ReadonlySet<string>;
+  private readonly surfaces = new Map<Platform, GovernanceSurface>();
 
   constructor(private readonly options: ThreadlabGovernanceOptions) {
+    for (const surface of options.surfaces ?? []) this.surfaces.set(surface.platform, surface);
     const { access, approval } = options.config;
     const { help, noticeMemory, ...policy } = access;
     this.access = restricts(policy)
@@ -62,12 +66,9 @@ export class ThreadlabGovernance implements Governance {
     });
   }
 
-  async admit(
-    message: InboundMessage,
-    options: AdmitOptions & { direct: boolean; adapter?: PlatformAdapter },
-  ): Promise<Admission> {
+  async admit(message: InboundMessage, options: AdmitOptions & { direct: boolean }): Promise<Admission> {
     if (!this.access) return { allowed: true };
-    const refusal = await this.access.check(message, options.direct, options.adapter);
+    const refusal = await this.access.check(message, options.direct, this.surfaces.get(message.thread.platform));
     if (!refusal) return { allowed: true };
     const tell = this.access.tellsNow(message, refusal, { always: options.slashCommand === true });
     return { allowed: false, message: refusal.text, tell };
@@ -129,7 +130,9 @@ export class ThreadlabGovernance implements Governance {
   /** With approval on, each run of the model's code waits for the asker's Run; a surface without buttons runs nothing. */
   private approvalHook(turn: GovernedTurn): ApprovalHook | undefined {
     if (!this.asks) return undefined;
-    const { message, threadKey, askApproval, park } = turn;
+    const { message, threadKey, park } = turn;
+    const surface = this.surfaces.get(message.thread.platform);
+    const askApproval = surface?.askApproval?.bind(surface, message);
     return ({ language, code, signal }) => {
       if (!askApproval) {
         const reason = `${message.thread.platform} cannot show the Run and Skip buttons`;

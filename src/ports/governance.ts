@@ -4,12 +4,31 @@ import type { Platform } from '../domain/thread-key.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
 import type { TurnBudget } from './budget.js';
 import type { JobContext } from './job-queue.js';
-import type { Admission, AdmitOptions, PlatformAdapter } from './platform-adapter.js';
+import type { Admission, AdmitOptions } from './platform-adapter.js';
+
+/**
+ * What a chat platform offers governance beside its messaging: the Run and Skip buttons of approval and the user
+ * groups the allowlists may name. An adapter implements what its platform has; main.ts hands the adapters to
+ * governance as its surfaces, so the core never passes them through.
+ */
+export interface GovernanceSurface {
+  readonly platform: Platform;
+  /**
+   * Shows code the model wants to run in the thread of `message`, with Run and Skip buttons whose presses reach
+   * `onPress`. Absent: approval cannot be asked on this platform, and the model's code does not run under it.
+   */
+  askApproval?(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt>;
+  /**
+   * Which of `groupIds` (Slack user groups) the message's user belongs to, as the platform's API says. Absent:
+   * platforms that send roles with the message fill `message.user.roles` instead.
+   */
+  groupsOf?(message: InboundMessage, groupIds: string[]): Promise<string[]>;
+}
 
 /** What a turn will spend: model tokens (a question for the model) and code run time. */
 export type BudgetNeed = 'tokens' | 'runMs';
 
-/** One turn as governance sees it: whose message, in which thread, what it needs, where approval is shown. */
+/** One turn as governance sees it: whose message, in which thread, what it needs. */
 export interface GovernedTurn {
   message: InboundMessage;
   threadKey: string;
@@ -17,8 +36,6 @@ export interface GovernedTurn {
   needs: readonly BudgetNeed[];
   /** The usage command as the platform's users type it, named in budget refusals. */
   usageCommand?: string;
-  /** Shows code waiting for Run or Skip; unset: the surface has no buttons, and no code runs under approval. */
-  askApproval?: (view: ApprovalView) => Promise<ApprovalPrompt>;
   /** The job's parking ({@link JobContext.park}): the wait for a press lets the worker slot go. @defaultValue kept */
   park?: JobContext['park'];
 }
@@ -57,10 +74,7 @@ export interface Governance {
    * The allowlists' verdict on `message`; a refusal carries its text and whether to tell it now (once per
    * place, unless `options.slashCommand` or a parsed command). `direct`: the message runs its own code.
    */
-  admit(
-    message: InboundMessage,
-    options: AdmitOptions & { direct: boolean; adapter?: PlatformAdapter },
-  ): Promise<Admission>;
+  admit(message: InboundMessage, options: AdmitOptions & { direct: boolean }): Promise<Admission>;
   /** Whether `byId` may stop a run `starterId` started on `platform`: the starter, or an approval admin. */
   mayStop(platform: Platform, byId: string, starterId: string): boolean;
   /** The budget and approval hooks of one turn; throws `budget_exceeded` when a budget it needs is spent. */

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { InboundAttachment, InboundCommand, InboundMessage, InboundUser } from '../domain/messages.js';
-import type { ApprovalPress, ApprovalPressOutcome, ApprovalPrompt, ApprovalView } from './approval.js';
+import type { ApprovalPress, ApprovalPressOutcome } from './approval.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -128,20 +128,4 @@ export interface PlatformAdapter {
    * without it, the answer to an edit is posted anew.
    */
   updateReply?(message: InboundMessage, previous: PostedReply, reply: Reply): Promise<PostedReply>;
-  /**
-   * Shows code the model wants to run in the thread of `message`, with Run and Skip buttons whose presses
-   * reach the handler's `onApproval`. Optional: without it, approval cannot be asked and the code does not run.
-   */
-  askApproval?(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt>;
-  /**
-   * Tells the message's user something only they see (Slack `chat.postEphemeral`, a Discord ephemeral
-   * interaction reply or a DM). Resolves false when the platform could not deliver it privately; the
-   * caller then answers in the thread. Optional: without it, the notice goes to the thread.
-   */
-  notifyPrivately?(message: InboundMessage, text: string): Promise<boolean>;
-  /**
-   * Which of `groupIds` (Slack user groups) the message's user belongs to, as the platform's API says.
-   * Optional: platforms that send roles with the message fill `message.user.roles` instead.
-   */
-  groupsOf?(message: InboundMessage, groupIds: string[]): Promise<string[]>;
 }

@@ -4,8 +4,15 @@ import { textReply } from '../domain/reply.js';
 import type { Logger } from '../logger.js';
 import type { InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.js';
 
-/** What an answer is given through: the adapter's own reply and, where it has one, its private notice. */
-export type AnswerTarget = Pick<PlatformAdapter, 'reply' | 'notifyPrivately'>;
+/** What an answer is given through: the adapter's own reply and, where its platform has one, its private notice. */
+export interface AnswerTarget extends Pick<PlatformAdapter, 'reply'> {
+  /**
+   * Tells the message's user something only they see (Slack `chat.postEphemeral`, a Discord ephemeral
+   * interaction reply or a DM). Resolves false when the platform could not deliver it privately; the
+   * answer then goes to the thread. Absent: the notice goes to the thread.
+   */
+  notifyPrivately?(message: InboundMessage, text: string): Promise<boolean>;
+}
 
 /**
  * The one answer to the core's verdict on an inbound message, given by the adapter that received it: a

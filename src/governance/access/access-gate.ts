@@ -1,7 +1,7 @@
 import { toThreadlabError } from '../../domain/errors.js';
 import type { InboundMessage } from '../../domain/messages.js';
 import type { Logger } from '../../logger.js';
-import type { PlatformAdapter } from '../../ports/platform-adapter.js';
+import type { GovernanceSurface } from '../../ports/governance.js';
 import { AccessNotices } from './access-notices.js';
 import { groupIds, placeAllowed, userAllowed, type AccessPolicy } from './access-policy.js';
 
@@ -31,17 +31,17 @@ export class AccessGate {
 
   /**
    * The refusal of `message`, or undefined when it may go on; `direct`: it runs the user's own code. Asks the
-   * adapter for the user's groups only when needed.
+   * platform's surface for the user's groups only when needed.
    */
   async check(
     message: InboundMessage,
     direct: boolean,
-    adapter: PlatformAdapter | undefined,
+    surface: Pick<GovernanceSurface, 'groupsOf'> | undefined,
   ): Promise<AccessRefusal | undefined> {
     const { policy, help } = this.options;
     if (!placeAllowed(policy.places, message))
       return { scope: 'use', why: 'place', text: `Threadlab is not enabled in this channel. ${help}` };
-    const groups = await this.groupsOf(message, adapter);
+    const groups = await this.groupsOf(message, surface);
     if (!userAllowed(policy.users, message, groups))
       return { scope: 'use', why: 'user', text: `You are not on the list of people who may use Threadlab. ${help}` };
     if (!direct) return undefined;
@@ -68,14 +68,17 @@ export class AccessGate {
     return answer;
   }
 
-  private async groupsOf(message: InboundMessage, adapter: PlatformAdapter | undefined): Promise<string[]> {
+  private async groupsOf(
+    message: InboundMessage,
+    surface: Pick<GovernanceSurface, 'groupsOf'> | undefined,
+  ): Promise<string[]> {
     const { users, directUsers } = this.options.policy;
     const wanted = [
       ...new Set([...groupIds(users, message.thread.platform), ...groupIds(directUsers, message.thread.platform)]),
     ];
-    if (wanted.length === 0 || !adapter?.groupsOf) return [];
+    if (wanted.length === 0 || !surface?.groupsOf) return [];
     try {
-      return await adapter.groupsOf(message, wanted);
+      return await surface.groupsOf(message, wanted);
     } catch (err) {
       // Membership unknown: the user is refused by the lists (fail closed) and the cause is logged.
       this.options.logger.warn({ err: toThreadlabError(err) }, 'could not read user group membership');

@@ -4,7 +4,6 @@ import { AccessGate } from '../../../src/governance/access/access-gate.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import { asAdapterMaps } from '../../fakes/profiles.js';
-import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 
 const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
 
@@ -22,10 +21,9 @@ const fromSlack = (text: string, extra: Partial<InboundMessage> = {}): InboundMe
 describe('access refusals of commands', () => {
   it('a command typed as the text (reset in a Slack thread) is told once per place, like any text', async () => {
     const gate = new AccessGate({ policy: { users: { slack: new Set(['U0ALLOW1']) } }, help: 'Ask.', logger });
-    const adapter = new RecordingAdapter('slack');
     const typed = fromSlack('reset');
     expect(typed.command).toEqual({ name: 'reset' });
-    const refusal = (await gate.check(typed, false, adapter))!;
+    const refusal = (await gate.check(typed, false, undefined))!;
     expect(refusal.why).toBe('user');
     expect(gate.tellsNow(typed, refusal)).toBe(true);
     expect(gate.tellsNow(fromSlack('reset'), refusal)).toBe(false);
