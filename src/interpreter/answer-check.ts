@@ -1,6 +1,7 @@
 import { MAX_LISTED_NOT_FOUND, type AnswerFigures, type VerifyFiguresMode } from '../domain/figures.js';
 import { figureMarks, figuresFooter, verifyFigures, type VerifyResult } from '../verify/index.js';
 import { runOutputs } from '../verify/run-outputs.js';
+import { formatToolResult } from './tool-result.js';
 import type { TurnRun } from './turn.js';
 
 /** How a turn's final answer is checked (THREADLAB_VERIFY_FIGURES), and what it is checked against. */
@@ -29,9 +30,12 @@ export async function checkAnswer(
     uploaded: options.uploaded,
     ...(options.read ? { read: options.read } : {}),
   });
+  // What the model was shown of each run (its status line with duration, the files with their sizes) is a source
+  // too: the outputs come first, so a figure found in both is located where the run printed it.
+  const shown = runs.map((run, i) => ({ run: i + 1, kind: 'result' as const, text: formatToolResult(run.result) }));
   return verifyFigures({
     answer,
-    outputs: [{ run: 0, kind: 'message', text: options.userText }, ...outputs.sources],
+    outputs: [{ run: 0, kind: 'message', text: options.userText }, ...outputs.sources, ...shown],
     unreadChars: outputs.unreadChars,
   });
 }

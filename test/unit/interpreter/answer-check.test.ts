@@ -153,6 +153,18 @@ describe('verified answers in the loop (THREADLAB_VERIFY_FIGURES)', () => {
     expect(result.figures?.marks.map((m) => m.title)).toEqual(['run 1, line 1', 'sales.csv, line 5']);
   });
 
+  it('what the model was shown of a run (its duration, a file and its size) counts as a source', async () => {
+    const llm = new ScriptedLlm({
+      steps: [runCode('df.to_csv("out.csv")'), answer('Wrote out.csv (2.0 KB) in 37 ms.')],
+    });
+    const sandbox = new FakeSandbox();
+    sandbox.enqueue({ writeFiles: { 'out.csv': 'x'.repeat(2048) }, durationMs: 37 });
+    const { interpreter } = rig({ llm, sandbox, settings: { verifyFigures: 'ask' } });
+    const result = await interpreter.handle(input('save it'));
+    expect(llm.requests).toHaveLength(2);
+    expect(result.figures).toMatchObject({ notFound: 0 });
+  });
+
   it('off: nothing is checked', async () => {
     const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('Growth was 12.4 %.')] });
     const { interpreter } = rig({ llm, settings: { verifyFigures: 'off' } });
