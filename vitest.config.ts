@@ -118,6 +118,10 @@ export default defineConfig(async () => {
             name: 'e2e',
             include: ['test/e2e/**/*.test.ts'],
             globalSetup: ['test/setup/global-setup.ts'],
+            // What depends on the runtime runs under gVisor in integration-runsc; the bots and CLI
+            // processes here use runc (test/support/sandbox-runtime.ts), except ShippedBot's `threadlab
+            // start`, which keeps the shipped `auto`.
+            env: { THREADLAB_TEST_SANDBOX_RUNTIME: 'runc' },
             testTimeout: 180_000,
             hookTimeout: 300_000,
             ...overlapping,
