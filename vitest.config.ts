@@ -52,6 +52,10 @@ const TIMING_SENSITIVE = ['test/integration/queue/bench-queue.test.ts', 'test/in
  * prefixes or a Redis of its own.
  */
 const FILE_WORKERS = Number(process.env.THREADLAB_TEST_FILE_WORKERS ?? 3);
+if (!Number.isInteger(FILE_WORKERS) || FILE_WORKERS < 1)
+  throw new Error(
+    `THREADLAB_TEST_FILE_WORKERS must be a whole number of files at a time (1 or more), not "${process.env.THREADLAB_TEST_FILE_WORKERS}"`,
+  );
 const overlapping = { fileParallelism: FILE_WORKERS > 1, maxWorkers: FILE_WORKERS, sequence: { groupOrder: 1 } };
 
 // unit: no network, Docker or Redis. integration: the real Docker engine and Redis.
