@@ -8,18 +8,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * two-minute tail while the other workers sit idle. Update it from the timing summary when it drifts.
  */
 export const SLOW_FILES: readonly string[] = [
-  'integration:test/integration/sandbox/bench.test.ts', // ~120 s: runc and runsc benchmarks
-  'e2e:test/e2e/roles/failover.test.ts', // ~110 s: 12-20 s runs killed mid-way, stalled-job re-delivery
-  'e2e:test/e2e/model-servers/shipped.test.ts', // ~60 s alone, 11 servers × (chat + start) at once
-  'integration-runsc:test/integration/sandbox/contract.test.ts', // ~50 s under gVisor
-  'integration:test/integration/cli/daemon-config.test.ts', // ~50 s: daemons restarted by configuration
-  'integration-runsc:test/integration/sandbox/resilience.test.ts', // ~40 s
-  'integration-runsc:test/integration/sandbox/supervisor.test.ts', // ~37 s
-  'e2e:test/e2e/roles/split-roles.test.ts',
-  'e2e:test/e2e/slack/runtime.test.ts',
-  'e2e:test/e2e/roles/durable-failover.test.ts',
-  'e2e:test/e2e/shipped/all-platforms.test.ts',
-  'e2e:test/e2e/shipped/stop-press.test.ts',
+  // Seconds alone / three files at a time on the loaded 2-core machine (November 2026).
+  'integration:test/integration/sandbox/bench.test.ts', // 121 / 276-370: runc and runsc benchmarks
+  'e2e:test/e2e/roles/failover.test.ts', // 110 / 130-150: 6-20 s runs killed mid-way, re-delivery
+  'e2e:test/e2e/model-servers/shipped.test.ts', // 57 / 120-150: 11 servers x (chat + start) at once
+  'integration-runsc:test/integration/sandbox/contract.test.ts', // 49 / 108
+  'integration:test/integration/cli/daemon-config.test.ts', // 49 / 100-164: daemons replaced
+  'integration:test/integration/sandbox/durable-state.test.ts', // 80-115 three at a time
+  'integration-runsc:test/integration/sandbox/supervisor.test.ts', // 37 / 77-89
+  'integration-runsc:test/integration/sandbox/resilience.test.ts', // 39 / 66-84
+  'e2e:test/e2e/roles/split-roles.test.ts', // 42-86 three at a time
+  'integration:test/integration/cli/purge.test.ts', // 53-76 three at a time
+  'integration:test/integration/cli/exec-chat.test.ts', // 50-102 three at a time
+  'integration:test/integration/sandbox/contract.test.ts', // 47-70 three at a time
 ];
 
 /**
