@@ -4,6 +4,7 @@ import type { Logger } from '../../src/logger.js';
 import { createDockerSandbox, type DockerSandbox } from '../../sandbox/index.js';
 import type { FakeOpenAiServer } from '../fakes/fake-openai-server.js';
 import { sandboxImage } from './sandbox-image.js';
+import { sandboxRuntime } from './sandbox-runtime.js';
 
 /** The configuration that points a rig at a started fake model (none without one). */
 export function fakeModelEnv(tag: string, llm: FakeOpenAiServer | undefined): Record<string, string> {
@@ -21,6 +22,7 @@ export function rigSandbox(config: Config, dataDir: string, logger: Logger, tag:
       dataDir,
       logger,
       instanceId: `test-${tag}-${process.pid}-${Date.now().toString(36)}`,
+      runtime: sandboxRuntime(),
     }),
   );
 }

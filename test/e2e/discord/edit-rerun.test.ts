@@ -46,10 +46,13 @@ describe('Discord: editing a message re-runs it (discord.js against the fake, th
       mentionBot: true,
     });
     const threadId = String(original.id); // a thread started from a message has the message's id
-    const first = await answerWith(threadId, '42');
+    const first = await answerWith(threadId, '\n42\n');
 
     fake.editMessage(original, mention + code('print(6 * 8)'), { partial: true });
-    await waitFor(() => String(fake.messages.get(String(first.id))?.content).includes('48') || undefined, 'the edit');
+    await waitFor(
+      () => String(fake.messages.get(String(first.id))?.content).includes('\n48\n') || undefined,
+      'the edit',
+    );
     const edited = fake.messages.get(String(first.id))!;
     expect(String(edited.content)).toContain('Re-ran after your edit');
     expect(patchesOf(threadId, String(first.id)).some((p) => Array.isArray(p.json?.attachments))).toBe(true);
@@ -58,10 +61,11 @@ describe('Discord: editing a message re-runs it (discord.js against the fake, th
     const followUp = fake.userMessage({ channelId: threadId, content: code('print(1 + 1)') });
     await answerWith(threadId, '\n2\n');
     fake.editMessage(original, mention + code('print(6 * 9)'));
-    const anew = await answerWith(threadId, '54');
+    // The output line, not any '54' (the follow-up's footer may read '⏱ 54 ms').
+    const anew = await answerWith(threadId, '\n54\n');
     expect(anew.id).not.toBe(first.id);
     expect(String(anew.content)).toContain('Re-ran your edited message');
-    expect(String(fake.messages.get(String(first.id))!.content)).toContain('48');
+    expect(String(fake.messages.get(String(first.id))!.content)).toContain('\n48\n');
     expect(botMessages(threadId)).toHaveLength(3);
 
     // Another author's claim and an unchanged text are ignored (and so are the bot's own status edits).

@@ -8,6 +8,7 @@ import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { call, input, logger, say, systemOf, toolMessagesOf, wire } from './helpers.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
+import { sandboxRuntime } from '../../support/sandbox-runtime.js';
 
 const docker = new Docker();
 const instanceId = `test-interp-e2e-${process.pid}-${Date.now().toString(36)}`;
@@ -27,7 +28,15 @@ beforeAll(async () => {
     timeoutMs: 30_000,
     poolSize: 0,
   };
-  sandbox = await createDockerSandbox({ docker, image: await sandboxImage(), limits, dataDir, logger, instanceId });
+  sandbox = await createDockerSandbox({
+    docker,
+    image: await sandboxImage(),
+    limits,
+    dataDir,
+    logger,
+    instanceId,
+    runtime: sandboxRuntime(),
+  });
   server = new FakeOpenAiServer();
   await server.start();
 });

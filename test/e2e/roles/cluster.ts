@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
 import { removeContainersOf } from './containers.js';
-import { spawnThreadlab, stopProcess, type ThreadlabProcess } from './processes.js';
+import { spawnThreadlab, stopProcess, waitUntil, type ThreadlabProcess } from './processes.js';
 
 /** A bot token of the shape DISCORD_TOKEN expects; the fake accepts any. */
 const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeA.rolestest-0123456789abcdefghij';
@@ -114,6 +115,28 @@ export class RolesCluster {
       this.ownDataDirs.set(name, dir);
     }
     return dir;
+  }
+
+  /**
+   * Waits (up to `timeoutMs`) until no thread holds a waiting or running event nor a drain lock in the
+   * queue (adapters/redis/queue-scripts.ts: `P:t:<thread>`, `P:lock:<thread>`). A worker posts its reply
+   * before it marks the event done: a test that kills the worker as soon as it sees the reply must wait
+   * for this, or the survivor runs that event again (on a loaded machine the gap is long enough to hit).
+   */
+  async settled(timeoutMs = 20_000): Promise<void> {
+    const redis = new Redis(this.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redis.connect();
+      await waitUntil(
+        async () => {
+          const [lists, locks] = await Promise.all([redis.keys('*:tl:t:*'), redis.keys('*:tl:lock:*')]);
+          return lists.length === 0 && locks.length === 0;
+        },
+        { timeoutMs, what: 'the queue to hold no event and no thread lock', intervalMs: 100 },
+      );
+    } finally {
+      redis.disconnect();
+    }
   }
 
   get pids(): number[] {

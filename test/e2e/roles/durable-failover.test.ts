@@ -61,6 +61,8 @@ describe('SIGKILL failover with shared storage', () => {
     log(`state saved ${Date.now() - answeredAt} ms after the answer was seen (${saved.variables} variable)`);
     expect(saved.variables).toBe(1);
 
+    // Killed once the first run is marked done (else the survivor runs it again before the follow-up).
+    await cluster.settled();
     const killedAt = Date.now();
     await stopProcess(owner, 'SIGKILL');
     const survivors = workers.filter((w) => w !== owner);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 import { threadlabBin, type ThreadlabEntry } from '../../support/threadlab-bin.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -49,7 +50,7 @@ export function spawnThreadlab(options: {
   const [command, ...args] = [...(options.prefix ?? []), ...start];
   const child = spawn(command!, args, {
     cwd: root,
-    env: { ...baseEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },
+    env: { ...baseEnv(), ...sandboxRuntimeEnv(), ...options.env, THREADLAB_METRICS_PORT: String(options.metricsPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

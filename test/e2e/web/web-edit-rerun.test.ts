@@ -10,6 +10,7 @@ import type { Runtime } from '../../../src/core/runtime.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildRuntime, createSandbox } from '../../../src/main.js';
 import { launchChromium, watchPageErrors, openNewThread } from './browser.js';
+import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 
 // The Edit action in the real browser, on the real Runtime, queue and Docker sandbox (direct code runs).
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
@@ -30,6 +31,7 @@ describe('web chat: Edit re-runs a message', () => {
       THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
       THREADLAB_SANDBOX_POOL_SIZE: '0',
       THREADLAB_WEB_PORT: '0',
+      ...sandboxRuntimeEnv(),
       // The first test submits 4 jobs (2 messages, 2 edits); the second hits the limit with an edit.
       THREADLAB_USER_MAX_PER_MINUTE: '5',
     });

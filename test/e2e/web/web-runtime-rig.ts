@@ -9,6 +9,7 @@ import { loadConfig } from '../../../src/config.js';
 import type { Runtime } from '../../../src/core/runtime.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildRuntime, createSandbox } from '../../../src/main.js';
+import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 
 /** The web chat on the real Runtime and Docker sandbox, as the web tests of whole features use it. */
 export interface WebRuntimeRig {
@@ -40,6 +41,7 @@ export async function startWebRuntime(name: string, env: Record<string, string> 
     THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
     THREADLAB_SANDBOX_POOL_SIZE: '0',
     THREADLAB_WEB_PORT: '0',
+    ...sandboxRuntimeEnv(),
     ...env,
   });
   const adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 import { threadlabBin, type ThreadlabEntry } from '../../support/threadlab-bin.js';
 
 export interface CliRun {
@@ -31,6 +32,7 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Rec
     THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE,
     THREADLAB_SANDBOX_POOL_SIZE: '1',
     THREADLAB_LOG_LEVEL: 'warn',
+    ...sandboxRuntimeEnv(),
     ...extra,
   };
 }

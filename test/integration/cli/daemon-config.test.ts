@@ -116,7 +116,8 @@ describe('threadlab exec and chat follow a changed configuration (real processes
     const pidA = await currentDaemon();
     const slow = runCli(['exec', '--session', 'slow', '-'], {
       env: envA,
-      stdin: 'import time\nfor i in range(30):\n    time.sleep(0.5)\nprint("finished")',
+      // 25 s: the new daemon must start and answer meanwhile, which a busy machine takes over 15 s for.
+      stdin: 'import time\nfor i in range(50):\n    time.sleep(0.5)\nprint("finished")',
     });
     let slowDone = false;
     void slow.then(() => (slowDone = true));
