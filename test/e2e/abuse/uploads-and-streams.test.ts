@@ -49,6 +49,17 @@ describe('uploads, event streams and connections against the shipped web chat', 
     );
     expect(growth).toBeLessThan(64 * MiB);
     expect(JSON.parse(result.body).message.attachments[0]).toMatchObject({ name: 'big.bin', bytes: 100 * 1000 * 1000 });
+    // Its job copies the file into the thread's sandbox after the 202: the next test measures the data directory,
+    // so this one ends when the upload was answered (the copy done).
+    await expect
+      .poll(
+        async () =>
+          ((await bot.json('GET', `/api/threads/${id}/messages`)).body.messages as { role: string }[]).some(
+            (m) => m.role === 'bot',
+          ),
+        { timeout: 120_000, interval: 250 },
+      )
+      .toBe(true);
   });
 
   it('refuses an upload over THREADLAB_MAX_FILE_MB part-way, keeping none of it', async () => {
