@@ -42,7 +42,11 @@ const runtimeIndependent = (underRunsc: boolean) => [
  * machine. Benchmarks whose assertions hold under load (counts, a pool hit against a container start)
  * stay where they are.
  */
-const TIMING_SENSITIVE = ['test/integration/queue/bench-queue.test.ts', 'test/integration/egress/bench.test.ts'];
+const TIMING_SENSITIVE = [
+  'test/integration/queue/bench-queue.test.ts',
+  'test/integration/egress/bench.test.ts',
+  'test/integration/sandbox/kernel-restart-timing.test.ts',
+];
 
 /**
  * integration, integration-runsc and e2e run as one group of files, this many at a time
