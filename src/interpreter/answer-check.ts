@@ -1,5 +1,5 @@
 import { MAX_LISTED_NOT_FOUND, type AnswerFigures, type VerifyFiguresMode } from '../domain/figures.js';
-import { figureMarks, figuresFooter, verifyFigures, type VerifyResult } from '../verify/index.js';
+import { figureMarks, figuresFooter, missing, verifyFigures, type VerifyResult } from '../verify/index.js';
 import { runOutputs } from '../verify/run-outputs.js';
 import { formatToolResult } from './tool-result.js';
 import type { TurnRun } from './turn.js';
@@ -41,11 +41,11 @@ export async function checkAnswer(
 }
 
 /** Whether the check found a figure no output holds. */
-export const hasUnfound = (result: VerifyResult): boolean => result.checks.some((c) => c.found === null);
+export const hasUnfound = (result: VerifyResult): boolean => missing(result).length > 0;
 
 /** The check as the reply, export, audit and eval carry it. */
 export function answerFigures(result: VerifyResult, verificationRound: boolean): AnswerFigures {
-  const notFound = result.checks.filter((c) => c.found === null).map((c) => c.figure.text);
+  const notFound = missing(result).map((c) => c.figure.text);
   return {
     checked: result.checks.length,
     notFound: notFound.length,

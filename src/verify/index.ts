@@ -7,4 +7,4 @@ export {
   DEFAULT_MAX_OUTPUT_CHARS,
   type VerifyFiguresOptions,
 } from './verify-figures.js';
-export { figuresFooter, figureMarks, verificationRoundMessage, type FigureMark } from './verify-text.js';
+export { figuresFooter, figureMarks, missing, verificationRoundMessage, type FigureMark } from './verify-text.js';

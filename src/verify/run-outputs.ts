@@ -1,5 +1,5 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
-import { readTableData } from '../replies/table-data.js';
+import { readTableData, type TableData } from '../replies/table-data.js';
 import type { OutputSource } from './figure.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './verify-figures.js';
 
@@ -73,8 +73,9 @@ export async function runOutputs(options: RunOutputsOptions): Promise<RunOutputs
     add(run, 'stdout', whole ?? [result.stdout, result.stderr].filter((s) => s.length > 0).join('\n'));
     if (result.error) add(run, 'stdout', `${result.error.name}: ${result.error.value}`);
     for (const display of result.displays) {
-      for (const [kind, text] of displayTexts(display)) add(run, kind, text);
-      const csv = readTableData(display)?.csv;
+      const table = readTableData(display);
+      for (const [kind, text] of displayTexts(display, table)) add(run, kind, text);
+      const csv = table?.csv;
       if (csv) {
         const text = await readBack(csv.path, csv.bytes);
         if (text !== undefined) add(run, 'table', text);
@@ -90,9 +91,8 @@ export async function runOutputs(options: RunOutputsOptions): Promise<RunOutputs
 }
 
 /** The text forms of a displayed value: its plain text, or its table's rows, or its HTML without tags. */
-function displayTexts(display: Display): [OutputSource['kind'], string][] {
+function displayTexts(display: Display, table: TableData | undefined): [OutputSource['kind'], string][] {
   const out: [OutputSource['kind'], string][] = [];
-  const table = readTableData(display);
   if (table) out.push(['table', [table.columns, ...table.rows].map((row) => row.join('\t')).join('\n')]);
   const plain = display.data['text/plain'];
   if (plain !== undefined) out.push(['result', plain]);

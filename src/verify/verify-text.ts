@@ -10,7 +10,8 @@ export const DEFAULT_FOOTER_LISTED = 3;
 export const DEFAULT_ROUND_LISTED = 20;
 
 const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
-const missing = (result: VerifyResult): FigureCheck[] => result.checks.filter((c) => c.found === null);
+/** The checked figures no output holds, in the answer's order. */
+export const missing = (result: VerifyResult): FigureCheck[] => result.checks.filter((c) => c.found === null);
 
 /** "a, b, c and 2 more": at most `max` named. */
 function listed(items: string[], max: number): string {
