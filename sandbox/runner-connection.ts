@@ -33,9 +33,6 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-const containerGone = () =>
-  new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true });
-
 /**
  * The protocol over one container's attached stdio: requests are serialised (one in flight),
  * answers are matched by id, streaming frames go to the request's callback.
@@ -100,16 +97,24 @@ export class RunnerConnection {
     onSent?: () => void,
     payload?: Buffer,
   ): Promise<FinalFrame> {
-    return this.inTurn(
-      () =>
-        new Promise<FinalFrame>((resolve, reject) => {
-          const id = String(this.nextId++);
-          this.pending = { id, onFrame, resolve, reject };
-          this.writeFrame({ ...request, id }, payload);
-          onSent?.();
-        }),
-      payload,
-    );
+    const run = () =>
+      new Promise<FinalFrame>((resolve, reject) => {
+        if (this.isClosedFlag) {
+          reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
+          return;
+        }
+        const id = String(this.nextId++);
+        this.pending = { id, onFrame, resolve, reject };
+        if (payload && payload.length > MAX_PAYLOAD_BYTES)
+          throw new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`);
+        // A payload's bytes follow its line raw, counted in `bytes` (sandbox/image/runner/protocol.py).
+        this.stream.write(`${JSON.stringify({ ...request, id, ...(payload ? { bytes: payload.length } : {}) })}\n`);
+        if (payload && payload.length > 0) this.stream.write(payload);
+        onSent?.();
+      });
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   /**
@@ -117,44 +122,31 @@ export class RunnerConnection {
    * once the stream took it (after `drain` when its buffer was full), so a sender of many holds little.
    */
   post(request: RunnerRequest, payload: Buffer): Promise<void> {
-    return this.inTurn(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          if (this.writeFrame(request, payload)) {
-            resolve();
-            return;
-          }
-          const gone = () => reject(containerGone());
-          this.stream.once('drain', () => {
-            this.stream.off('close', gone);
-            resolve();
-          });
-          this.stream.once('close', gone);
-        }),
-      payload,
-    );
-  }
-
-  /** Runs `send` once the previous request is answered (or failed), unless the container is gone or `payload` too big. */
-  private inTurn<T>(send: () => Promise<T>, payload: Buffer | undefined): Promise<T> {
-    const run = () => {
-      if (this.isClosedFlag) return Promise.reject(containerGone());
-      if (payload && payload.length > MAX_PAYLOAD_BYTES)
-        return Promise.reject(new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`));
-      return send();
-    };
+    const run = () =>
+      new Promise<void>((resolve, reject) => {
+        if (this.isClosedFlag) {
+          reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
+          return;
+        }
+        if (payload.length > MAX_PAYLOAD_BYTES)
+          throw new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`);
+        const line = this.stream.write(`${JSON.stringify({ ...request, bytes: payload.length })}\n`);
+        const data = payload.length > 0 ? this.stream.write(payload) : true;
+        if (line && data) {
+          resolve();
+          return;
+        }
+        const gone = () =>
+          reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
+        this.stream.once('drain', () => {
+          this.stream.off('close', gone);
+          resolve();
+        });
+        this.stream.once('close', gone);
+      });
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => undefined);
     return result;
-  }
-
-  /**
-   * Writes one frame: its line, then a payload's bytes raw, counted in `bytes` (sandbox/image/runner/protocol.py).
-   * False when the stream's buffer is full (wait for `drain`).
-   */
-  private writeFrame(fields: object, payload: Buffer | undefined): boolean {
-    const line = this.stream.write(`${JSON.stringify({ ...fields, ...(payload ? { bytes: payload.length } : {}) })}\n`);
-    return payload && payload.length > 0 ? this.stream.write(payload) && line : line;
   }
 
   /** Interrupts the request in flight now, bypassing the queue. */
