@@ -12,7 +12,7 @@ export function toSandboxEnvironment(
     imageVersion: ready.imageVersion ?? 'unknown',
     python: ready.python,
     packages: ready.packages,
-    ...(ready.languages ? { runtimes: ready.languages } : {}),
+    ...(ready.languages ? { languages: ready.languages } : {}),
     limits: {
       memoryMb: limits.memoryMb,
       cpus: limits.cpus,

@@ -12,12 +12,12 @@ import type { JobQueue } from './ports/job-queue.js';
 import type { LlmClient } from './ports/llm-client.js';
 import type { PlatformAdapter } from './ports/platform-adapter.js';
 import type { Sandbox } from './ports/sandbox.js';
-import type { SessionStore } from './ports/session-store.js';
-import { Runtime, type RuntimeDeps } from './core/runtime.js';
+import type { ConversationStore } from './ports/conversation-store.js';
+import { Bot, type BotDeps } from './core/bot.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
 import { queueLimits } from './queue/limits.js';
 import type { OnDropped } from './queue/queue-events.js';
-import { MemorySessionStore } from './sessions/memory-session-store.js';
+import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
 import { OpenAiLlmClient } from '../adapters/openai/index.js';
 import { SharpArtifactRenderer } from '../adapters/render/sharp-renderer.js';
 import { SlackAdapter, type SlackAdapterOptions } from '../adapters/slack/index.js';
@@ -54,7 +54,7 @@ export interface BuildOptions {
   /** Prometheus metrics the queue, sandbox pool, LLM and errors report into. */
   metrics?: ThreadlabMetrics;
   /** Replace any dependency (tests, the CLI's one-shot commands), governance's stores included. */
-  overrides?: Partial<RuntimeDeps> & GovernanceStores;
+  overrides?: Partial<BotDeps> & GovernanceStores;
 }
 
 /** The stores governance is built on, which tests may replace (unset in `overrides`: from configuration). */
@@ -227,18 +227,18 @@ function createQueue(
  * Conversation memory in this process by default (honouring `threadlab purge`'s marks, since the purge cannot
  * reach this process's memory otherwise); in Redis when REDIS_URL is set.
  */
-function createStore(config: Config, logger: Logger): SessionStore {
+function createStore(config: Config, logger: Logger): ConversationStore {
   const backing = stateBacking(config.queue.redisUrl);
-  const store = backing.sessionStore(logger.child({ component: 'sessions' }));
+  const store = backing.conversationStore(logger.child({ component: 'conversations' }));
   return backing.shared ? store : honourPurges(store, config);
 }
 
 /** This process's memory store (the daemon's too), honouring `threadlab purge`'s marks. */
-function processMemoryStore(config: Config): SessionStore {
-  return honourPurges(new MemorySessionStore(), config);
+function processMemoryStore(config: Config): ConversationStore {
+  return honourPurges(new MemoryConversationStore(), config);
 }
 
-function honourPurges(store: SessionStore, config: Config): SessionStore {
+function honourPurges(store: ConversationStore, config: Config): ConversationStore {
   return new PurgeHonouringStore(store, new PurgeMarks(config.dataDir));
 }
 
@@ -298,16 +298,16 @@ export function roleProblem(config: Config, role: Role): string | undefined {
   );
 }
 
-/** Builds the runtime for a role from configuration; `overrides` replace any dependency. */
-export async function buildRuntime(config: Config, logger: Logger, options: BuildOptions = {}): Promise<Runtime> {
+/** Builds the bot (the core) for a role from configuration; `overrides` replace any dependency. */
+export async function buildBot(config: Config, logger: Logger, options: BuildOptions = {}): Promise<Bot> {
   const role = options.role ?? 'all';
   const problem = roleProblem(config, role);
   if (problem) throw new ThreadlabError('config_invalid', problem, { isPolicy: true });
   const o = options.overrides ?? {};
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // thread files are users' data
-  // The queue tells the runtime about jobs that will not run, so their users hear of it.
-  const late: { runtime?: Runtime } = {};
-  const onDropped: OnDropped = (job, reason) => late.runtime?.onDropped(job, reason);
+  // The queue tells the bot about jobs that will not run, so their users hear of it.
+  const late: { bot?: Bot } = {};
+  const onDropped: OnDropped = (job, reason) => late.bot?.onDropped(job, reason);
   const renderer = o.renderer ?? createRenderer(logger);
   const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }));
   const sandbox =
@@ -319,7 +319,7 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
     // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
     const audit = auditLogFor(config.audit, logger);
     const adapters = o.adapters ?? createAdapters(config, logger, renderer);
-    const runtime = new Runtime({
+    const bot = new Bot({
       config,
       logger,
       sandbox: auditedSandbox(sandbox, audit),
@@ -333,8 +333,8 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       // The adapters are also governance's surfaces: their approval buttons and user groups.
       governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o, surfaces: adapters }),
     });
-    late.runtime = runtime;
-    return runtime;
+    late.bot = bot;
+    return bot;
   } catch (err) {
     // The sandbox already started warm containers: a failed start-up must not leave them behind.
     if (!o.sandbox)
@@ -344,17 +344,17 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
 }
 
 /**
- * The runtime of `threadlab daemon`: one process (in-process queue and memory), the CLI's adapter, and a sandbox
- * whose containers are named for this process. `threadlab exec` runs on the returned sandbox, past the runtime:
- * it is the audited one, so each of its runs leaves its audit line like the runtime's.
+ * The bot of `threadlab daemon`: one process (in-process queue and memory), the CLI's adapter, and a sandbox
+ * whose containers are named for this process. `threadlab exec` runs on the returned sandbox, past the bot:
+ * it is the audited one, so each of its runs leaves its audit line like the bot's.
  */
-export async function buildDaemonRuntime(
+export async function buildDaemonBot(
   config: Config,
   logger: Logger,
   adapter: PlatformAdapter,
-): Promise<{ runtime: Runtime; sandbox: Sandbox }> {
+): Promise<{ bot: Bot; sandbox: Sandbox }> {
   const sandbox = await createSandbox(config, logger, { instanceId: `cli-${process.pid}` });
-  const runtime = await buildRuntime(config, logger, {
+  const bot = await buildBot(config, logger, {
     overrides: {
       sandbox,
       adapters: [adapter],
@@ -366,7 +366,7 @@ export async function buildDaemonRuntime(
       store: processMemoryStore(config),
     },
   });
-  return { runtime, sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)) };
+  return { bot, sandbox: auditedSandbox(sandbox, auditLogFor(config.audit, logger)) };
 }
 
 /** What `threadlab purge` deletes from, and what it asks (see {@link createPurgeSources}). */

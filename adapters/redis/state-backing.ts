@@ -2,15 +2,15 @@ import type { Logger } from '../../src/logger.js';
 import type { ApprovalBoard } from '../../src/ports/approval-board.js';
 import type { BudgetCounters } from '../../src/ports/budget.js';
 import type { JobQueue } from '../../src/ports/job-queue.js';
-import type { SessionStore } from '../../src/ports/session-store.js';
+import type { ConversationStore } from '../../src/ports/conversation-store.js';
 import { MemoryBudgetCounters } from '../../src/governance/budget/budget-memory-counters.js';
 import { InProcessJobQueue, type InProcessJobQueueOptions } from '../../src/queue/in-process-queue.js';
-import { MemorySessionStore } from '../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { BullMqJobQueue } from './bullmq-queue.js';
 import { pingRedis } from './connection.js';
 import { RedisApprovalBoard } from './redis-approval-board.js';
 import { RedisBudgetCounters } from './redis-budget-counters.js';
-import { RedisSessionStore } from './redis-session-store.js';
+import { RedisConversationStore } from './redis-conversation-store.js';
 
 /** What a queue is made with, whichever backing holds it. */
 export type QueueSettings = Omit<InProcessJobQueueOptions, 'now'> & {
@@ -26,11 +26,11 @@ export interface StateBacking {
   /** True with Redis: other processes see this state. */
   readonly shared: boolean;
   queue(settings: QueueSettings): JobQueue;
-  sessionStore(logger: Logger): SessionStore;
+  conversationStore(logger: Logger): ConversationStore;
   budgetCounters(logger: Logger): BudgetCounters;
   /**
    * The board approval requests wait on, when it must be shared (a Run press reaches whichever process holds
-   * the platform connection while the turn waits on a worker); undefined in memory, where the runtime's own serves.
+   * the platform connection while the turn waits on a worker); undefined in memory, where the bot's own serves.
    */
   approvalBoard(logger: Logger): ApprovalBoard | undefined;
   /** Checks once that the backing answers (Redis: a PING within 3 s); memory always does. */
@@ -45,7 +45,7 @@ export function stateBacking(redisUrl: string | undefined): StateBacking {
 const MEMORY_BACKING: StateBacking = {
   shared: false,
   queue: ({ affinityTtlMs: _unused, ...settings }) => new InProcessJobQueue(settings),
-  sessionStore: () => new MemorySessionStore(),
+  conversationStore: () => new MemoryConversationStore(),
   budgetCounters: () => new MemoryBudgetCounters(),
   approvalBoard: () => undefined,
   ping: async () => undefined,
@@ -55,7 +55,7 @@ function redisBacking(redisUrl: string): StateBacking {
   return {
     shared: true,
     queue: (settings) => new BullMqJobQueue({ redisUrl, ...settings }),
-    sessionStore: (logger) => new RedisSessionStore({ redisUrl, logger }),
+    conversationStore: (logger) => new RedisConversationStore({ redisUrl, logger }),
     budgetCounters: (logger) => new RedisBudgetCounters({ redisUrl, logger }),
     approvalBoard: (logger) => new RedisApprovalBoard({ redisUrl, logger }),
     ping: () => pingRedis(redisUrl),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { loadConfig } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
-import { buildRuntime } from '../../src/main.js';
+import { buildBot } from '../../src/main.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { threadFilesDir } from '../../sandbox/mirror-retention.js';
 import type { SandboxRuntime } from '../../sandbox/runtime.js';
@@ -113,7 +113,7 @@ async function burst(base: string, n: number): Promise<number[]> {
 
 /**
  * `threadlab bench burst`: N new threads at the same moment through the real path (the web chat's HTTP API, the
- * runtime, the queue, a worker, the sandbox, the reply), timed from each message to its answer. Under each runtime,
+ * bot, the queue, a worker, the sandbox, the reply), timed from each message to its answer. Under each OCI runtime,
  * side by side: a fixed pool of THREADLAB_SANDBOX_POOL_SIZE, and the pool that grows with demand, whose second
  * burst meets the pool filled to what the first taught it. One web user stands for N people, so the per-user
  * limits are raised to N; THREADLAB_CONCURRENCY and the other settings are the environment's.
@@ -196,11 +196,11 @@ async function measure(
     observer: { size: () => {}, sessions: () => {}, hit: () => (counts.hits += 1), miss: () => {} },
   });
   const rows: BurstRow[] = [];
-  let runtime: Awaited<ReturnType<typeof buildRuntime>> | undefined;
+  let bot: Awaited<ReturnType<typeof buildBot>> | undefined;
   try {
     await sandbox.start();
-    runtime = await buildRuntime(config, o.logger, { overrides: { sandbox } });
-    await runtime.start();
+    bot = await buildBot(config, o.logger, { overrides: { sandbox } });
+    await bot.start();
     const base = `http://127.0.0.1:${port}`;
     for (const which of ['first', 'next'] as const) {
       await sandbox.pool.whenFull();
@@ -220,8 +220,8 @@ async function measure(
       o.out(`  ${o.runtime}, ${o.pool} pool, ${which} burst: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
     }
   } finally {
-    // The runtime's stop closes the sandbox (its containers go); without a runtime it is closed here.
-    if (runtime) await runtime.stop();
+    // The bot's stop closes the sandbox (its containers go); without a bot it is closed here.
+    if (bot) await bot.stop();
     else await sandbox.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -30,10 +30,10 @@ export async function benchLanguages(
   sandbox: DockerSandbox,
   options: { iterations: number; slow: number },
 ): Promise<LanguageBench[]> {
-  const runtimes = (await sandbox.environment()).runtimes ?? {};
+  const installed = (await sandbox.environment()).languages ?? {};
   const measured: LanguageBench[] = [];
   for (const language of ['r', 'javascript'] as const) {
-    if (!runtimes[language]) continue;
+    if (!installed[language]) continue;
     const probe = PROBES[language];
     const key = (i: number) => `bench-${language}-${i}`;
     const first: number[] = [];

@@ -3,7 +3,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { buildDaemonRuntime } from '../../src/main.js';
+import { buildDaemonBot } from '../../src/main.js';
 import { CliAdapter } from '../daemon/cli-adapter.js';
 import { daemonPaths, stopDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';
@@ -40,8 +40,8 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
         'data directory made private (700)',
       );
     const adapter = new CliAdapter(logger);
-    const { runtime, sandbox } = await buildDaemonRuntime(config, logger, adapter);
-    await runtime.start();
+    const { bot, sandbox } = await buildDaemonBot(config, logger, adapter);
+    await bot.start();
     const { socket } = daemonPaths(config.dataDir);
     let resolveDone: () => void = () => {};
     const done = new Promise<void>((r) => (resolveDone = r));
@@ -62,7 +62,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
     process.once('SIGINT', () => resolveDone());
     await done;
     await server.close();
-    await runtime.stop();
+    await bot.stop();
     logger.info('daemon stopped');
     return 0;
   },

@@ -2,7 +2,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { buildRuntime, createRetentionSweeper, roleProblem, type Role } from '../../src/main.js';
+import { buildBot, createRetentionSweeper, roleProblem, type Role } from '../../src/main.js';
 import { startOps } from '../ops.js';
 import { prepareImage } from './prepare-image.js';
 import { createMetrics } from '../../src/ops/metrics.js';
@@ -38,13 +38,13 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     const logger = createLogger({ level: config.ops.logLevel, secrets: config.secrets });
     if (role !== 'gateway') await prepareImage(config, io);
     const metrics = createMetrics({ role });
-    const runtime = await buildRuntime(config, logger, { role, metrics });
+    const bot = await buildBot(config, logger, { role, metrics });
     try {
-      await runtime.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
+      await bot.start({ gateway: role !== 'worker', worker: role !== 'gateway' });
     } catch (err) {
       // The sandbox already warmed containers and timers keep the process alive: undo everything, so a
       // failed start ends the process (the CLI prints the error and exits non-zero) and leaves nothing behind.
-      await runtime.stop().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'clean-up after a failed start'));
+      await bot.stop().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'clean-up after a failed start'));
       io.err('Threadlab could not start; its sandbox containers were removed.\n');
       throw err;
     }
@@ -52,7 +52,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     // THREADLAB_RETENTION_*: a sweep now and hourly, in the role where each kind of data lives.
     const sweeper = createRetentionSweeper({ config, logger, role });
     sweeper?.start();
-    const web = runtime.webUrl();
+    const web = bot.webUrl();
     io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);
 
     await new Promise<void>((resolve) => {
@@ -64,7 +64,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
         }
         stopping = true;
         logger.info({ signal }, 'shutting down: no new jobs; running ones finish or go back to the queue');
-        void Promise.allSettled([sweeper?.stop(), runtime.stop(), ops?.close()]).then(() => resolve());
+        void Promise.allSettled([sweeper?.stop(), bot.stop(), ops?.close()]).then(() => resolve());
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));

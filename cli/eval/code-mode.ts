@@ -6,7 +6,7 @@ import { Interpreter } from '../../src/interpreter/index.js';
 import type { Logger } from '../../src/logger.js';
 import type { LlmClient } from '../../src/ports/llm-client.js';
 import type { Sandbox } from '../../src/ports/sandbox.js';
-import { MemorySessionStore } from '../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { checkAnswer } from './answers.js';
 import { figureVerdict, INSTALL_PROBE, parseFigures, READ_PROBE } from './chart-probe.js';
 import type { TaskRun } from './result.js';
@@ -57,7 +57,7 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
   const interpreter = new Interpreter({
     llm: client,
     sandbox: deps.sandbox,
-    store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+    store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
     settings: { ...deps.settings, turnTimeoutMs: deps.timeoutMs },
     sandboxTimeoutMs: deps.sandboxTimeoutMs,
     logger: deps.logger,

@@ -3,7 +3,7 @@ import { toThreadlabError } from '../domain/errors.js';
 import type { Reply } from '../domain/reply.js';
 import type { Logger } from '../logger.js';
 import type { PlatformAdapter, PostedReply } from '../ports/platform-adapter.js';
-import type { AnsweredMessage, SessionRecord, SessionStore } from '../ports/session-store.js';
+import type { AnsweredMessage, ConversationRecord, ConversationStore } from '../ports/conversation-store.js';
 
 /** Answered messages remembered per thread; edits of older ones are ignored. */
 export const MAX_ANSWERED_MESSAGES = 100;
@@ -15,7 +15,7 @@ export type EditPlan =
   | { action: 'rerun'; original: AnsweredMessage; inPlace?: PostedReply };
 
 export interface AnswerLedgerOptions {
-  store: SessionStore;
+  store: ConversationStore;
   /** How long the thread's record is kept after this write, in ms (the thread's files live as long). */
   ttlMs: number;
   /** @defaultValue {@link MAX_ANSWERED_MESSAGES} */
@@ -24,7 +24,7 @@ export interface AnswerLedgerOptions {
 }
 
 /**
- * Which answer belongs to which message, kept in the thread's session record: an edit of a message the
+ * Which answer belongs to which message, kept in the thread's conversation record: an edit of a message the
  * bot answered re-runs it and replaces the answer in place when that exchange is the thread's latest,
  * else answers anew saying which message it re-ran. The queue runs one job per thread at a time, so the
  * record is read and written by one job at a time.
@@ -99,7 +99,7 @@ export class AnswerLedger {
   private async record(threadKey: string, answered: AnsweredMessage): Promise<void> {
     const { store, ttlMs } = this.options;
     const now = Date.now();
-    const record: SessionRecord = (await store.get(threadKey)) ?? {
+    const record: ConversationRecord = (await store.get(threadKey)) ?? {
       history: [],
       createdAtMs: now,
       updatedAtMs: now,

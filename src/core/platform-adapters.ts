@@ -3,7 +3,7 @@ import type { Platform } from '../domain/thread-key.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 
 /**
- * The platform adapters of this process, one per platform. The runtime starts them and answers
+ * The platform adapters of this process, one per platform. The bot starts them and answers
  * stops and refusals through them; the thread worker answers jobs through the same set.
  */
 export class PlatformAdapters {

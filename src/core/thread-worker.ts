@@ -15,7 +15,7 @@ import type { Job, JobContext } from '../ports/job-queue.js';
 import type { LlmClient } from '../ports/llm-client.js';
 import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { SessionStore } from '../ports/session-store.js';
+import type { ConversationStore } from '../ports/conversation-store.js';
 import { buildReply } from '../replies/build-reply.js';
 import { formatBytes } from '../replies/format.js';
 import { AnswerLedger } from './answer-ledger.js';
@@ -35,9 +35,9 @@ export interface ThreadWorkerDeps {
   logger: Logger;
   sandbox: Sandbox;
   llm?: LlmClient;
-  store: SessionStore;
+  store: ConversationStore;
   renderer: ArtifactRenderer;
-  /** The adapters jobs are answered through (the runtime's set). */
+  /** The adapters jobs are answered through (the bot's set). */
   adapters: PlatformAdapters;
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
   /** The budgets and approval hooks of each turn, and the `usage` answer. */
@@ -145,7 +145,7 @@ export class ThreadWorker {
     // A reset clears the files anyway and help needs none; the rest first gets back earlier uploads.
     switch (intent.kind) {
       case 'stop':
-        // The runtime answers a stop when it arrives and never queues it.
+        // The bot answers a stop when it arrives and never queues it.
         throw new ThreadlabError('internal', 'A stop message reached the job queue.');
       case 'reset':
         await sandbox.reset(threadKey);

@@ -4,14 +4,14 @@ import type { InboundAttachment } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { fetchIntoSandbox } from './attachments.js';
-import type { SessionRecord, SessionStore } from '../ports/session-store.js';
+import type { ConversationRecord, ConversationStore } from '../ports/conversation-store.js';
 
 /** Most uploads remembered per thread; the oldest are forgotten first. */
 const MAX_UPLOADS = 200;
 
-/** Remembers where a message's attachments landed, in the thread's session record. */
+/** Remembers where a message's attachments landed, in the thread's conversation record. */
 export async function rememberUploads(options: {
-  store: SessionStore;
+  store: ConversationStore;
   threadKey: string;
   stored: { attachment: InboundAttachment; file: SandboxFile }[];
   ttlMs: number;
@@ -20,7 +20,7 @@ export async function rememberUploads(options: {
   const fetchable = options.stored.filter((s) => s.attachment.inlineBase64 === undefined);
   if (fetchable.length === 0) return;
   const now = Date.now();
-  const record: SessionRecord = (await options.store.get(options.threadKey)) ?? {
+  const record: ConversationRecord = (await options.store.get(options.threadKey)) ?? {
     history: [],
     createdAtMs: now,
     updatedAtMs: now,
@@ -41,7 +41,7 @@ export async function rememberUploads(options: {
  * has files is left alone, so a file the user's code deleted is not brought back.
  */
 export async function restoreUploads(options: {
-  store: SessionStore;
+  store: ConversationStore;
   threadKey: string;
   adapter: PlatformAdapter;
   sandbox: Sandbox;

@@ -4,7 +4,7 @@
  */
 export type Language = 'python' | 'bash' | 'r' | 'javascript';
 export const LANGUAGES: readonly Language[] = ['python', 'bash', 'r', 'javascript'];
-/** Languages every image has; the others are listed by the image (SandboxEnvironment.runtimes). */
+/** Languages every image has; the others are listed by the image (SandboxEnvironment.languages). */
 export const BASE_LANGUAGES: readonly Language[] = ['python', 'bash'];
 
 const LANGUAGE_LABELS: Readonly<Record<string, Language>> = {
@@ -157,7 +157,7 @@ export interface FilePreview {
 }
 
 /** A language the image offers besides Python and bash: its version and main packages (name to version). */
-export interface LanguageRuntime {
+export interface InstalledLanguage {
   version: string;
   packages: Record<string, string>;
 }
@@ -168,7 +168,7 @@ export interface SandboxEnvironment {
   python: string;
   packages: Record<string, string>;
   /** R and JavaScript, where the image has them. */
-  runtimes?: Partial<Record<'r' | 'javascript', LanguageRuntime>>;
+  languages?: Partial<Record<'r' | 'javascript', InstalledLanguage>>;
   limits: {
     memoryMb: number;
     cpus: number;
@@ -182,7 +182,7 @@ export interface SandboxEnvironment {
   };
 }
 
-/** The languages an image offers: Python and bash, then those it has a runtime for. */
-export function languagesOf(env: Pick<SandboxEnvironment, 'runtimes'>): Language[] {
-  return [...BASE_LANGUAGES, ...LANGUAGES.filter((l) => env.runtimes?.[l as 'r' | 'javascript'] !== undefined)];
+/** The languages an image offers: Python and bash, then the others it has installed. */
+export function languagesOf(env: Pick<SandboxEnvironment, 'languages'>): Language[] {
+  return [...BASE_LANGUAGES, ...LANGUAGES.filter((l) => env.languages?.[l as 'r' | 'javascript'] !== undefined)];
 }

@@ -1,7 +1,7 @@
 import { LANGUAGES, type Language } from './execution.js';
 
 /**
- * What a message asks for, decided once per message (`intentOf` in the core): the runtime acts on `stop`
+ * What a message asks for, decided once per message (`intentOf` in the core): the bot acts on `stop`
  * when it arrives, the thread worker on the rest when the job runs. Plain data: it rides on the job.
  */
 export type Intent =

@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 
 /**
- * How a proxy conversation ended: `allowed` (it ran its course), `denied` (refused before any
+ * How a proxy exchange ended: `allowed` (it ran its course), `denied` (refused before any
  * connection: policy, bad request, a spent budget), `failed` (the upstream could not be reached),
  * `cut` (a limit or the run's end closed it while data flowed).
  */

@@ -1,12 +1,12 @@
 /** What one run may use of the network, across all its connections. */
 export interface EgressLimits {
-  /** Proxy conversations (connections to the gateway) one run may open. */
+  /** Proxy exchanges (connections to the gateway) one run may open. */
   maxConnections: number;
   /** Bytes one run may move, both directions of every connection together. */
   maxBytes: number;
 }
 
-/** Why a budget stopped a conversation or refuses new ones; each names the setting or event behind it. */
+/** Why a budget stopped an exchange or refuses new ones; each names the setting or event behind it. */
 export type BudgetEnd = 'connections' | 'bytes' | 'deadline' | 'closed';
 
 /** The setting an operator raises for each limit (for messages to the code and the audit line). */
@@ -45,7 +45,7 @@ export class EgressBudget {
     this.timer.unref();
   }
 
-  /** Counts a new conversation; the reason it may not start, or `undefined` when it may. */
+  /** Counts a new exchange; the reason it may not start, or `undefined` when it may. */
   takeConnection(): BudgetEnd | undefined {
     const refused = this.refusal();
     if (refused) return refused;

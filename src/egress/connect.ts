@@ -38,7 +38,7 @@ function ready<T extends Socket>(socket: T, event: string, signal: AbortSignal):
     socket.once(event, () => {
       signal.removeEventListener('abort', abort);
       socket.off('error', fail);
-      // Until the conversation adopts the socket, a late error must not go unhandled.
+      // Until the exchange adopts the socket, a late error must not go unhandled.
       socket.on('error', () => undefined);
       resolve(socket);
     });
@@ -74,7 +74,7 @@ async function handshake(
 
 /**
  * Connects to the first address of `target` that accepts, then completes TLS when asked, all before
- * `signal` aborts (the caller's connect timeout or the end of the conversation). Never throws.
+ * `signal` aborts (the caller's connect timeout or the end of the exchange). Never throws.
  */
 export async function connectUpstream(
   target: UpstreamTarget,

@@ -1,4 +1,4 @@
-import type { Conversation } from './conversation.js';
+import type { ProxyExchange } from './proxy-exchange.js';
 import { findCredential } from './credentials.js';
 import { headerValues, type RequestHead } from './head.js';
 import { hostText, parseHost, parsePort, splitHostPort, type Host } from './host.js';
@@ -44,20 +44,20 @@ function bodyLength(head: RequestHead): number | { status: number; reason: strin
  * 443 unless the URL names one) with the credential's header added here, so the code uses `http://`
  * and never holds the secret.
  */
-export async function forward(conversation: Conversation, head: RequestHead, deps: UpstreamDeps): Promise<void> {
+export async function forward(exchange: ProxyExchange, head: RequestHead, deps: UpstreamDeps): Promise<void> {
   const target = parseTarget(head.target);
-  if (typeof target === 'string') return conversation.refuse(400, target);
+  if (typeof target === 'string') return exchange.refuse(400, target);
   const credential = findCredential(deps.credentials, target.host, target.explicitPort);
   const port = target.explicitPort ?? (credential ? 443 : 80);
   const label = `${hostText(target.host)}:${port}`;
-  conversation.destination = label;
-  if (!METHODS.has(head.method)) return conversation.refuse(405, `the method ${head.method} is not forwarded`);
+  exchange.destination = label;
+  if (!METHODS.has(head.method)) return exchange.refuse(405, `the method ${head.method} is not forwarded`);
   const length = bodyLength(head);
-  if (typeof length !== 'number') return conversation.refuse(length.status, length.reason);
+  if (typeof length !== 'number') return exchange.refuse(length.status, length.reason);
 
   const identity = target.host.kind === 'name' ? target.host.name : target.host.address.text;
   const upstream = await openUpstream(
-    conversation,
+    exchange,
     { host: target.host, port, label, ...(credential ? { tlsIdentity: identity } : {}) },
     deps,
   );
@@ -77,11 +77,11 @@ export async function forward(conversation: Conversation, head: RequestHead, dep
   headers.push(['Connection', 'close']);
   const text = `${head.method} ${target.path} HTTP/1.1\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`;
 
-  const { client } = conversation;
+  const { client } = exchange;
   const early = head.rest.subarray(0, length);
-  if (!conversation.send(Buffer.from(text, 'latin1'), upstream, 'up')) return;
-  if (!conversation.send(early, upstream, 'up')) return;
+  if (!exchange.send(Buffer.from(text, 'latin1'), upstream, 'up')) return;
+  if (!exchange.send(early, upstream, 'up')) return;
   // Only the declared body goes up: anything after it would be a second request the checks never saw.
-  conversation.pump(client, upstream, 'up', { maxBytes: length - early.length, onEnd: () => undefined });
-  conversation.pump(upstream, client, 'down', { onEnd: () => conversation.endClient() });
+  exchange.pump(client, upstream, 'up', { maxBytes: length - early.length, onEnd: () => undefined });
+  exchange.pump(upstream, client, 'down', { onEnd: () => exchange.endClient() });
 }

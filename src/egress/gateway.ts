@@ -3,7 +3,7 @@ import type { EgressDescription } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
 import { recordAudit, type EgressAuditRecord, type EgressMetrics } from './audit.js';
 import { BUDGET_MESSAGES, EgressBudget, type EgressLimits } from './budget.js';
-import { Conversation } from './conversation.js';
+import { ProxyExchange } from './proxy-exchange.js';
 import type { EgressCredential } from './credentials.js';
 import { systemLookup, type EgressLookup } from './destination.js';
 import { forward } from './forward.js';
@@ -15,7 +15,7 @@ import { tunnel } from './tunnel.js';
 
 export { EgressBudget } from './budget.js';
 
-/** Who a proxy conversation is for, for the audit line. */
+/** Who a proxy exchange is for, for the audit line. */
 export interface EgressContext {
   /** Hashed thread key. */
   thread: string;
@@ -76,31 +76,31 @@ export class EgressGateway {
     );
   }
 
-  /** Serves one proxy conversation from a sandbox until it ends; never throws, never ends the process. */
+  /** Serves one proxy exchange from a sandbox until it ends; never throws, never ends the process. */
   async handle(client: Duplex, context: EgressContext, budget: EgressBudget): Promise<void> {
-    let conversation: Conversation | undefined;
+    let exchange: ProxyExchange | undefined;
     try {
-      conversation = new Conversation(client, budget);
+      exchange = new ProxyExchange(client, budget);
       const refused = budget.takeConnection();
       const head = await readHead(client, {
         maxBytes: this.options.maxHeadBytes ?? 16 * 1024,
         timeoutMs: this.options.headTimeoutMs ?? 10_000,
       });
       if (!isHead(head)) {
-        if (head.status !== 0) conversation.refuse(head.status, head.reason);
+        if (head.status !== 0) exchange.refuse(head.status, head.reason);
         else {
           // Unless the run's end already closed it, in which case that is the reason.
-          conversation.reason ??= head.reason;
-          conversation.endClient();
+          exchange.reason ??= head.reason;
+          exchange.endClient();
         }
       } else if (refused) {
-        conversation.destination = destinationOf(head);
-        conversation.refuse(refused === 'connections' || refused === 'bytes' ? 429 : 403, BUDGET_MESSAGES[refused]);
-      } else await this.route(conversation, head);
-      await conversation.done();
+        exchange.destination = destinationOf(head);
+        exchange.refuse(refused === 'connections' || refused === 'bytes' ? 429 : 403, BUDGET_MESSAGES[refused]);
+      } else await this.route(exchange, head);
+      await exchange.done();
     } catch (err) {
-      this.options.logger.warn({ err, thread: context.thread }, 'egress gateway: a conversation failed');
-      conversation?.cut('internal error');
+      this.options.logger.warn({ err, thread: context.thread }, 'egress gateway: an exchange failed');
+      exchange?.cut('internal error');
       client.destroy();
     } finally {
       recordAudit(
@@ -108,11 +108,11 @@ export class EgressGateway {
           audit: 'egress',
           thread: context.thread,
           user: context.user,
-          destination: conversation?.destination ?? '-',
-          bytesUp: conversation?.bytesUp ?? 0,
-          bytesDown: conversation?.bytesDown ?? 0,
-          verdict: conversation?.verdict ?? 'denied',
-          reason: conversation?.reason,
+          destination: exchange?.destination ?? '-',
+          bytesUp: exchange?.bytesUp ?? 0,
+          bytesDown: exchange?.bytesDown ?? 0,
+          verdict: exchange?.verdict ?? 'denied',
+          reason: exchange?.reason,
         },
         this.options.logger,
         this.options.metrics,
@@ -131,12 +131,12 @@ export class EgressGateway {
     };
   }
 
-  private async route(conversation: Conversation, head: RequestHead): Promise<void> {
-    if (head.method === 'CONNECT') return tunnel(conversation, head, this.deps);
-    if (/^http:\/\//i.test(head.target)) return forward(conversation, head, this.deps);
+  private async route(exchange: ProxyExchange, head: RequestHead): Promise<void> {
+    if (head.method === 'CONNECT') return tunnel(exchange, head, this.deps);
+    if (/^http:\/\//i.test(head.target)) return forward(exchange, head, this.deps);
     if (/^https:\/\//i.test(head.target))
-      return conversation.refuse(400, 'https:// goes through CONNECT: use the proxy as HTTPS_PROXY');
-    conversation.refuse(
+      return exchange.refuse(400, 'https:// goes through CONNECT: use the proxy as HTTPS_PROXY');
+    exchange.refuse(
       400,
       'this is a proxy: send CONNECT host:port, or a request for an absolute http:// URL (set HTTP_PROXY/HTTPS_PROXY)',
     );

@@ -1,12 +1,12 @@
 import type { Socket } from 'node:net';
 import { connectUpstream, isUpstreamFailure } from './connect.js';
-import type { Conversation } from './conversation.js';
+import type { ProxyExchange } from './proxy-exchange.js';
 import type { EgressCredential } from './credentials.js';
 import { checkDestination, type EgressLookup } from './destination.js';
 import type { Host } from './host.js';
 import type { EgressPolicy } from './policy.js';
 
-/** What a conversation needs from the gateway to reach a destination. */
+/** What an exchange needs from the gateway to reach a destination. */
 export interface UpstreamDeps {
   policy: EgressPolicy;
   credentials: readonly EgressCredential[];
@@ -20,14 +20,14 @@ export interface UpstreamDeps {
 /**
  * Checks the destination, resolves it once and connects to a checked address (with TLS when `tls`),
  * within the connect timeout. On refusal or failure the client has been answered and the result is
- * `undefined`; on success the socket belongs to the conversation.
+ * `undefined`; on success the socket belongs to the exchange.
  */
 export async function openUpstream(
-  conversation: Conversation,
+  exchange: ProxyExchange,
   target: { host: Host; port: number; label: string; tlsIdentity?: string },
   deps: UpstreamDeps,
 ): Promise<Socket | undefined> {
-  const signal = AbortSignal.any([conversation.controller.signal, AbortSignal.timeout(deps.connectTimeoutMs)]);
+  const signal = AbortSignal.any([exchange.controller.signal, AbortSignal.timeout(deps.connectTimeoutMs)]);
   const verdict = await checkDestination({
     ...target,
     policy: deps.policy,
@@ -35,9 +35,9 @@ export async function openUpstream(
     signal,
     timeoutMs: deps.connectTimeoutMs,
   });
-  if (conversation.controller.signal.aborted) return undefined;
+  if (exchange.controller.signal.aborted) return undefined;
   if (!verdict.ok) {
-    conversation.refuse(verdict.status, verdict.reason, verdict.status === 403 ? 'denied' : 'failed');
+    exchange.refuse(verdict.status, verdict.reason, verdict.status === 403 ? 'denied' : 'failed');
     return undefined;
   }
   const tls = target.tlsIdentity === undefined ? undefined : { identity: target.tlsIdentity, ca: deps.ca };
@@ -47,14 +47,14 @@ export async function openUpstream(
     deps.connectTimeoutMs,
   );
   if (isUpstreamFailure(upstream)) {
-    if (!conversation.controller.signal.aborted) conversation.refuse(upstream.status, upstream.reason, 'failed');
+    if (!exchange.controller.signal.aborted) exchange.refuse(upstream.status, upstream.reason, 'failed');
     return undefined;
   }
-  if (conversation.controller.signal.aborted) {
+  if (exchange.controller.signal.aborted) {
     upstream.destroy();
     return undefined;
   }
-  conversation.attach(upstream);
-  conversation.verdict = 'allowed';
+  exchange.attach(upstream);
+  exchange.verdict = 'allowed';
   return upstream;
 }

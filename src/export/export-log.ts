@@ -2,7 +2,7 @@ import type { Display, ExecutionResult } from '../domain/execution.js';
 import { figureCounts, type AnswerFigures } from '../domain/figures.js';
 import { cutHeadTail } from '../interpreter/text-cut.js';
 import type { TurnRun } from '../interpreter/turn.js';
-import type { ExportEntry, ExportLogLimits, ExportOutput, SessionStore } from '../ports/session-store.js';
+import type { ExportEntry, ExportLogLimits, ExportOutput, ConversationStore } from '../ports/conversation-store.js';
 
 /** What a thread's export log keeps. Past these, entries and outputs are left out and the notebook says so. */
 export const EXPORT_LIMITS = {
@@ -152,7 +152,7 @@ export function answerEntry(text: string, figures: AnswerFigures | undefined, at
 
 /** Options of {@link recordTurn}. */
 export interface RecordTurnOptions {
-  store: SessionStore;
+  store: ConversationStore;
   threadKey: string;
   /** The user's message; none for code sent to run as is (the run is the cell). */
   message?: { text: string; files: string[] };

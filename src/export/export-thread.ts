@@ -1,7 +1,7 @@
 import { textReply, type Reply } from '../domain/reply.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { SessionStore } from '../ports/session-store.js';
+import type { ConversationStore } from '../ports/conversation-store.js';
 import { buildNotebook } from './notebook.js';
 import { MAX_MODULES, packageVersions } from './package-versions.js';
 import { importedModules } from './python-imports.js';
@@ -9,7 +9,7 @@ import { buildRequirements } from './requirements.js';
 
 /** Options of {@link exportThread}. */
 export interface ExportThreadOptions {
-  store: SessionStore;
+  store: ConversationStore;
   sandbox: Sandbox;
   threadKey: string;
   signal?: AbortSignal;

@@ -1,5 +1,5 @@
 import type { FigureCounts } from '../domain/figures.js';
-import type { ExportEntry } from '../ports/session-store.js';
+import type { ExportEntry } from '../ports/conversation-store.js';
 
 const figures = (n: number) => `${n} figure${n === 1 ? '' : 's'}`;
 

@@ -1,5 +1,5 @@
 import { fenceLabel, type Language } from '../domain/execution.js';
-import type { ExportEntry, ExportLog, ExportOutput } from '../ports/session-store.js';
+import type { ExportEntry, ExportLog, ExportOutput } from '../ports/conversation-store.js';
 import { figuresNote, figureTotals } from './figures-note.js';
 import { activeMarkdown } from './inert-markup.js';
 import { inertData, leftOutNote } from './inert-output.js';

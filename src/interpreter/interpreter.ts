@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { LlmClient, LlmMessage } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { HistoryEntry, SessionStore } from '../ports/session-store.js';
+import type { HistoryEntry, ConversationStore } from '../ports/conversation-store.js';
 import { runLoop } from './loop.js';
 import { codeEntry, historyToMessages, ThreadMemory } from './memory.js';
 import { NOT_CONFIGURED_TEXT } from './not-configured.js';
@@ -21,7 +21,7 @@ export interface InterpreterOptions {
   /** The chat model; without one only direct mode works. */
   llm?: LlmClient;
   sandbox: Sandbox;
-  store: SessionStore;
+  store: ConversationStore;
   settings: Config['llm'];
   /** Wall-clock limit of one run of code, in ms (THREADLAB_SANDBOX_TIMEOUT_MS). */
   sandboxTimeoutMs: number;

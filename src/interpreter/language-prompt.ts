@@ -8,9 +8,9 @@ const MAX_R_PACKAGES = 30;
  * with the versions read from the image. Their sessions start on first use and are not saved when the
  * sandbox is recycled (only Python's variables are), which the model is told.
  */
-export function describeRuntimes(env: Pick<SandboxEnvironment, 'runtimes'>): string[] {
+export function describeLanguages(env: Pick<SandboxEnvironment, 'languages'>): string[] {
   const lines: string[] = [];
-  const r = env.runtimes?.r;
+  const r = env.languages?.r;
   if (r) {
     const names = Object.keys(r.packages).sort((a, b) => a.localeCompare(b));
     const listed = names.slice(0, MAX_R_PACKAGES).map((n) => `${n} ${r.packages[n]}`);
@@ -21,7 +21,7 @@ export function describeRuntimes(env: Pick<SandboxEnvironment, 'runtimes'>): str
         "the last visible expression is printed; ggplot charts and base plot() pages are shown as images (don't ggsave unless a file is asked for).",
     );
   }
-  const js = env.runtimes?.javascript;
+  const js = env.languages?.javascript;
   if (js) {
     lines.push(
       `- JavaScript: Node.js ${js.version} (language "javascript"), Node's standard library only (require('node:fs') etc.). ` +

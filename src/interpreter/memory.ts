@@ -1,12 +1,12 @@
 import type { LlmMessage } from '../ports/llm-client.js';
-import type { HistoryEntry, SessionRecord, SessionStore } from '../ports/session-store.js';
+import type { HistoryEntry, ConversationRecord, ConversationStore } from '../ports/conversation-store.js';
 import type { TurnRun } from './turn.js';
 import { summarizeRun } from './tool-result.js';
 import { cutHeadTail, estimateTokens } from './text-cut.js';
 
 /** Options of {@link ThreadMemory}. */
 export interface ThreadMemoryOptions {
-  store: SessionStore;
+  store: ConversationStore;
   /** Rough token budget of a thread's history; oldest entries are dropped beyond it. */
   memoryTokens: number;
   /** How long a thread is remembered after its last message, in ms. @defaultValue 7 days */
@@ -80,9 +80,9 @@ export function historyToMessages(history: HistoryEntry[]): LlmMessage[] {
 /** How long a thread's conversation memory outlives its last message, by default. */
 export const MEMORY_TTL_MS = 7 * 24 * 60 * 60_000;
 
-/** Conversation memory of threads, kept in a SessionStore within a token budget. */
+/** Conversation memory of threads, kept in a ConversationStore within a token budget. */
 export class ThreadMemory {
-  private readonly store: SessionStore;
+  private readonly store: ConversationStore;
   private readonly memoryTokens: number;
   private readonly ttlMs: number;
   private readonly now: () => number;
@@ -95,7 +95,7 @@ export class ThreadMemory {
   }
 
   /** The thread's record, trimmed to the current budget, or an empty one. */
-  async load(threadKey: string): Promise<SessionRecord> {
+  async load(threadKey: string): Promise<ConversationRecord> {
     const record = await this.store.get(threadKey);
     const now = this.now();
     if (!record) return { history: [], createdAtMs: now, updatedAtMs: now, trimmedEntries: 0 };
@@ -104,10 +104,10 @@ export class ThreadMemory {
   }
 
   /** Appends entries, trims the oldest beyond the budget and stores the record. */
-  async append(threadKey: string, entries: HistoryEntry[]): Promise<SessionRecord> {
+  async append(threadKey: string, entries: HistoryEntry[]): Promise<ConversationRecord> {
     const record = await this.load(threadKey);
     const trimmed = trimHistory([...record.history, ...entries], this.memoryTokens);
-    const next: SessionRecord = {
+    const next: ConversationRecord = {
       ...record,
       history: trimmed.history,
       updatedAtMs: this.now(),
@@ -119,6 +119,6 @@ export class ThreadMemory {
 }
 
 /** Forgets a thread's conversation memory (the `reset` command; the sandbox is reset separately). */
-export async function resetThreadMemory(store: SessionStore, threadKey: string): Promise<void> {
+export async function resetThreadMemory(store: ConversationStore, threadKey: string): Promise<void> {
   await store.delete(threadKey);
 }

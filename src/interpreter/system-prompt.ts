@@ -1,6 +1,6 @@
 import type { FilePreview, SandboxEnvironment, SandboxFile } from '../domain/execution.js';
 import { formatBytes } from '../replies/format.js';
-import { describeRuntimes } from './language-prompt.js';
+import { describeLanguages } from './language-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import { isInternalFile } from '../domain/file-names.js';
 
@@ -69,7 +69,7 @@ function describeEnvironment(env: SandboxEnvironment): string {
         ? ', also when the sandbox is recycled, except objects that cannot be pickled (open connections and files, generators): a tool result names those'
         : '; a tool result says when they were lost'
     }. bash runs in the same /mnt/data.`,
-    ...describeRuntimes(env),
+    ...describeLanguages(env),
     describeNetwork(l.network),
     `- Limits: ${Math.round(l.timeoutMs / 1000)} s per run, ${l.memoryMb} MB memory, ${l.cpus} CPU, ${l.dataMb} MB in /mnt/data, ${l.maxFileMb} MB per file.`,
     '- Matplotlib figures and display()ed values are captured and shown to the user; files you write to /mnt/data are sent to the user.',

@@ -90,6 +90,6 @@ export interface Governance {
   recordAnswer(turn: AnsweredTurn): void;
   /** Records who wrote in a thread, so `threadlab purge --user` finds it. Never throws into the reply path. */
   recordWriter(threadKey: string, userId: string): Promise<void>;
-  /** Releases counters and boards (the runtime's stop). */
+  /** Releases counters and boards (the bot's stop). */
   close(): Promise<void>;
 }

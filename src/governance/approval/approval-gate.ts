@@ -214,7 +214,7 @@ export class ApprovalGate {
     }
   }
 
-  /** Releases the board's connections (the runtime's stop). */
+  /** Releases the board's connections (the bot's stop). */
   async close(): Promise<void> {
     await this.board.shutdown();
   }

@@ -4,9 +4,9 @@ import type {
   ExportEntry,
   ExportLog,
   ExportLogLimits,
-  SessionRecord,
-  SessionStore,
-} from '../../ports/session-store.js';
+  ConversationRecord,
+  ConversationStore,
+} from '../../ports/conversation-store.js';
 import { threadHash } from '../../domain/thread-key.js';
 
 /** Marks are kept this long: past the longest a memory store keeps an untouched thread (7 days). */
@@ -53,22 +53,22 @@ export class PurgeMarks {
 }
 
 /**
- * A SessionStore in this process that honours purge marks: before it answers for a thread, memory and an
+ * A ConversationStore in this process that honours purge marks: before it answers for a thread, memory and an
  * export log begun before the thread's latest purge are deleted, so a purged thread's runs are neither
  * exported nor remembered. What was begun after the purge (a new message) stays.
  */
-export class PurgeHonouringStore implements SessionStore {
+export class PurgeHonouringStore implements ConversationStore {
   constructor(
-    private readonly inner: SessionStore,
+    private readonly inner: ConversationStore,
     private readonly marks: PurgeMarks,
   ) {}
 
-  async get(key: string): Promise<SessionRecord | undefined> {
+  async get(key: string): Promise<ConversationRecord | undefined> {
     await this.honour(key);
     return this.inner.get(key);
   }
 
-  async put(key: string, record: SessionRecord, ttlMs: number): Promise<void> {
+  async put(key: string, record: ConversationRecord, ttlMs: number): Promise<void> {
     await this.honour(key);
     await this.inner.put(key, record, ttlMs);
   }

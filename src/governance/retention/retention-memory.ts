@@ -1,8 +1,8 @@
-import type { SessionStore } from '../../ports/session-store.js';
+import type { ConversationStore } from '../../ports/conversation-store.js';
 import type { PurgedItem, RetentionSource } from './retention.js';
 
 export interface MemoryRetentionOptions {
-  store: SessionStore;
+  store: ConversationStore;
   /** Keys of threads idle since the cutoff (from the participant index): the store cannot list its records. */
   idleKeys: (cutoffMs: number) => Promise<string[]>;
   /** Where the memory lives, for the report when nothing is found (`Redis`, `this process`). */
@@ -10,7 +10,7 @@ export interface MemoryRetentionOptions {
 }
 
 /**
- * Conversation memory and the export log of a thread (the SessionStore). In Redis when REDIS_URL is set;
+ * Conversation memory and the export log of a thread (the ConversationStore). In Redis when REDIS_URL is set;
  * without it the memory lives in the bot process only, which a separate `threadlab purge` cannot reach (it
  * ends with the process and expires 7 days after the thread's last message).
  */

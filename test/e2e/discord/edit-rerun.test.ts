@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from './bot-rig.js';
 const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
 
-describe('Discord: editing a message re-runs it (discord.js against the fake, the real Runtime and Docker)', () => {
+describe('Discord: editing a message re-runs it (discord.js against the fake, the real core (Bot) and Docker)', () => {
   let fake: FakeDiscord;
 
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   beforeAll(async () => {
-    rig = await startDiscordRuntime('edit');
+    rig = await startDiscordBot('edit');
     ({ fake } = rig);
   }, 120_000);
 

@@ -2,20 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../../sandbox/container-spec.js';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from '../discord/runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from '../discord/bot-rig.js';
 import { docker } from '../roles/containers.js';
 
 const HELP = 'Ask in #data-help to be added.';
 const EPHEMERAL = 64;
 
 /**
- * The access allowlists through the real discord.js client against the fake Discord, on the real Runtime
+ * The access allowlists through the real discord.js client against the fake Discord, on the real core (Bot)
  * and Docker sandbox: a refused place or person starts nothing (no thread, no model call, no container)
  * and is told once, privately (a DM for a message, an ephemeral response for a slash command; in the
  * channel when DMs are closed); a role on the list lets a member in; direct mode is narrower than questions.
  */
-describe('Discord access allowlists (discord.js, real Runtime and Docker sandbox)', () => {
-  let rig: DiscordRuntimeRig;
+describe('Discord access allowlists (discord.js, real Bot and Docker sandbox)', () => {
+  let rig: DiscordBotRig;
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
   const startedAtMs = Date.now();
@@ -26,7 +26,7 @@ describe('Discord access allowlists (discord.js, real Runtime and Docker sandbox
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startDiscordRuntime('access', {
+    rig = await startDiscordBot('access', {
       llm,
       env: (f) => ({
         THREADLAB_ACCESS_PLACES: `discord:${f.textChannelId}`,

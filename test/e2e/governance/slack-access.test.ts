@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
+import type { Bot } from '../../../src/core/bot.js';
+import { buildBot, createSlackAdapter } from '../../../src/main.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack, slashCommand, USER_ID } from '../../fakes/fake-slack/index.js';
@@ -24,12 +24,12 @@ const CODE = '```python\nprint(6 * 7)\n```';
  * or person gets one ephemeral notice and nothing runs (no model call, no sandbox run); user groups are read
  * with usergroups.users.list; direct mode is narrower than questions to the model.
  */
-describe('Slack access allowlists (socket mode, real Runtime)', () => {
+describe('Slack access allowlists (socket mode, real Bot)', () => {
   let fake: FakeSlack;
   let llm: FakeOpenAiServer;
   let sandbox: FakeSandbox;
   let adapter: SlackAdapter;
-  let runtime: Runtime;
+  let bot: Bot;
   let send: SlackTransport;
   let dataDir: string;
 
@@ -56,14 +56,14 @@ describe('Slack access allowlists (socket mode, real Runtime)', () => {
     });
     sandbox = new FakeSandbox({ handler: () => ({ stdout: '42\n' }) });
     adapter = createSlackAdapter(config, testLogger, { retryConfig: { retries: 0 }, progressIntervalMs: 200 });
-    runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    bot = await buildBot(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
+    await bot.start();
     await fake.socket.waitForConnection();
     send = new SlackTransport(fake, adapter, 'socket');
   });
 
   afterAll(async () => {
-    await runtime?.stop();
+    await bot?.stop();
     await llm?.stop();
     await fake?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

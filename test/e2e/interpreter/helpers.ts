@@ -4,7 +4,7 @@ import type { Config } from '../../../src/config.js';
 import type { ProgressEvent } from '../../../src/domain/progress.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { Sandbox } from '../../../src/ports/sandbox.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import type { ChatRequestBody, FakeOpenAiServer, FakeReply } from '../../fakes/fake-openai-server.js';
 
 export const logger = pino({ level: 'silent' });
@@ -45,7 +45,7 @@ export function wire(server: FakeOpenAiServer, sandbox: Sandbox, overrides: Part
     images: s.images,
     logger,
   });
-  const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+  const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
   const interpreter = new Interpreter({ llm, sandbox, store, settings: s, sandboxTimeoutMs: 30_000, logger });
   const events: ProgressEvent[] = [];
   return { llm, store, interpreter, events, onProgress: (e: ProgressEvent) => events.push(e) };

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../../adapters/openai/openai-llm-client.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { MODEL_SERVERS, threadlabEnv } from '../../fakes/model-servers/index.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
@@ -49,7 +49,7 @@ describe.each([true, false])('every model server, streamed: %s', (stream) => {
     const interpreter = new Interpreter({
       llm,
       sandbox,
-      store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
       settings: s,
       sandboxTimeoutMs: 10_000,
       logger,

@@ -4,7 +4,7 @@ import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import { answer, ScriptedHandler, startAdapter, type Mode, type Script } from './support.js';
 import { SlackTransport } from './transport.js';
 
-/** The adapter-only rig: no Runtime, a scripted handler in its place. Its fields change with each test. */
+/** The adapter-only rig: no Bot, a scripted handler in its place. Its fields change with each test. */
 export interface AdapterRig {
   fake: FakeSlack;
   adapter: SlackAdapter;

@@ -2,20 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, buttonPress, FakeSlack, USER_ID } from '../../fakes/fake-slack/index.js';
 import { SlackTransport } from './transport.js';
-import { startSlackRuntime, type SlackRuntimeRig } from './runtime-rig.js';
+import { startSlackBot, type SlackBotRig } from './bot-rig.js';
 
 const TIMEOUT_MS = 6000;
 
-describe('Approval before running, on Slack (bolt in Socket Mode, real Runtime and DockerSandbox)', () => {
+describe('Approval before running, on Slack (bolt in Socket Mode, real Bot and DockerSandbox)', () => {
   let fake: FakeSlack;
   let llm: FakeOpenAiServer;
   let send: SlackTransport;
 
-  let rig: SlackRuntimeRig | undefined;
+  let rig: SlackBotRig | undefined;
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startSlackRuntime('approval', {
+    rig = await startSlackBot('approval', {
       llm,
       env: { THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) },
     });

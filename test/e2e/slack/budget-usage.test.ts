@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
+import type { Bot } from '../../../src/core/bot.js';
 import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildRuntime } from '../../../src/main.js';
+import { buildBot } from '../../../src/main.js';
 import { appMention, BOT_USER_ID, FakeSlack, slashCommand } from '../../fakes/fake-slack/index.js';
 import { TEAM_ID, USER_ID } from '../../fakes/fake-slack/payloads.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
@@ -21,10 +21,10 @@ const logger = createLogger({ level: 'silent' });
 // Daily budgets count on the real clock: the test runs inside one UTC day.
 beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
-describe('Slack: /interpreter usage and a spent token budget through bolt, against the fake Slack, on the real Runtime', () => {
+describe('Slack: /interpreter usage and a spent token budget through bolt, against the fake Slack, on the real core (Bot)', () => {
   let fake: FakeSlack;
   let adapter: SlackAdapter;
-  let runtime: Runtime;
+  let bot: Bot;
   let send: SlackTransport;
   let budgets: DailyBudgets;
   let dataDir: string;
@@ -38,14 +38,14 @@ describe('Slack: /interpreter usage and a spent token budget through bolt, again
       THREADLAB_BUDGET_USER_DAILY_TOKENS: '1000',
     });
     budgets = new DailyBudgets({ counters: new MemoryBudgetCounters(), limits: config.budgets, logger });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox: new FakeSandbox(), adapters: [], budgets } });
-    await runtime.start({ gateway: false });
-    adapter = await startAdapter(fake, 'http', runtime);
-    runtime.addAdapter(adapter);
+    bot = await buildBot(config, logger, { overrides: { sandbox: new FakeSandbox(), adapters: [], budgets } });
+    await bot.start({ gateway: false });
+    adapter = await startAdapter(fake, 'http', bot);
+    bot.addAdapter(adapter);
     send = new SlackTransport(fake, adapter, 'http');
   });
   afterAll(async () => {
-    await runtime?.stop();
+    await bot?.stop();
     await fake?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });

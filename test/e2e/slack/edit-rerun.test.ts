@@ -8,16 +8,16 @@ import {
   type FakeSlackMessage,
 } from '../../fakes/fake-slack/index.js';
 import { SlackTransport } from './transport.js';
-import { startSlackRuntime, type SlackRuntimeRig } from './runtime-rig.js';
+import { startSlackBot, type SlackBotRig } from './bot-rig.js';
 const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
 
-describe('Slack: editing a message re-runs it (bolt in Socket Mode, the real Runtime and DockerSandbox)', () => {
+describe('Slack: editing a message re-runs it (bolt in Socket Mode, the real core (Bot) and DockerSandbox)', () => {
   let fake: FakeSlack;
   let send: SlackTransport;
 
-  let rig: SlackRuntimeRig | undefined;
+  let rig: SlackBotRig | undefined;
   beforeAll(async () => {
-    rig = await startSlackRuntime('edit', { retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 } });
+    rig = await startSlackBot('edit', { retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 } });
     ({ fake, send } = rig);
   }, 120_000);
 

@@ -9,16 +9,16 @@ import {
 } from '../../fakes/fake-slack/index.js';
 import { validateNotebook } from '../../support/nbformat.js';
 import { SlackTransport } from './transport.js';
-import { startSlackRuntime, type SlackRuntimeRig } from './runtime-rig.js';
+import { startSlackBot, type SlackBotRig } from './bot-rig.js';
 const CODE = 'import numpy as np\nprint(np.arange(4).sum())';
 
-describe('Slack: /interpreter export and `export` in a thread (real bolt client, Runtime and DockerSandbox)', () => {
+describe('Slack: /interpreter export and `export` in a thread (real bolt client, Bot and DockerSandbox)', () => {
   let fake: FakeSlack;
   let send: SlackTransport;
 
-  let rig: SlackRuntimeRig | undefined;
+  let rig: SlackBotRig | undefined;
   beforeAll(async () => {
-    rig = await startSlackRuntime('export');
+    rig = await startSlackBot('export');
     ({ fake, send } = rig);
   }, 120_000);
 

@@ -1,13 +1,13 @@
 /**
  * The text protocol on Discord (THREADLAB_LLM_TOOLS=text): the real discord.js adapter against the fake
- * Discord, the real Runtime and Docker sandbox, and the real `openai` client against a scripted model that
+ * Discord, the real core (Bot) and Docker sandbox, and the real `openai` client against a scripted model that
  * only ever writes fenced code blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { payloads, type FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from '../discord/runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from '../discord/bot-rig.js';
 import {
   AFTER_STOP,
   AFTER_STOP_REPLIES,
@@ -30,14 +30,14 @@ import {
 } from './surfaces.js';
 
 describe('the text protocol on Discord (THREADLAB_LLM_TOOLS=text)', () => {
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
 
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startDiscordRuntime('text-protocol', {
+    rig = await startDiscordBot('text-protocol', {
       llm,
       env: TEXT_PROTOCOL_ENV,
     });

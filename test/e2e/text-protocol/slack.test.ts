@@ -1,13 +1,13 @@
 /**
  * The text protocol on Slack (THREADLAB_LLM_TOOLS=text): the real bolt adapter in Socket Mode against the
- * fake Slack, the real Runtime and Docker sandbox, and the real `openai` client against a scripted model that
+ * fake Slack, the real core (Bot) and Docker sandbox, and the real `openai` client against a scripted model that
  * only ever writes fenced code blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 import { buttonPress, CHANNEL_ID, TEAM_ID } from '../../fakes/fake-slack/index.js';
-import { startSlackRuntime, type SlackRuntimeRig } from '../slack/runtime-rig.js';
+import { startSlackBot, type SlackBotRig } from '../slack/bot-rig.js';
 import {
   AFTER_STOP,
   AFTER_STOP_REPLIES,
@@ -31,14 +31,14 @@ import {
 } from './surfaces.js';
 
 describe('the text protocol on Slack (THREADLAB_LLM_TOOLS=text)', () => {
-  let rig: SlackRuntimeRig | undefined;
+  let rig: SlackBotRig | undefined;
   let slack: SlackSurface;
   let llm: FakeOpenAiServer;
 
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startSlackRuntime('text-protocol', {
+    rig = await startSlackBot('text-protocol', {
       llm,
       env: TEXT_PROTOCOL_ENV,
     });

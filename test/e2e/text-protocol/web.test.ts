@@ -1,13 +1,13 @@
 /**
  * The text protocol in the web chat (THREADLAB_LLM_TOOLS=text, streamed replies): Chromium drives the page of
- * the real web chat adapter on the real Runtime and Docker sandbox; the real `openai` client talks to a
+ * the real web chat adapter on the real core (Bot) and Docker sandbox; the real `openai` client talks to a
  * scripted model that only ever writes fenced code blocks.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 import { launchChromium, openNewThread, screenshot, watchPageErrors } from '../web/browser.js';
-import { startWebRuntime, type WebRuntimeRig } from '../web/web-runtime-rig.js';
+import { startWebBot, type WebBotRig } from '../web/web-bot-rig.js';
 import { expectCleanWebReply, webFixAfterErrorTurn } from './surfaces.js';
 import {
   AFTER_STOP,
@@ -23,7 +23,7 @@ import {
 } from './scenario.js';
 
 describe('the text protocol in the web chat (THREADLAB_LLM_TOOLS=text)', () => {
-  let rig: WebRuntimeRig | undefined;
+  let rig: WebBotRig | undefined;
   let llm: FakeOpenAiServer;
   let browser: Browser;
   let page: Page;
@@ -32,7 +32,7 @@ describe('the text protocol in the web chat (THREADLAB_LLM_TOOLS=text)', () => {
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startWebRuntime('text-protocol', {
+    rig = await startWebBot('text-protocol', {
       OPENAI_API_KEY: 'sk-e2e-web-text-protocol-0000',
       OPENAI_BASE_URL: llm.baseUrl,
       ...TEXT_PROTOCOL_ENV,

@@ -16,7 +16,7 @@ export async function makePng(width: number, height: number): Promise<Buffer> {
 }
 
 /**
- * A test-only core for the web adapter alone: it echoes progress and replies the way the Runtime
+ * A test-only core for the web adapter alone: it echoes progress and replies the way the Bot
  * does (progress → reply → close), downloads attachments through the adapter, and honours Stop.
  * Code containing `sleep` runs until it is cancelled.
  */

@@ -1,8 +1,8 @@
-import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
+import { startWebBot, type WebBotRig } from './web-bot-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withinOneUtcDay } from '../../support/utc-day.js';
 
-// The web chat's /usage and a daily run-time budget over its HTTP API, on the real Runtime and Docker sandbox.
+// The web chat's /usage and a daily run-time budget over its HTTP API, on the real core (Bot) and Docker sandbox.
 
 interface WebMessage {
   role: string;
@@ -14,10 +14,10 @@ interface WebMessage {
 beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
 describe('web chat: daily run-time budget and /usage', () => {
-  let rig: WebRuntimeRig;
+  let rig: WebBotRig;
 
   beforeAll(async () => {
-    rig = await startWebRuntime('budget', { THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS: '1' });
+    rig = await startWebBot('budget', { THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS: '1' });
   });
 
   afterAll(async () => {

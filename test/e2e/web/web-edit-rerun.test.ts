@@ -6,20 +6,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
+import type { Bot } from '../../../src/core/bot.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../../src/main.js';
+import { buildBot, createSandbox } from '../../../src/main.js';
 import { launchChromium, watchPageErrors, openNewThread } from './browser.js';
 import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 
-// The Edit action in the real browser, on the real Runtime, queue and Docker sandbox (direct code runs).
+// The Edit action in the real browser, on the real core (Bot), queue and Docker sandbox (direct code runs).
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 const code = (body: string) => `\`\`\`python\n${body}\n\`\`\``;
 
 describe('web chat: Edit re-runs a message', () => {
   let dataDir: string;
   let adapter: WebChatAdapter;
-  let runtime: Runtime;
+  let bot: Bot;
   let browser: Browser;
   let page: Page;
   let errors: string[];
@@ -37,8 +37,8 @@ describe('web chat: Edit re-runs a message', () => {
     });
     adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxTextBytes: 1000 });
     const sandbox = await createSandbox(config, logger, { instanceId: `web-edit-${randomBytes(4).toString('hex')}` });
-    runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-    await runtime.start();
+    bot = await buildBot(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+    await bot.start();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     errors = watchPageErrors(page);
@@ -46,7 +46,7 @@ describe('web chat: Edit re-runs a message', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await runtime?.stop();
+    await bot?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
@@ -54,7 +54,7 @@ describe('web chat: Edit re-runs a message', () => {
     await page.fill('#text', text);
     await page.click('#send');
   };
-  const bot = (text: string) => page.locator('article.msg.bot:not(.progress)', { hasText: text });
+  const answer = (text: string) => page.locator('article.msg.bot:not(.progress)', { hasText: text });
   const editMessage = async (index: number, text: string) => {
     const message = page.locator('article.msg.user').nth(index);
     await message.locator('button.edit-action').click();
@@ -66,11 +66,11 @@ describe('web chat: Edit re-runs a message', () => {
     await openNewThread(page, adapter.url);
     const threadId = page.url().split('/').pop()!;
     await send(code('print(6 * 7 * 1001)'));
-    await bot('42042').waitFor({ timeout: 90_000 });
+    await answer('42042').waitFor({ timeout: 90_000 });
     const firstId = await page.locator('article.msg.bot:not(.progress)').first().getAttribute('data-id');
 
     await editMessage(0, code('print(6 * 8 * 1001)'));
-    await bot('48048').waitFor({ timeout: 60_000 });
+    await answer('48048').waitFor({ timeout: 60_000 });
     expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(1);
     expect(await page.locator('article.msg.bot:not(.progress)').first().getAttribute('data-id')).toBe(firstId);
     expect(await page.locator('article.msg.bot:not(.progress)').first().textContent()).toContain(
@@ -81,14 +81,14 @@ describe('web chat: Edit re-runs a message', () => {
     await send(code('print(1 + 1)'));
     await expect.poll(() => page.locator('article.msg.bot:not(.progress)').count(), { timeout: 60_000 }).toBe(2);
     await editMessage(0, code('print(6 * 9 * 1001)'));
-    await bot('54054').waitFor({ timeout: 60_000 });
-    expect(await bot('54054').textContent()).toContain('Re-ran your edited message');
+    await answer('54054').waitFor({ timeout: 60_000 });
+    expect(await answer('54054').textContent()).toContain('Re-ran your edited message');
     expect(await page.locator('article.msg.bot:not(.progress)').count()).toBe(3);
-    expect(await bot('48048').count()).toBe(1); // the earlier answer stands
+    expect(await answer('48048').count()).toBe(1); // the earlier answer stands
 
     // A reload shows the revised history in its order: edited text, replaced answer.
     await page.reload();
-    await bot('54054').waitFor();
+    await answer('54054').waitFor();
     const texts = await page.locator('article.msg').allTextContents();
     expect(texts.findIndex((t) => t.includes('6 * 9'))).toBe(0);
     expect(texts.findIndex((t) => t.includes('Re-ran after your edit'))).toBe(1);

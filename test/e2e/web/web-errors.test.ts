@@ -8,7 +8,7 @@ import { ThreadlabError } from '../../../src/domain/errors.js';
 import { createLogger } from '../../../src/logger.js';
 import type { InboundHandler, InboundOutcome } from '../../../src/ports/platform-adapter.js';
 
-/** A core that fails or refuses as told, the way the Runtime does when Redis is down or a limit is hit. */
+/** A core that fails or refuses as told, the way the Bot does when Redis is down or a limit is hit. */
 class FailingCore implements InboundHandler {
   next: 'redis_down' | 'refuse' | 'accept' = 'accept';
   async onMessage(): Promise<InboundOutcome> {

@@ -1,9 +1,9 @@
-import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
+import { startWebBot, type WebBotRig } from './web-bot-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { validateNotebook } from '../../support/nbformat.js';
 
-// The web chat's /export over its HTTP API, on the real Runtime and Docker sandbox.
+// The web chat's /export over its HTTP API, on the real core (Bot) and Docker sandbox.
 
 interface WebMessage {
   role: string;
@@ -13,11 +13,11 @@ interface WebMessage {
 }
 
 describe('web chat: /export', () => {
-  let rig: WebRuntimeRig;
+  let rig: WebBotRig;
   let adapter: WebChatAdapter;
 
   beforeAll(async () => {
-    rig = await startWebRuntime('export');
+    rig = await startWebBot('export');
     adapter = rig.adapter;
   });
 

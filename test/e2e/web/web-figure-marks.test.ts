@@ -24,7 +24,7 @@ class ReplyingHandler implements InboundHandler {
   readonly replies: Reply[] = [];
   constructor(private readonly adapter: () => WebChatAdapter) {}
   async onMessage(message: InboundMessage): Promise<void> {
-    // Accepted now, answered after, as the Runtime does.
+    // Accepted now, answered after, as the Bot does.
     void this.answer(message);
   }
   private async answer(message: InboundMessage): Promise<void> {

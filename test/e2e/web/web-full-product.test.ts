@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
+import { startWebBot, type WebBotRig } from './web-bot-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
 import { decodedSize, launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 
-// The whole product behind the web chat: the real Runtime, queue, interpreter loop and Docker sandbox;
+// The whole product behind the web chat: the real core (Bot), queue, interpreter loop and Docker sandbox;
 // only the LLM is a local fake speaking the OpenAI wire protocol.
 const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
 const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
@@ -15,7 +15,7 @@ const CSV = 'month,sales\nJan,10\nFeb,14\nMar,9\n';
 describe('web chat on the full product', () => {
   let llm: FakeOpenAiServer;
   let adapter: WebChatAdapter;
-  let rig: WebRuntimeRig | undefined;
+  let rig: WebBotRig | undefined;
   let browser: Browser;
   let page: Page;
   let errors: string[];
@@ -23,7 +23,7 @@ describe('web chat on the full product', () => {
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startWebRuntime('full', {
+    rig = await startWebBot('full', {
       OPENAI_API_KEY: 'sk-e2e-web-key-00000000',
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_MODEL: 'fake-gpt',

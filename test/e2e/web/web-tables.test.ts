@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { startWebRuntime, type WebRuntimeRig } from './web-runtime-rig.js';
+import { startWebBot, type WebBotRig } from './web-bot-rig.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
@@ -10,13 +10,13 @@ import { launchChromium, screenshot, watchPageErrors, openNewThread } from './br
 
 describe('web chat: DataFrames as tables', () => {
   let adapter: WebChatAdapter;
-  let rig: WebRuntimeRig | undefined;
+  let rig: WebBotRig | undefined;
   let browser: Browser;
   let page: Page;
   let errors: string[];
 
   beforeAll(async () => {
-    rig = await startWebRuntime('tables', { THREADLAB_SANDBOX_TIMEOUT_MS: '120000' });
+    rig = await startWebBot('tables', { THREADLAB_SANDBOX_TIMEOUT_MS: '120000' });
     ({ adapter } = rig);
     browser = await launchChromium();
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 1000 } });

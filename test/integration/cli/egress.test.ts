@@ -89,7 +89,7 @@ describe('threadlab exec with THREADLAB_EGRESS_ALLOW (shipped process, real Dock
       .split('\n')
       .filter((line) => line.includes('"kind":"run"'))
       .map((line) => JSON.parse(line) as { threadHash: string; language: string; codeSha256: string; status: string });
-    // Each exec is one run line (exec runs past the runtime, in the daemon).
+    // Each exec is one run line (exec runs past the bot, in the daemon).
     expect(runs.map((r) => [r.language, r.status])).toEqual([
       ['bash', 'ok'],
       ['python', 'ok'],

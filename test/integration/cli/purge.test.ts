@@ -4,7 +4,7 @@ import { tmpdir, hostname } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
+import { RedisConversationStore } from '../../../adapters/redis/redis-conversation-store.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
 import { formatAuditLine, threadHash } from '../../../src/governance/audit/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention/retention-index.js';
@@ -15,7 +15,7 @@ import { cliEnv, runCli } from './cli-process.js';
 
 const docker = new Docker();
 const redisUrl = process.env.THREADLAB_TEST_REDIS_URL!;
-const store = new RedisSessionStore({ redisUrl, logger: createLogger({ level: 'silent' }) });
+const store = new RedisConversationStore({ redisUrl, logger: createLogger({ level: 'silent' }) });
 const run = randomUUID().slice(0, 8);
 const [a, b] = [webKey(`a-${run}`), webKey(`b-${run}`)];
 const containers: string[] = [];

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeAll, echoServer, startGateway } from './support.js';
 
 // The sandbox relay hands the gateway a plain stream.Duplex per connection, not a socket: the same
-// conversation over such a pair, and a relay that breaks.
+// exchange over such a pair, and a relay that breaks.
 
 afterEach(() => closeAll());
 

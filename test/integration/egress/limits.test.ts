@@ -58,7 +58,7 @@ describe('egress gateway: limits', () => {
       await openTunnel(gw.port, `127.0.0.1:${upstream.port}`),
       await openTunnel(gw.port, `127.0.0.1:${upstream.port}`),
     ];
-    // A third conversation that never sends its head is closed too.
+    // A third exchange that never sends its head is closed too.
     const silent = connect(gw.port, '127.0.0.1');
     await Promise.all([...tunnels, silent].map(closed));
     const elapsed = performance.now() - started;

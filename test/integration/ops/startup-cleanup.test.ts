@@ -6,8 +6,8 @@ import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildRuntime } from '../../../src/main.js';
-import type { RuntimeDeps } from '../../../src/core/runtime.js';
+import { buildBot } from '../../../src/main.js';
+import type { BotDeps } from '../../../src/core/bot.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'threadlab-startfail-'));
@@ -30,11 +30,11 @@ describe('a start-up that fails after the sandbox started (real Docker)', () => 
     });
     // Any dependency built after the sandbox may fail; the queue's construction stands for them all.
     const overrides = {
-      get queue(): RuntimeDeps['queue'] {
+      get queue(): BotDeps['queue'] {
         throw new Error('queue could not be created');
       },
-    } as Partial<RuntimeDeps>;
-    await expect(buildRuntime(config, logger, { overrides })).rejects.toThrow('queue could not be created');
+    } as Partial<BotDeps>;
+    await expect(buildBot(config, logger, { overrides })).rejects.toThrow('queue could not be created');
     // Without the clean-up the pool's container appears and stays; give it time to show.
     await new Promise((r) => setTimeout(r, 3000));
     expect(await docker.listContainers({ all: true, filters: ours })).toEqual([]);

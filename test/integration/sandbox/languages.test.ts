@@ -34,11 +34,11 @@ describe('the image says which languages it has', () => {
   it('lists R with its package versions and Node with its version', anyRuntime, async () => {
     const env = await t.sandbox.environment();
     expect(languagesOf(env)).toEqual(['python', 'bash', 'r', 'javascript']);
-    expect(env.runtimes?.r?.version).toMatch(/^4\.\d+\.\d+$/);
-    expect(Object.keys(env.runtimes?.r?.packages ?? {})).toEqual(
+    expect(env.languages?.r?.version).toMatch(/^4\.\d+\.\d+$/);
+    expect(Object.keys(env.languages?.r?.packages ?? {})).toEqual(
       expect.arrayContaining(['ggplot2', 'dplyr', 'tidyr', 'readr', 'readxl', 'data.table', 'jsonlite']),
     );
-    expect(env.runtimes?.javascript?.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(env.languages?.javascript?.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
 

@@ -4,7 +4,7 @@ import type { InboundMessage } from '../../../src/domain/messages.js';
 import { textReply, type Reply } from '../../../src/domain/reply.js';
 import { createLogger } from '../../../src/logger.js';
 import type { PostedReply } from '../../../src/ports/platform-adapter.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 
 /** A recording adapter that says where its answers landed and records in-place updates. */
@@ -41,7 +41,7 @@ function message(id: string, text: string, edit?: string, user = 'u1'): InboundM
 }
 
 async function setup(maxAnswers?: number) {
-  const store = new MemorySessionStore();
+  const store = new MemoryConversationStore();
   const ledger = new AnswerLedger({ store, ttlMs: 60_000, logger, ...(maxAnswers ? { maxAnswers } : {}) });
   const adapter = new PostingAdapter();
   const answer = async (m: InboundMessage, text = 'answer') => {

@@ -10,7 +10,7 @@ import type { Intent } from '../../../src/domain/intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import type { Job } from '../../../src/ports/job-queue.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 
@@ -41,7 +41,7 @@ function worker() {
     config: loadConfig({}),
     logger,
     sandbox,
-    store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+    store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
     renderer: new SharpArtifactRenderer(),
     adapters: new PlatformAdapters([adapter]),
     governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),

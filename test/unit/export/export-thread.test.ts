@@ -3,7 +3,7 @@ import { parseThreadLink } from '../../../adapters/slack/export-command.js';
 import type { ExecutionResult } from '../../../src/domain/execution.js';
 import { exportThread, recordTurn } from '../../../src/export/index.js';
 import { MAX_MODULES } from '../../../src/export/package-versions.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
 
 const ok = (code: string) => ({
@@ -21,7 +21,7 @@ const ok = (code: string) => ({
 });
 
 async function exportWith(code: string, answer: FakeRunOutcome) {
-  const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+  const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
   await recordTurn({ store, threadKey: 't', runs: [ok(code)], atMs: 1 });
   const sandbox = new FakeSandbox({ handler: () => answer });
   const reply = await exportThread({ store, sandbox, threadKey: 't' });
@@ -83,7 +83,7 @@ describe('exportThread', () => {
   });
 
   it("charges the lookup's run time to the requester's budget like any run, and passes on its notices", async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     await recordTurn({ store, threadKey: 't', runs: [ok('import numpy')], atMs: 1 });
     const sandbox = new FakeSandbox({ handler: () => ({ ...answer([]), durationMs: 420 }) });
     const charged: unknown[] = [];
@@ -131,7 +131,7 @@ describe('exportThread', () => {
     expect(sandbox.runs).toHaveLength(0);
     expect(requirements).toContain('no packages beyond the standard library');
     const empty = await exportThread({
-      store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
       sandbox: new FakeSandbox(),
       threadKey: 'none',
     });

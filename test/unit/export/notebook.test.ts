@@ -11,8 +11,8 @@ import {
   runEntry,
 } from '../../../src/export/index.js';
 import type { TurnRun } from '../../../src/interpreter/turn.js';
-import type { ExportEntry } from '../../../src/ports/session-store.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import type { ExportEntry } from '../../../src/ports/conversation-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { validateNotebook } from '../../support/nbformat.js';
 
@@ -39,7 +39,7 @@ const at = new Date('2026-01-02T03:04:05Z');
 
 describe('notebook export', () => {
   it('holds the messages and exactly the successful runs with their outputs, and nbformat validates it', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     await recordTurn({
       store,
       threadKey: 't',
@@ -170,7 +170,7 @@ describe('notebook export', () => {
   });
 
   it('keeps a full log of many short lines within the log limit as a notebook file (Discord takes 10 MiB)', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     const lines = 'a\n'.repeat(EXPORT_LIMITS.maxTextChars / 2);
     const runs = Array.from({ length: 20 }, () => run(lines.replace(/a/g, 'x = 1'), { stdout: lines, stderr: lines }));
     for (let i = 0; i < 10; i += 1) await recordTurn({ store, threadKey: 't', runs, atMs: i });
@@ -186,7 +186,7 @@ describe('notebook export', () => {
   });
 
   it('exports only inert outputs: active HTML, SVG and Markdown are left out, said in the metadata and a visible note', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     const table = '<table border="1" class="dataframe"><tr><td>1</td></tr></table>';
     await recordTurn({
       store,
@@ -252,7 +252,7 @@ describe('notebook export', () => {
   });
 
   it("shows a user's message that holds active markup as text in a fence, and others as Markdown", async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     await recordTurn({ store, threadKey: 't', message: { text: 'Plot **this**', files: [] }, runs: [], atMs: 1 });
     await recordTurn({
       store,
@@ -281,7 +281,7 @@ describe('notebook export', () => {
     });
 
     it('shows each answer under its runs with its figures checked and not found, in the cell and as data', async () => {
-      const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+      const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
       const mean = run('print(df.mean())', { stdout: 'mean 12.3456\n' });
       await recordTurn({
         store,

@@ -3,15 +3,15 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config.js';
-import { Runtime } from '../../../src/core/runtime.js';
+import { Bot } from '../../../src/core/bot.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import type { AuditRecord } from '../../../src/governance/audit/audit-record.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
-import type { ExportEntry, ExportLogLimits } from '../../../src/ports/session-store.js';
+import type { ExportEntry, ExportLogLimits } from '../../../src/ports/conversation-store.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
 import { asAdapterMaps } from '../../fakes/profiles.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
@@ -20,7 +20,7 @@ import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
 
 /** A store whose export log is unavailable (Redis gone mid-turn, say), for the worker's handling of it. */
-class BrokenExportStore extends MemorySessionStore {
+class BrokenExportStore extends MemoryConversationStore {
   override async appendExport(_key: string, _entry: ExportEntry, _limits: ExportLogLimits): Promise<void> {
     throw new Error('export log unavailable');
   }
@@ -37,15 +37,15 @@ const message = (text: string): InboundMessage =>
     receivedAtMs: Date.now(),
   });
 
-let runtime: Runtime | undefined;
+let bot: Bot | undefined;
 afterEach(async () => {
-  await runtime?.stop();
-  runtime = undefined;
+  await bot?.stop();
+  bot = undefined;
 });
 
-async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeSandbox, audit?: AuditRecord[]) {
+async function start(store: MemoryConversationStore, llm: ScriptedLlm, sandbox: FakeSandbox, audit?: AuditRecord[]) {
   const adapter = new RecordingAdapter('web');
-  runtime = new Runtime({
+  bot = new Bot({
     governance: new ThreadlabGovernance({
       config: loadConfig({}),
       logger,
@@ -60,13 +60,13 @@ async function start(store: MemorySessionStore, llm: ScriptedLlm, sandbox: FakeS
     renderer: new SharpArtifactRenderer(),
     adapters: [adapter],
   });
-  await runtime.start();
+  await bot.start();
   return adapter;
 }
 
 describe('the thread worker and the export log', () => {
   it('records the question and only the runs that succeeded, in order; reset forgets them', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     const llm = new ScriptedLlm({ steps: [runCode('print(x)'), runCode('x = 1\nprint(x)'), answer('It is 1.')] });
     const failed = { status: 'error', error: { name: 'ExitCode', value: 'bash exited with status 3', traceback: '' } };
     const sandbox = new FakeSandbox({
@@ -100,7 +100,7 @@ describe('the thread worker and the export log', () => {
   });
 
   it('records the answer with the counts of its figures, and writes its audit line through governance', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     const insisted = 'The mean is 12.35, up 7.9 % on last year.';
     const llm = new ScriptedLlm({ steps: [runCode('print(m)'), answer(insisted), answer(insisted)] });
     const sandbox = new FakeSandbox({ results: [{ stdout: 'mean 12.3456\n' }, { stdout: 'mine 42\n' }] });

@@ -13,7 +13,7 @@ import { auditedSandbox } from '../../../src/governance/audit/audited-sandbox.js
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import { createLogger } from '../../../src/logger.js';
 import type { Job } from '../../../src/ports/job-queue.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { answer, runCode, ScriptedLlm, type ScriptedStep } from '../../fakes/scripted-llm.js';
 
@@ -36,7 +36,7 @@ function setUp(steps: ScriptedStep[] = []) {
   const interpreter = new Interpreter({
     llm: auditedLlm(new ScriptedLlm({ steps }), log),
     sandbox,
-    store: new MemorySessionStore(),
+    store: new MemoryConversationStore(),
     settings: config.llm,
     sandboxTimeoutMs: 5000,
     logger: createLogger({ level: 'silent' }),

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { pseudonymiseAudit } from '../../../src/governance/retention/retention-audit.js';
 import { PurgeHonouringStore, PurgeMarks } from '../../../src/governance/retention/retention-marks.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'threadlab-marks-'))));
@@ -20,7 +20,7 @@ const record = (atMs: number) => ({
 });
 
 it("a running process's memory and export log from before a purge mark are forgotten; others and later ones stay", async () => {
-  const store = new PurgeHonouringStore(new MemorySessionStore(), new PurgeMarks(dir));
+  const store = new PurgeHonouringStore(new MemoryConversationStore(), new PurgeMarks(dir));
   const t0 = Date.now() - 10_000;
   for (const key of ['web:local:web:a', 'web:local:web:b']) {
     await store.put(key, record(t0), 60_000);

@@ -8,17 +8,17 @@ import { FilesRetention, StateRetention } from '../../../sandbox/mirror-retentio
 import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention/retention-index.js';
 import { MemoryRetention } from '../../../src/governance/retention/retention-memory.js';
 import { parseDuration, purge, type RetentionSource } from '../../../src/governance/retention/retention.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
 
 const DAY_MS = 86_400_000;
 const limits = { maxEntries: 10, maxBytes: 10_000, ttlMs: DAY_MS };
 
 let dataDir: string;
-let store: MemorySessionStore;
+let store: MemoryConversationStore;
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'threadlab-retention-'));
-  store = new MemorySessionStore();
+  store = new MemoryConversationStore();
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 

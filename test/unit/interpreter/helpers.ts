@@ -6,7 +6,7 @@ import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { ProgressEvent } from '../../../src/domain/progress.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { LlmClient, LlmMessage } from '../../../src/ports/llm-client.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 
 export const silentLogger = pino({ level: 'silent' });
@@ -37,7 +37,7 @@ export function llmSettings(overrides: Partial<Config['llm']> = {}): Config['llm
 export interface Rig {
   interpreter: Interpreter;
   sandbox: FakeSandbox;
-  store: MemorySessionStore;
+  store: MemoryConversationStore;
   events: ProgressEvent[];
 }
 
@@ -50,7 +50,7 @@ export function rig(
   } = {},
 ): Rig {
   const sandbox = options.sandbox ?? new FakeSandbox();
-  const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+  const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
   const interpreter = new Interpreter({
     llm: options.llm,
     sandbox,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDirectCode } from '../../../src/core/intent.js';
-import type { LanguageRuntime, SandboxEnvironment } from '../../../src/domain/execution.js';
+import type { InstalledLanguage, SandboxEnvironment } from '../../../src/domain/execution.js';
 import { buildSystemPrompt } from '../../../src/interpreter/system-prompt.js';
 import { parseToolCall, runCodeSpec } from '../../../src/interpreter/tools.js';
 import type { LlmRequest } from '../../../src/ports/llm-client.js';
@@ -9,8 +9,8 @@ import { answer, runCodeCall, ScriptedLlm, toolCalls } from '../../fakes/scripte
 import { directCode, input, rig } from './helpers.js';
 
 /** R and JavaScript (issue 17): offered to the model only where the image has them, run in direct mode. */
-const R: LanguageRuntime = { version: '4.5.0', packages: { ggplot2: '3.5.1', dplyr: '1.1.4' } };
-const NODE: LanguageRuntime = { version: '20.19.2', packages: {} };
+const R: InstalledLanguage = { version: '4.5.0', packages: { ggplot2: '3.5.1', dplyr: '1.1.4' } };
+const NODE: InstalledLanguage = { version: '20.19.2', packages: {} };
 
 const languageEnum = (request: LlmRequest): unknown =>
   (request.tools[0]!.parameters as { properties: { language: { enum: string[] } } }).properties.language.enum;
@@ -37,7 +37,7 @@ describe('the model is offered the languages the image has', () => {
     const llm = new ScriptedLlm({
       steps: [(request) => (seen.push(request), toolCalls([runCodeCall('summary(1:10)', 'r')])), answer('done')],
     });
-    const sandbox = new FakeSandbox({ environment: { runtimes: { r: R, javascript: NODE } } });
+    const sandbox = new FakeSandbox({ environment: { languages: { r: R, javascript: NODE } } });
     const { interpreter } = rig({ llm, sandbox });
     await interpreter.handle(input('summarise 1 to 10 in R'), {});
     expect(languageEnum(seen[0]!)).toEqual(['python', 'bash', 'r', 'javascript']);
@@ -85,7 +85,7 @@ describe('the model is offered the languages the image has', () => {
     const prompt = buildSystemPrompt({ environment, files: [], previews: [], uploaded: [], trimmedEntries: 0 });
     expect(prompt).not.toMatch(/Node\.js|language "r"|share \/mnt\/data/);
     const withR = buildSystemPrompt({
-      environment: { ...environment, runtimes: { r: R } },
+      environment: { ...environment, languages: { r: R } },
       files: [],
       previews: [],
       uploaded: [],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resetThreadMemory, trimHistory } from '../../../src/interpreter/memory.js';
-import type { HistoryEntry } from '../../../src/ports/session-store.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import type { HistoryEntry } from '../../../src/ports/conversation-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
 import { input, rig, systemText, THREAD } from './helpers.js';
 
@@ -62,9 +62,9 @@ describe('conversation memory', () => {
     expect(llm.requests[1]!.messages.map((m) => m.role)).toEqual(['system', 'user']);
   });
 
-  it('MemorySessionStore expires records ttlMs after the last write', async () => {
+  it('MemoryConversationStore expires records ttlMs after the last write', async () => {
     let now = 1000;
-    const store = new MemorySessionStore({ now: () => now, sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ now: () => now, sweepIntervalMs: 0 });
     const record = { history: [], createdAtMs: 0, updatedAtMs: 0, trimmedEntries: 0 };
     await store.put('k', record, 500);
     now = 1499;

@@ -9,12 +9,12 @@ import { userMessage } from '../../../adapters/web/map-request.js';
 import { MessageIntake } from '../../../adapters/web/message-intake.js';
 import { WebThreadStore } from '../../../adapters/web/thread-store.js';
 import { loadConfig } from '../../../src/config.js';
-import { Runtime } from '../../../src/core/runtime.js';
+import { Bot } from '../../../src/core/bot.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 
@@ -24,12 +24,12 @@ const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) 
 // history marks it and it does not become the thread's title.
 describe('typed commands in the web chat history', () => {
   let root: string;
-  let runtime: Runtime;
+  let bot: Bot;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'threadlab-web-typed-'));
   });
   afterEach(async () => {
-    await runtime?.stop();
+    await bot?.stop();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -38,18 +38,18 @@ describe('typed commands in the web chat history', () => {
     await store.init();
     const hub = new EventHub();
     const adapter = new RecordingAdapter('web');
-    runtime = new Runtime({
+    bot = new Bot({
       governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
       config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
       logger,
       sandbox: new FakeSandbox(),
-      store: new MemorySessionStore({ sweepIntervalMs: 0 }),
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
       queue: new InProcessJobQueue({ logger, limits: DEFAULT_LIMITS }),
       renderer: new SharpArtifactRenderer(),
       adapters: [adapter],
     });
-    await runtime.start();
-    const intake = new MessageIntake({ store, hub, handler: () => runtime });
+    await bot.start();
+    const intake = new MessageIntake({ store, hub, handler: () => bot });
     const thread = await store.createThread();
 
     for (const [i, text] of ['/files', ' /Help ', 'plot the sales', '/files'].entries()) {

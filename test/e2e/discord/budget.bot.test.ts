@@ -4,23 +4,23 @@ import { RedisBudgetCounters } from '../../../adapters/redis/redis-budget-counte
 import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { deleteKeys, testRedis } from '../../integration/queue/redis-server.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from './bot-rig.js';
 import { silentLogger } from './harness.js';
 import { withinOneUtcDay } from '../../support/utc-day.js';
 
 // Daily budgets count on the real clock: the test runs inside one UTC day.
 beforeAll(() => withinOneUtcDay(2 * 60_000), 200_000);
 
-describe('Discord: a workspace run-time budget in Redis through the real discord.js client, Runtime and DockerSandbox', () => {
+describe('Discord: a workspace run-time budget in Redis through the real discord.js client, Bot and DockerSandbox', () => {
   let fake: FakeDiscord;
   let redis: Awaited<ReturnType<typeof testRedis>>;
   const keyPrefix = `test-${randomUUID()}`;
   const logger = silentLogger();
 
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   beforeAll(async () => {
     redis = await testRedis();
-    rig = await startDiscordRuntime('budget', {
+    rig = await startDiscordBot('budget', {
       env: { THREADLAB_BUDGET_WORKSPACE_DAILY_RUN_SECONDS: '1' },
       // The counters main.ts builds when REDIS_URL is set, under a prefix of this test's own.
       overrides: (config) => ({

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ExportEntry, SessionRecord, SessionStore } from '../../src/ports/session-store.js';
+import type { ExportEntry, ConversationRecord, ConversationStore } from '../../src/ports/conversation-store.js';
 
 export interface StoreUnderTest {
-  store: SessionStore;
+  store: ConversationStore;
   /** Closes the store and removes what it stored. */
   dispose(): Promise<void>;
 }
 
-export type SessionStoreFactory = () => Promise<StoreUnderTest>;
+export type ConversationStoreFactory = () => Promise<StoreUnderTest>;
 
-const record = (text: string): SessionRecord => ({
+const record = (text: string): ConversationRecord => ({
   history: [
     { role: 'user', text, atMs: 1, files: ['data.csv'] },
     { role: 'code', language: 'python', code: 'print(1)', status: 'ok', summary: '1', atMs: 2 },
@@ -29,11 +29,11 @@ const run = (code: string, text = 'x'.repeat(100)): ExportEntry => ({
 });
 const limits = { maxEntries: 100, maxBytes: 1_000_000, ttlMs: 60_000 };
 
-/** The behaviour every SessionStore must have (memory and Redis alike). Uses real time for TTLs. */
-export function sessionStoreContract(name: string, factory: SessionStoreFactory): void {
-  describe(`SessionStore contract: ${name}`, () => {
+/** The behaviour every ConversationStore must have (memory and Redis alike). Uses real time for TTLs. */
+export function conversationStoreContract(name: string, factory: ConversationStoreFactory): void {
+  describe(`ConversationStore contract: ${name}`, () => {
     const made: StoreUnderTest[] = [];
-    const make = async (): Promise<SessionStore> => {
+    const make = async (): Promise<ConversationStore> => {
       const s = await factory();
       made.push(s);
       return s.store;

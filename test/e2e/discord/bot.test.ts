@@ -3,17 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from './bot-rig.js';
 
-describe('Discord through the real Runtime, DockerSandbox and the openai client', () => {
+describe('Discord through the real core (Bot), DockerSandbox and the openai client', () => {
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
 
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startDiscordRuntime('e2e', {
+    rig = await startDiscordBot('e2e', {
       llm,
       env: { OPENAI_MODEL: 'fake-gpt', THREADLAB_SANDBOX_MEMORY_MB: '512' },
     });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { RedisSessionStore } from '../../../adapters/redis/redis-session-store.js';
+import { RedisConversationStore } from '../../../adapters/redis/redis-conversation-store.js';
 import { createLogger } from '../../../src/logger.js';
-import { sessionStoreContract } from '../../contract/session-store-contract.js';
+import { conversationStoreContract } from '../../contract/conversation-store-contract.js';
 import { deleteKeys, testRedis } from './redis-server.js';
 
 const logger = createLogger({ level: 'silent' });
@@ -12,9 +12,9 @@ beforeAll(async () => {
 });
 afterAll(async () => redis?.stop());
 
-sessionStoreContract('RedisSessionStore', async () => {
+conversationStoreContract('RedisConversationStore', async () => {
   const keyPrefix = `test-${randomUUID()}`;
-  const store = new RedisSessionStore({ redisUrl: redis.url, logger, keyPrefix });
+  const store = new RedisConversationStore({ redisUrl: redis.url, logger, keyPrefix });
   return {
     store,
     async dispose() {

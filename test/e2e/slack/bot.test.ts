@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { createSlackAdapter } from '../../../src/main.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
+import type { Bot } from '../../../src/core/bot.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
-import { buildRuntime } from '../../../src/main.js';
+import { buildBot } from '../../../src/main.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
 import {
@@ -28,13 +28,13 @@ import { sandboxRuntime } from '../../support/sandbox-runtime.js';
 const docker = new Docker();
 
 describe.each<Mode>(['socket', 'http'])(
-  'Slack through the real Runtime, DockerSandbox and the openai client (%s mode)',
+  'Slack through the real core (Bot), DockerSandbox and the openai client (%s mode)',
   (mode) => {
     let fake: FakeSlack;
     let llm: FakeOpenAiServer;
     let sandbox: DockerSandbox;
     let adapter: SlackAdapter;
-    let runtime: Runtime;
+    let bot: Bot;
     let send: SlackTransport;
     let dataDir: string;
 
@@ -73,14 +73,14 @@ describe.each<Mode>(['socket', 'http'])(
         retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
         progressIntervalMs: 200,
       });
-      runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
-      await runtime.start();
+      bot = await buildBot(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
+      await bot.start();
       if (mode === 'socket') await fake.socket.waitForConnection();
       send = new SlackTransport(fake, adapter, mode);
     });
 
     afterAll(async () => {
-      await runtime?.stop();
+      await bot?.stop();
       await llm?.stop();
       await fake?.stop();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });

@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDiscord, payloads, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from './bot-rig.js';
 
 const TIMEOUT_MS = 6000;
 
-describe('Approval before running, on Discord (discord.js, real Runtime and DockerSandbox)', () => {
+describe('Approval before running, on Discord (discord.js, real Bot and DockerSandbox)', () => {
   let fake: FakeDiscord;
   let llm: FakeOpenAiServer;
 
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   beforeAll(async () => {
     llm = new FakeOpenAiServer();
     await llm.start();
-    rig = await startDiscordRuntime('approval', {
+    rig = await startDiscordBot('approval', {
       llm,
       env: { THREADLAB_APPROVAL: 'ask', THREADLAB_APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS) },
     });

@@ -4,14 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config.js';
 import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
-import { Runtime } from '../../../src/core/runtime.js';
+import { Bot } from '../../../src/core/bot.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
-import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
+import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
@@ -30,7 +30,7 @@ function message(text: string, extra: Partial<InboundMessage> = {}): InboundMess
   };
 }
 
-let current: Runtime | undefined;
+let current: Bot | undefined;
 afterEach(async () => {
   await current?.stop();
   current = undefined;
@@ -41,40 +41,40 @@ function setup(
     llm?: ScriptedLlm;
     sandbox?: FakeSandbox;
     limits?: Partial<typeof DEFAULT_LIMITS>;
-    store?: MemorySessionStore;
+    store?: MemoryConversationStore;
     adapter?: RecordingAdapter;
   } = {},
 ) {
   const adapter = options.adapter ?? new RecordingAdapter('web');
   const sandbox = options.sandbox ?? new FakeSandbox();
-  const late: { rt?: Runtime } = {};
+  const late: { rt?: Bot } = {};
   const queue = new InProcessJobQueue({
     logger,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     onDropped: (job, reason) => late.rt?.onDropped(job, reason),
   });
-  const runtime = new Runtime({
+  const bot = new Bot({
     governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
     config: loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200' }),
     logger,
     sandbox,
     ...(options.llm ? { llm: options.llm } : {}),
-    store: options.store ?? new MemorySessionStore({ sweepIntervalMs: 0 }),
+    store: options.store ?? new MemoryConversationStore({ sweepIntervalMs: 0 }),
     queue,
     renderer: new SharpArtifactRenderer(),
     adapters: [adapter],
   });
-  late.rt = runtime;
-  current = runtime;
-  return { adapter, sandbox, runtime };
+  late.rt = bot;
+  current = bot;
+  return { adapter, sandbox, bot };
 }
 
-describe('Runtime (core, with fakes of its ports)', () => {
+describe('Bot (core, with fakes of its ports)', () => {
   it('answers a message through the model loop, with live progress and one reply', async () => {
     const llm = new ScriptedLlm({ steps: [runCode('print(6*7)'), answer('The answer is **42**.')] });
     const sandbox = new FakeSandbox({ results: [{ stdout: '42\n' }] });
-    const { adapter, runtime } = setup({ llm, sandbox });
-    await runtime.start();
+    const { adapter, bot } = setup({ llm, sandbox });
+    await bot.start();
     await adapter.handler!.onMessage(message('what is 6*7?'));
     const { reply } = await adapter.nextReply();
     expect(reply.kind).toBe('answer');
@@ -89,10 +89,10 @@ describe('Runtime (core, with fakes of its ports)', () => {
   });
 
   it('puts attachments into the sandbox and acknowledges an upload-only message with a preview', async () => {
-    const { adapter, sandbox, runtime } = setup();
+    const { adapter, sandbox, bot } = setup();
     adapter.files.set('f1', Buffer.from('a,b\n1,2\n3,4\n'));
     adapter.files.set('f2', new Error('network down'));
-    await runtime.start();
+    await bot.start();
     await adapter.handler!.onMessage(
       message('', {
         attachments: [
@@ -110,8 +110,8 @@ describe('Runtime (core, with fakes of its ports)', () => {
 
   it('replies politely when a limit refuses a message, and runs a fenced block without any model', async () => {
     const sandbox = new FakeSandbox({ results: [{ stdout: 'hi\n', delayMs: 300 }] });
-    const { adapter, runtime } = setup({ sandbox, limits: { userMaxConcurrent: 1 } });
-    await runtime.start();
+    const { adapter, bot } = setup({ sandbox, limits: { userMaxConcurrent: 1 } });
+    await bot.start();
     await adapter.handler!.onMessage(message('```python\nprint("hi")\n```'));
     await adapter.handler!.onMessage(message('```python\nprint("again")\n```'));
     const refusal = await adapter.nextReply();
@@ -122,8 +122,8 @@ describe('Runtime (core, with fakes of its ports)', () => {
   });
 
   it('handles commands: files, reset and help', async () => {
-    const { adapter, sandbox, runtime } = setup();
-    await runtime.start();
+    const { adapter, sandbox, bot } = setup();
+    await bot.start();
     await sandbox.putFile('web:local:web:t1', 'notes.txt', Buffer.from('x'));
     await adapter.handler!.onMessage(message('', { command: { name: 'files' } }));
     expect((await adapter.nextReply()).reply.text).toContain('`notes.txt`');
@@ -136,27 +136,27 @@ describe('Runtime (core, with fakes of its ports)', () => {
 
   it('tells the user when a shutdown interrupts a run, instead of a false "stopped"', async () => {
     const sandbox = new FakeSandbox({ results: [{ stdout: 'never\n', delayMs: 5000 }] });
-    const { adapter, runtime } = setup({ sandbox });
-    await runtime.start();
+    const { adapter, bot } = setup({ sandbox });
+    await bot.start();
     await adapter.handler!.onMessage(message('```python\nimport time; time.sleep(5)\n```'));
     await new Promise((r) => setTimeout(r, 100));
     current = undefined;
-    await runtime.stop();
+    await bot.stop();
     const { reply } = await adapter.nextReply();
     expect(reply.text).toContain('restarted before it could work on this message');
     expect(adapter.replies).toHaveLength(1);
   });
 
   it('a worker that never held the thread fetches its uploads again from the platform, once', async () => {
-    const store = new MemorySessionStore({ sweepIntervalMs: 0 });
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
     const adapter = new RecordingAdapter('web');
     adapter.files.set('f1', Buffer.from('a,b\n1,2\n'));
     const first = setup({ store, adapter });
-    await first.runtime.start();
+    await first.bot.start();
     await adapter.handler!.onMessage(message('', { attachments: [{ id: 'f1', name: 'data.csv' }] }));
     await adapter.nextReply();
 
-    // Another worker: a fresh sandbox with no files for the thread, the same shared session store.
+    // Another worker: a fresh sandbox with no files for the thread, the same shared conversation store.
     const sandbox = new FakeSandbox({ results: [{ stdout: '2 rows\n' }] });
     const second = new ThreadWorker({
       governance: new ThreadlabGovernance({ config: loadConfig({}), logger }),
@@ -187,12 +187,12 @@ describe('Runtime (core, with fakes of its ports)', () => {
     expect(sandbox.isLive('web:local:web:t1')).toBe(false);
     await second.process({ ...job, id: 'j3', attempt: 1 }, { signal: new AbortController().signal });
     expect((await adapter.nextReply()).reply.text).not.toContain('Fetched');
-    await first.runtime.stop();
+    await first.bot.stop();
   });
 
   it('says how to configure a model when natural language arrives without one', async () => {
-    const { adapter, runtime } = setup();
-    await runtime.start();
+    const { adapter, bot } = setup();
+    await bot.start();
     await adapter.handler!.onMessage(message('plot my data'));
     expect((await adapter.nextReply()).reply.text).toContain('OPENAI_API_KEY');
   });

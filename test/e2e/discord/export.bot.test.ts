@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { validateNotebook } from '../../support/nbformat.js';
-import { startDiscordRuntime, type DiscordRuntimeRig } from './runtime-rig.js';
+import { startDiscordBot, type DiscordBotRig } from './bot-rig.js';
 
-describe('Discord: /export through the real discord.js REST client, Runtime and DockerSandbox', () => {
+describe('Discord: /export through the real discord.js REST client, Bot and DockerSandbox', () => {
   let fake: FakeDiscord;
 
-  let rig: DiscordRuntimeRig | undefined;
+  let rig: DiscordBotRig | undefined;
   beforeAll(async () => {
-    rig = await startDiscordRuntime('export');
+    rig = await startDiscordBot('export');
     ({ fake } = rig);
   });
 

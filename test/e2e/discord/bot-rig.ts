@@ -3,27 +3,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DiscordAdapter } from '../../../adapters/discord/index.js';
 import { loadConfig, type Config } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createDiscordAdapter, type BuildOptions } from '../../../src/main.js';
+import type { Bot } from '../../../src/core/bot.js';
+import { buildBot, createDiscordAdapter, type BuildOptions } from '../../../src/main.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { fakeModelEnv, rigSandbox } from '../../support/rig-parts.js';
 import { FAKE_TOKEN, silentLogger } from './harness.js';
 
-/** The real Runtime with the real discord.js adapter against the fake Discord, and a real Docker sandbox. */
-export interface DiscordRuntimeRig {
+/** The real Bot with the real discord.js adapter against the fake Discord, and a real Docker sandbox. */
+export interface DiscordBotRig {
   fake: FakeDiscord;
   sandbox: DockerSandbox;
   adapter: DiscordAdapter;
-  runtime: Runtime;
+  bot: Bot;
   config: Config;
   dataDir: string;
   /** Stops the runtime and the fake and deletes the data dir. */
   stop: () => Promise<void>;
 }
 
-export interface DiscordRuntimeRigOptions {
+export interface DiscordBotRigOptions {
   /**
    * More configuration, over the rig's (Discord through the fake, no web chat, no warm pool); a function
    * when it names the fake's ids (channels, users, roles).
@@ -38,12 +38,9 @@ export interface DiscordRuntimeRigOptions {
 /**
  * Starts the Discord rig the runtime tests share: the fake Discord, a configuration from the environment a
  * user would set, a DockerSandbox with a 30 s run limit under a unique instance id, the adapter and the
- * Runtime, started.
+ * Bot, started.
  */
-export async function startDiscordRuntime(
-  name: string,
-  options: DiscordRuntimeRigOptions = {},
-): Promise<DiscordRuntimeRig> {
+export async function startDiscordBot(name: string, options: DiscordBotRigOptions = {}): Promise<DiscordBotRig> {
   const logger = silentLogger();
   const fake = new FakeDiscord();
   await fake.start();
@@ -60,19 +57,19 @@ export async function startDiscordRuntime(
   });
   const sandbox = await rigSandbox(config, dataDir, logger, `discord-${name}`);
   const adapter = createDiscordAdapter(config, { logger });
-  const runtime = await buildRuntime(config, logger, {
+  const bot = await buildBot(config, logger, {
     overrides: { sandbox, adapters: [adapter], ...options.overrides?.(config) },
   });
-  await runtime.start();
+  await bot.start();
   return {
     fake,
     sandbox,
     adapter,
-    runtime,
+    bot,
     config,
     dataDir,
     stop: async () => {
-      await runtime.stop();
+      await bot.stop();
       await fake.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -4,17 +4,17 @@ import type {
   ExportEntry,
   ExportLog,
   ExportLogLimits,
-  SessionRecord,
-  SessionStore,
-} from '../../src/ports/session-store.js';
+  ConversationRecord,
+  ConversationStore,
+} from '../../src/ports/conversation-store.js';
 import { closeRedis, createRedis } from './connection.js';
 
-export interface RedisSessionStoreOptions {
+export interface RedisConversationStoreOptions {
   logger: Logger;
   /** Either a URL (the store owns and closes its connection) or a connection shared with others. */
   redisUrl?: string;
   redis?: Redis;
-  /** Prefix of the keys. @defaultValue 'threadlab:session' */
+  /** Prefix of the keys; the name predates ConversationStore and stays so stored threads survive an upgrade. @defaultValue 'threadlab:session' */
   keyPrefix?: string;
 }
 
@@ -42,30 +42,30 @@ return n
  * Conversation memory in Redis, one JSON string per thread with a PX TTL reset on every write, so
  * every gateway and worker sees the same history.
  */
-export class RedisSessionStore implements SessionStore {
+export class RedisConversationStore implements ConversationStore {
   private readonly redis: Redis;
   private readonly ownsConnection: boolean;
   private readonly prefix: string;
 
-  constructor(options: RedisSessionStoreOptions) {
+  constructor(options: RedisConversationStoreOptions) {
     if (options.redis) {
       this.redis = options.redis;
       this.ownsConnection = false;
     } else if (options.redisUrl) {
-      this.redis = createRedis(options.redisUrl, { logger: options.logger, purpose: 'sessions' });
+      this.redis = createRedis(options.redisUrl, { logger: options.logger, purpose: 'conversations' });
       this.ownsConnection = true;
     } else {
-      throw new Error('RedisSessionStore needs redisUrl or redis');
+      throw new Error('RedisConversationStore needs redisUrl or redis');
     }
     this.prefix = options.keyPrefix ?? 'threadlab:session';
   }
 
-  async get(key: string): Promise<SessionRecord | undefined> {
+  async get(key: string): Promise<ConversationRecord | undefined> {
     const raw = await this.redis.get(this.k(key));
-    return raw === null ? undefined : (JSON.parse(raw) as SessionRecord);
+    return raw === null ? undefined : (JSON.parse(raw) as ConversationRecord);
   }
 
-  async put(key: string, record: SessionRecord, ttlMs: number): Promise<void> {
+  async put(key: string, record: ConversationRecord, ttlMs: number): Promise<void> {
     await this.redis.set(this.k(key), JSON.stringify(record), 'PX', Math.max(1, Math.round(ttlMs)));
   }
 

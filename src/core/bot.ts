@@ -17,7 +17,7 @@ import type {
 } from '../ports/platform-adapter.js';
 import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { SessionStore } from '../ports/session-store.js';
+import type { ConversationStore } from '../ports/conversation-store.js';
 import { intentOf, type Intent } from './intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
@@ -26,22 +26,22 @@ import type { DropReason } from '../queue/queue-events.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
 
-export interface RuntimeDeps {
+export interface BotDeps {
   config: Config;
   logger: Logger;
   sandbox: Sandbox;
   llm?: LlmClient;
-  store: SessionStore;
+  store: ConversationStore;
   queue: JobQueue;
   renderer: ArtifactRenderer;
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the runtime. */
+  /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the bot. */
   governance: Governance;
 }
 
-export interface RuntimeStartOptions {
+export interface BotStartOptions {
   /** Connect adapters to their platforms (the gateway role). @defaultValue true */
   gateway?: boolean;
   /** Process jobs: sandbox and LLM loop (the worker role). @defaultValue true */
@@ -49,22 +49,22 @@ export interface RuntimeStartOptions {
 }
 
 /**
- * The core: adapters hand it messages, the queue orders them per thread, the thread worker answers.
+ * The bot, the core: adapters hand it messages, the queue orders them per thread, the thread worker answers.
  * One process runs both roles by default; `--role gateway|worker` splits them over Redis.
  */
-export class Runtime implements InboundHandler {
+export class Bot implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
-  private started: RuntimeStartOptions = {};
+  private started: BotStartOptions = {};
 
-  constructor(private readonly deps: RuntimeDeps) {
+  constructor(private readonly deps: BotDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
     this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
   }
 
   /**
    * Registers an adapter after construction (tests). Governance was built without it, so its approval buttons and
-   * user groups are not governance's surfaces: pass adapters to `buildRuntime` for those.
+   * user groups are not governance's surfaces: pass adapters to `buildBot` for those.
    */
   addAdapter(adapter: PlatformAdapter): void {
     this.adapters.add(adapter);
@@ -79,7 +79,7 @@ export class Runtime implements InboundHandler {
     return undefined;
   }
 
-  async start(options: RuntimeStartOptions = {}): Promise<void> {
+  async start(options: BotStartOptions = {}): Promise<void> {
     this.started = { gateway: options.gateway ?? true, worker: options.worker ?? true };
     if (this.started.worker) await this.deps.queue.process((job, ctx) => this.worker.process(job, ctx));
     if (this.started.gateway) {

@@ -1,6 +1,12 @@
-import type { ExportEntry, ExportLog, ExportLogLimits, SessionRecord, SessionStore } from '../ports/session-store.js';
+import type {
+  ExportEntry,
+  ExportLog,
+  ExportLogLimits,
+  ConversationRecord,
+  ConversationStore,
+} from '../ports/conversation-store.js';
 
-export interface MemorySessionStoreOptions {
+export interface MemoryConversationStoreOptions {
   /** Clock in epoch milliseconds, replaceable in tests. @defaultValue Date.now */
   now?: () => number;
   /** How often expired records are swept, in milliseconds; 0 disables the sweep. @defaultValue 60_000 */
@@ -8,7 +14,7 @@ export interface MemorySessionStoreOptions {
 }
 
 interface Slot {
-  record: SessionRecord;
+  record: ConversationRecord;
   expiresAtMs: number;
 }
 
@@ -21,16 +27,16 @@ interface ExportSlot {
 }
 
 /**
- * The embedded SessionStore: records live in this process only and expire `ttlMs` after their last
+ * The embedded ConversationStore: records live in this process only and expire `ttlMs` after their last
  * write. Records are copied in and out so callers cannot mutate stored state by accident.
  */
-export class MemorySessionStore implements SessionStore {
+export class MemoryConversationStore implements ConversationStore {
   private readonly slots = new Map<string, Slot>();
   private readonly exports = new Map<string, ExportSlot>();
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout | undefined;
 
-  constructor(options: MemorySessionStoreOptions = {}) {
+  constructor(options: MemoryConversationStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     if (sweepIntervalMs > 0) {
@@ -39,7 +45,7 @@ export class MemorySessionStore implements SessionStore {
     }
   }
 
-  async get(key: string): Promise<SessionRecord | undefined> {
+  async get(key: string): Promise<ConversationRecord | undefined> {
     const slot = this.slots.get(key);
     if (!slot) return undefined;
     if (slot.expiresAtMs <= this.now()) {
@@ -49,7 +55,7 @@ export class MemorySessionStore implements SessionStore {
     return structuredClone(slot.record);
   }
 
-  async put(key: string, record: SessionRecord, ttlMs: number): Promise<void> {
+  async put(key: string, record: ConversationRecord, ttlMs: number): Promise<void> {
     this.slots.set(key, { record: structuredClone(record), expiresAtMs: this.now() + ttlMs });
   }
 

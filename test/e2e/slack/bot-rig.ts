@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
-import { buildRuntime, createSlackAdapter } from '../../../src/main.js';
+import type { Bot } from '../../../src/core/bot.js';
+import { buildBot, createSlackAdapter } from '../../../src/main.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
@@ -12,12 +12,12 @@ import { fakeModelEnv, rigSandbox } from '../../support/rig-parts.js';
 import { SIGNING_SECRET, testLogger } from './support.js';
 import { SlackTransport } from './transport.js';
 
-/** The real Runtime with the real bolt adapter in Socket Mode against the fake Slack, and a real Docker sandbox. */
-export interface SlackRuntimeRig {
+/** The real Bot with the real bolt adapter in Socket Mode against the fake Slack, and a real Docker sandbox. */
+export interface SlackBotRig {
   fake: FakeSlack;
   sandbox: DockerSandbox;
   adapter: SlackAdapter;
-  runtime: Runtime;
+  bot: Bot;
   /** Sends events and commands as Slack would, over the Socket Mode connection. */
   send: SlackTransport;
   dataDir: string;
@@ -25,7 +25,7 @@ export interface SlackRuntimeRig {
   stop: () => Promise<void>;
 }
 
-export interface SlackRuntimeRigOptions {
+export interface SlackBotRigOptions {
   /** More configuration, over the rig's (Slack through the fake in Socket Mode, no web chat, no warm pool). */
   env?: Record<string, string>;
   /** A started fake model: the configuration points at it. */
@@ -37,9 +37,9 @@ export interface SlackRuntimeRigOptions {
 /**
  * Starts the Slack rig the feature tests share: the fake Slack, a configuration from the environment a user
  * would set, a DockerSandbox with a 30 s run limit under a unique instance id, the adapter (live status every
- * 200 ms) and the Runtime, started and connected.
+ * 200 ms) and the Bot, started and connected.
  */
-export async function startSlackRuntime(name: string, options: SlackRuntimeRigOptions = {}): Promise<SlackRuntimeRig> {
+export async function startSlackBot(name: string, options: SlackBotRigOptions = {}): Promise<SlackBotRig> {
   const fake = await new FakeSlack().start();
   const dataDir = mkdtempSync(join(tmpdir(), `threadlab-slack-${name}-`));
   const config = loadConfig({
@@ -59,18 +59,18 @@ export async function startSlackRuntime(name: string, options: SlackRuntimeRigOp
     retryConfig: options.retryConfig ?? { retries: 0 },
     progressIntervalMs: 200,
   });
-  const runtime = await buildRuntime(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
-  await runtime.start();
+  const bot = await buildBot(config, testLogger, { overrides: { sandbox, adapters: [adapter] } });
+  await bot.start();
   await fake.socket.waitForConnection();
   return {
     fake,
     sandbox,
     adapter,
-    runtime,
+    bot,
     send: new SlackTransport(fake, adapter, 'socket'),
     dataDir,
     stop: async () => {
-      await runtime.stop();
+      await bot.stop();
       await fake.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -54,7 +54,7 @@ export interface ExportLog {
 }
 
 /** What Threadlab remembers about a thread between messages. */
-export interface SessionRecord {
+export interface ConversationRecord {
   history: HistoryEntry[];
   createdAtMs: number;
   updatedAtMs: number;
@@ -73,10 +73,10 @@ export interface SessionRecord {
  * Conversation memory per thread. The memory implementation is the embedded default; the Redis one
  * is used when REDIS_URL is set. Both pass one contract suite.
  */
-export interface SessionStore {
-  get(key: string): Promise<SessionRecord | undefined>;
+export interface ConversationStore {
+  get(key: string): Promise<ConversationRecord | undefined>;
   /** Stores the record; it expires `ttlMs` after the last write. */
-  put(key: string, record: SessionRecord, ttlMs: number): Promise<void>;
+  put(key: string, record: ConversationRecord, ttlMs: number): Promise<void>;
   /** Forgets the record and the thread's export log. */
   delete(key: string): Promise<void>;
   /**

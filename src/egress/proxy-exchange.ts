@@ -40,16 +40,16 @@ export function gatewayResponse(status: number, reason: string): Buffer {
 }
 
 /**
- * One proxy conversation: the client stream, its upstream once connected, the bytes each way, and how
+ * One proxy exchange: the client stream, its upstream once connected, the bytes each way, and how
  * it ended. Everything it opened is destroyed when it ends, when the budget's run ends, or on `abort`.
  */
-export class Conversation {
+export class ProxyExchange {
   destination = '-';
   bytesUp = 0;
   bytesDown = 0;
   verdict: EgressVerdict = 'denied';
   reason: string | undefined;
-  /** Aborted when the conversation is over for any reason; connects and lookups listen to it. */
+  /** Aborted when the exchange is over for any reason; connects and lookups listen to it. */
   readonly controller = new AbortController();
   private upstream: Socket | undefined;
   private readonly untrack: (() => void) | undefined;
@@ -68,13 +68,13 @@ export class Conversation {
     this.untrack = budget.track({ destroy: () => this.cut(BUDGET_MESSAGES[budget.refusal() ?? 'closed']) });
   }
 
-  /** Resolves once the client stream has closed and everything this conversation opened is destroyed. */
+  /** Resolves once the client stream has closed and everything this exchange opened is destroyed. */
   async done(): Promise<void> {
     await this.closed;
     this.abort();
   }
 
-  /** Answers with the gateway's own response and ends the conversation. */
+  /** Answers with the gateway's own response and ends the exchange. */
   refuse(status: number, reason: string, verdict: EgressVerdict = 'denied'): void {
     this.verdict = verdict;
     this.reason = reason;
@@ -82,7 +82,7 @@ export class Conversation {
     this.endClient();
   }
 
-  /** Adopts a connected upstream: destroyed with the conversation, and its end ends the client. */
+  /** Adopts a connected upstream: destroyed with the exchange, and its end ends the client. */
   attach(upstream: Socket): void {
     this.upstream = upstream;
     upstream.on('error', () => this.abort());
@@ -93,7 +93,7 @@ export class Conversation {
   /** Stops the flow now because of a limit or the run's end; the audit says `cut` with `reason`. */
   cut(reason: string): void {
     if (this.controller.signal.aborted) return;
-    // A refused or failed conversation waiting for its client to close keeps its verdict.
+    // A refused or failed exchange waiting for its client to close keeps its verdict.
     if (this.reason === undefined) {
       this.verdict = 'cut';
       this.reason = reason;
@@ -103,7 +103,7 @@ export class Conversation {
 
   /**
    * Copies `from` to `to` with backpressure, spending each chunk from the budget before writing it
-   * (the conversation is cut when the budget refuses). Stops after `maxBytes` when given; calls
+   * (the exchange is cut when the budget refuses). Stops after `maxBytes` when given; calls
    * `onEnd` when `from` ended or the byte count was reached.
    */
   pump(

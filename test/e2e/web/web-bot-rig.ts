@@ -6,15 +6,15 @@ import Docker from 'dockerode';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
 import { loadConfig } from '../../../src/config.js';
-import type { Runtime } from '../../../src/core/runtime.js';
+import type { Bot } from '../../../src/core/bot.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildRuntime, createSandbox } from '../../../src/main.js';
+import { buildBot, createSandbox } from '../../../src/main.js';
 import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 
-/** The web chat on the real Runtime and Docker sandbox, as the web tests of whole features use it. */
-export interface WebRuntimeRig {
+/** The web chat on the real core (Bot) and Docker sandbox, as the web tests of whole features use it. */
+export interface WebBotRig {
   adapter: WebChatAdapter;
-  runtime: Runtime;
+  bot: Bot;
   dataDir: string;
   instanceId: string;
   /** POSTs JSON to the web API and returns the parsed answer. */
@@ -29,10 +29,10 @@ export interface WebRuntimeRig {
 }
 
 /**
- * Starts the web chat and the Runtime on a fresh data dir, with no warm pool, on port 0, with `env` on top
+ * Starts the web chat and the Bot on a fresh data dir, with no warm pool, on port 0, with `env` on top
  * (for the model, budgets, timeouts).
  */
-export async function startWebRuntime(name: string, env: Record<string, string> = {}): Promise<WebRuntimeRig> {
+export async function startWebBot(name: string, env: Record<string, string> = {}): Promise<WebBotRig> {
   const logger = createLogger({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' });
   const instanceId = `web-${name}-${randomBytes(4).toString('hex')}`;
   const dataDir = await mkdtemp(join(tmpdir(), `threadlab-web-${name}-`));
@@ -46,11 +46,11 @@ export async function startWebRuntime(name: string, env: Record<string, string> 
   });
   const adapter = new WebChatAdapter({ port: 0, dataDir, logger, maxUploadBytes: config.sandbox.maxFileBytes });
   const sandbox = await createSandbox(config, logger, { instanceId });
-  const runtime = await buildRuntime(config, logger, { overrides: { sandbox, adapters: [adapter] } });
-  await runtime.start();
+  const bot = await buildBot(config, logger, { overrides: { sandbox, adapters: [adapter] } });
+  await bot.start();
   return {
     adapter,
-    runtime,
+    bot,
     dataDir,
     instanceId,
     post: async <T>(path: string, body?: unknown) => {
@@ -64,7 +64,7 @@ export async function startWebRuntime(name: string, env: Record<string, string> 
     messages: async <M>(threadId: string) =>
       ((await (await fetch(`${adapter.url}/api/threads/${threadId}/messages`)).json()) as { messages: M[] }).messages,
     stop: async () => {
-      await runtime.stop();
+      await bot.stop();
       const docker = new Docker();
       const filters = { label: [`${LABELS.instance}=${instanceId}`] };
       const left = await docker.listContainers({ all: true, filters });
