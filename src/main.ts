@@ -39,7 +39,7 @@ import { auditedEgress } from './governance/audit/audited-egress.js';
 import { egressAuditLine } from './governance/audit/audit-egress.js';
 import { createParticipantIndex } from './governance/retention/retention-index.js';
 import type { ApprovalBoard } from './ports/approval-board.js';
-import { webHistoryRetention } from '../adapters/web/web-retention.js';
+import { webHistoryRetention, webSurfaceHistories } from '../adapters/web/web-retention.js';
 import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention/retention.js';
@@ -419,7 +419,7 @@ export function createRetentionSweeper(options: {
     ...options,
     sources: {
       state: () => savedStateRetention(config.dataDir),
-      webHistory: () => webHistoryRetention(config.dataDir),
+      histories: webSurfaceHistories(config),
       liveHashes: () => liveThreadHashes((docker ??= createDocker(config.sandbox.dockerHost))),
     },
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
 import { threadHash } from '../../src/domain/thread-key.js';
+import type { SurfaceHistory } from '../../src/governance/retention/retention-sweeper.js';
 import {
   purgeIdleEach,
   type IdleOptions,
@@ -102,4 +103,24 @@ export class WebHistoryRetention implements RetentionSource {
 /** The web chat's history in THREADLAB_DATA_DIR, as `threadlab purge` and the timed sweep remove it. */
 export function webHistoryRetention(dataDir: string): WebHistoryRetention {
   return new WebHistoryRetention(webHistoryDir(dataDir));
+}
+
+/**
+ * The web chat's history as the timed sweep sees it (THREADLAB_RETENTION_WEB_HISTORY; unset keeps it), or none
+ * when the web chat is off.
+ */
+export function webSurfaceHistories(config: {
+  dataDir: string;
+  web: { enabled: boolean };
+  retention: { webHistoryMs?: number | undefined };
+}): SurfaceHistory[] {
+  if (!config.web.enabled) return [];
+  return [
+    {
+      kind: 'web history',
+      maxAgeMs: config.retention.webHistoryMs,
+      owns: (key) => key.startsWith('web:'),
+      source: () => webHistoryRetention(config.dataDir),
+    },
+  ];
 }

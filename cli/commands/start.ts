@@ -52,7 +52,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
     // THREADLAB_RETENTION_*: a sweep now and hourly, in the role where each kind of data lives.
     const sweeper = createRetentionSweeper({ config, logger, role });
     sweeper?.start();
-    const web = bot.webUrl();
+    const web = bot.browserUrl();
     io.out(`Threadlab is running (role ${role}).${web ? ` Open the web chat: ${web}` : ''}\n`);
 
     await new Promise<void>((resolve) => {

@@ -70,13 +70,9 @@ export class Bot implements InboundHandler {
     this.adapters.add(adapter);
   }
 
-  /** The local web chat's address, when it runs in this process. */
-  webUrl(): string | undefined {
-    for (const adapter of this.adapters.all()) {
-      const { url } = adapter as PlatformAdapter & { url?: unknown };
-      if (typeof url === 'string') return url;
-    }
-    return undefined;
+  /** The address of a surface this process serves to browsers, if one of its adapters does. */
+  browserUrl(): string | undefined {
+    return this.adapters.all().find((adapter) => adapter.url !== undefined)?.url;
   }
 
   async start(options: BotStartOptions = {}): Promise<void> {

@@ -109,6 +109,8 @@ export interface PlatformAdapter {
   readonly profile: PlatformProfile;
   /** Largest file this platform accepts in one upload, in bytes. */
   readonly maxUploadBytes: number;
+  /** Where people open this surface in a browser, for an adapter that serves one (read once it has started). */
+  readonly url?: string;
   start(handler: InboundHandler): Promise<void>;
   stop(): Promise<void>;
   /**

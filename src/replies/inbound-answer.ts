@@ -7,7 +7,7 @@ import type { InboundOutcome, PlatformAdapter } from '../ports/platform-adapter.
 /** What an answer is given through: the adapter's own reply and, where its platform has one, its private notice. */
 export interface AnswerTarget extends Pick<PlatformAdapter, 'reply'> {
   /**
-   * Tells the message's user something only they see (Slack `chat.postEphemeral`, a Discord ephemeral
+   * Tells the message's user something only they see (an ephemeral message, an ephemeral
    * interaction reply or a DM). Resolves false when the platform could not deliver it privately; the
    * answer then goes to the thread. Absent: the notice goes to the thread.
    */

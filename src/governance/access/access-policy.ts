@@ -3,7 +3,7 @@ import type { Platform } from '../../domain/thread-key.js';
 
 /**
  * One allowlist: ids per platform; `'*'` allows the whole platform. A platform the list has no entry for is
- * not governed by it (the web chat and CLI are the operator's own); `undefined` (unset) allows everything.
+ * not governed by it (surfaces that are the operator's own, such as a local chat or the CLI); `undefined` (unset) allows everything.
  */
 export type Allowlist = Partial<Record<Platform, ReadonlySet<string>>>;
 

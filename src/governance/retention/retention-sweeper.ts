@@ -15,7 +15,7 @@ export const SWEEP_LIMITS = {
 
 /** One kind of per-thread data with its retention: threads untouched for `maxAgeMs` are removed. */
 export interface SweepKind {
-  /** As the log line names it: `state`, `web history`. */
+  /** As the log line names it: `state`, `who wrote`, or a surface's history. */
   kind: string;
   maxAgeMs: number;
   source: Pick<RetentionSource, 'purgeIdle'>;
@@ -124,12 +124,26 @@ export class RetentionSweeper {
   }
 }
 
+/**
+ * History a chat surface keeps of its own threads, described by its adapter: swept in the one process that
+ * serves the surface (role all), and the who-wrote index keeps its threads' entries while the history is kept.
+ */
+export interface SurfaceHistory {
+  /** As the log line names it. */
+  kind: string;
+  /** Threads untouched this long go; undefined keeps them until a purge. */
+  maxAgeMs: number | undefined;
+  /** Whether a thread key is one of this surface's threads. */
+  owns: (key: string) => boolean;
+  source: () => Pick<RetentionSource, 'purgeIdle'>;
+}
+
 /** What a role's sweep is made of; each source is made only when the role sweeps its kind. */
 export interface SweepSources {
   /** Saved variables of threads, beside their files (the sandbox's layout). */
   state: () => Pick<RetentionSource, 'purgeIdle'>;
-  /** The web chat's history (the web adapter's layout). */
-  webHistory: () => Pick<RetentionSource, 'purgeIdle'>;
+  /** The histories of the surfaces this process serves (none when it serves none that keeps one). */
+  histories: SurfaceHistory[];
   /** Hashes of the threads with a live sandbox container on this engine. */
   liveHashes: () => Promise<Set<string>>;
 }
@@ -137,7 +151,7 @@ export interface SweepSources {
 /**
  * The timed retention of `threadlab start` for a role, or undefined when it has nothing to sweep. Each kind
  * is swept where it lives: saved state beside the thread files on the machine that runs code (worker, all);
- * the web chat's history in the one process that serves it (all); the who-wrote index where messages arrive
+ * a surface's own history in the one process that serves it (all); the who-wrote index where messages arrive
  * (gateway, all); the audit file by the processes that write it (worker, all; the gateway runs no code and
  * calls no model, so it writes none).
  */
@@ -149,12 +163,14 @@ export function retentionSweeperFor(options: {
 }): RetentionSweeper | undefined {
   const { config, role, sources } = options;
   const runsCode = role !== 'gateway';
-  const { stateMs, webHistoryMs, auditMs } = config.retention;
+  const { stateMs, auditMs } = config.retention;
   const kinds: SweepKind[] = [];
   if (stateMs !== undefined && runsCode) kinds.push({ kind: 'state', maxAgeMs: stateMs, source: sources.state() });
-  if (webHistoryMs !== undefined && role === 'all' && config.web.enabled)
-    kinds.push({ kind: 'web history', maxAgeMs: webHistoryMs, source: sources.webHistory() });
-  if (role !== 'worker') kinds.push(indexKind(config));
+  if (role === 'all')
+    for (const history of sources.histories)
+      if (history.maxAgeMs !== undefined)
+        kinds.push({ kind: history.kind, maxAgeMs: history.maxAgeMs, source: history.source() });
+  if (role !== 'worker') kinds.push(indexKind(config, sources.histories));
   const audit =
     runsCode && auditMs !== undefined && config.audit.destination === 'file'
       ? { path: config.audit.path, maxAgeMs: auditMs }
@@ -172,19 +188,18 @@ export function retentionSweeperFor(options: {
 /**
  * The who-wrote index (retention-index.ts) names users, so an entry goes once nothing of its thread is left
  * for an erasure to find: after the longest any of the thread's data is kept past its last message (the files,
- * THREADLAB_FILES_TTL_MS; the conversation memory, 7 days). No setting of its own: it follows the data. A web
- * thread's entry stays while the web history is kept longer than that.
+ * THREADLAB_FILES_TTL_MS; the conversation memory, 7 days). No setting of its own: it follows the data. A
+ * surface's thread keeps its entry while that surface's history is kept longer than that.
  */
-export function indexKind(config: Config): SweepKind {
+export function indexKind(config: Config, histories: readonly SurfaceHistory[] = []): SweepKind {
   const maxAgeMs = Math.max(config.sandbox.filesTtlMs, MEMORY_TTL_MS);
-  const { webHistoryMs } = config.retention;
-  const webKept = config.web.enabled && (webHistoryMs === undefined || webHistoryMs > maxAgeMs);
+  const kept = histories.filter((h) => h.maxAgeMs === undefined || h.maxAgeMs > maxAgeMs);
+  const keepKey = (key: string) => kept.some((h) => h.owns(key));
   const index = createParticipantIndex(config.dataDir);
   const source: RetentionSource = {
     name: index.name,
     purgeThread: (key) => index.purgeThread(key),
-    purgeIdle: (cutoffMs, idle) =>
-      index.purgeIdle(cutoffMs, { ...idle, ...(webKept ? { keepKey: (key: string) => key.startsWith('web:') } : {}) }),
+    purgeIdle: (cutoffMs, idle) => index.purgeIdle(cutoffMs, { ...idle, ...(kept.length > 0 ? { keepKey } : {}) }),
   };
   return { kind: 'who wrote', maxAgeMs, source };
 }

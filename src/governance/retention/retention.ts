@@ -1,13 +1,13 @@
 /**
  * Retention: deleting a thread's data on request (`threadlab purge`) from every place that holds it. Each
  * place is a {@link RetentionSource} implemented at the edge (the files' host copies, conversation memory,
- * the web chat's history, a live container); this module only decides which threads go and collects what
+ * a surface's own history, a live container); this module only decides which threads go and collects what
  * each source reports, so the report names everything removed and nothing is removed silently.
  */
 
 /** One thing a source removed. */
 export interface PurgedItem {
-  /** What kind of data: `files`, `state` (saved variables), `memory`, `web history`, `container`, `index`. */
+  /** What kind of data: `files`, `state` (saved variables), `memory`, a surface's history, `container`, `index`. */
   what: string;
   /** The thread's key when known, else the name the data is stored under (the key's hash). */
   thread: string;

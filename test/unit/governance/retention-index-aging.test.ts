@@ -6,6 +6,7 @@ import { loadConfig } from '../../../src/config.js';
 import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention/retention-index.js';
 import { indexKind } from '../../../src/governance/retention/retention-sweeper.js';
+import { webSurfaceHistories } from '../../../adapters/web/web-retention.js';
 import { createRetentionSweeper } from '../../../src/main.js';
 import { recordingLogger } from '../../support/recording-logger.js';
 
@@ -65,14 +66,14 @@ it('the index follows the longest-kept data: the files TTL when longer than the 
   await seed([[web, 'local', 30 * DAY_MS]]);
 
   const withWeb = loadConfig({ ...slackEnv(), THREADLAB_WEB_ENABLED: 'true' });
-  const webKind = indexKind(withWeb);
+  const webKind = indexKind(withWeb, webSurfaceHistories(withWeb));
   expect(webKind.maxAgeMs).toBe(7 * DAY_MS);
   const removed = await webKind.source.purgeIdle(Date.now() - webKind.maxAgeMs);
   expect(removed.map((r) => r.thread)).toEqual([slack]); // the web history is kept (unset), so its entry stays
   expect(existsSync(entryOf(web))).toBe(true);
 
   const webAged = loadConfig({ ...slackEnv(), THREADLAB_WEB_ENABLED: 'true', THREADLAB_RETENTION_WEB_HISTORY: '3d' });
-  const agedKind = indexKind(webAged);
+  const agedKind = indexKind(webAged, webSurfaceHistories(webAged));
   expect((await agedKind.source.purgeIdle(Date.now() - agedKind.maxAgeMs)).map((r) => r.thread)).toEqual([web]);
 });
 
