@@ -103,10 +103,10 @@ export class RunnerConnection {
           reject(new ThreadlabError('sandbox_protocol', 'The sandbox container is gone.', { isRetryable: true }));
           return;
         }
-        const id = String(this.nextId++);
-        this.pending = { id, onFrame, resolve, reject };
         if (payload && payload.length > MAX_PAYLOAD_BYTES)
           throw new Error(`a frame carries at most ${MAX_PAYLOAD_BYTES} bytes, not ${payload.length}`);
+        const id = String(this.nextId++);
+        this.pending = { id, onFrame, resolve, reject };
         // A payload's bytes follow its line raw, counted in `bytes` (sandbox/image/runner/protocol.py).
         this.stream.write(`${JSON.stringify({ ...request, id, ...(payload ? { bytes: payload.length } : {}) })}\n`);
         if (payload && payload.length > 0) this.stream.write(payload);

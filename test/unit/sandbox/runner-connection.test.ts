@@ -120,6 +120,9 @@ describe('RunnerConnection', () => {
         connection.request({ op: 'put_file', path: 'x.bin', append: false }, undefined, undefined, big),
       ).rejects.toThrow(/at most 4194304 bytes/);
       expect(runner.requests).toHaveLength(0);
+      // Nothing of the refused request is left pending: the next one is answered as usual.
+      runner.onRequest = (req) => runner.send({ type: 'ok', id: req.id });
+      await expect(connection.request({ op: 'ping' })).resolves.toMatchObject({ type: 'ok', id: '1' });
     });
 
     it('a file frame claiming more than the limit ends the connection: the stream cannot be read in step', async () => {
