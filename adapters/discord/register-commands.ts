@@ -13,7 +13,7 @@ export interface RegisterCommandsOptions {
 }
 
 /**
- * Registers /run, /reset, /files, /help and /export with one bulk overwrite (`PUT`), globally or for one guild.
+ * Registers /run, /reset, /files, /help, /usage, /export and the "Run code" message command with one bulk overwrite (`PUT`), globally or for one guild.
  * Returns the names Discord confirmed. Throws `platform_api` with Discord's message on failure.
  */
 export async function registerCommands(
