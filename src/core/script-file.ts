@@ -13,6 +13,11 @@ export interface ScriptLimits {
   maxBytes: number;
   /** Most cells (fenced blocks, notebook code cells) run from one message (THREADLAB_RUN_MAX_CELLS). */
   maxCells: number;
+  /**
+   * What the adapter's download may bring (THREADLAB_MAX_FILE_MB): the script limit is counted here, so a script
+   * over it gets the script limit's own answer rather than the platform download's.
+   */
+  downloadMaxBytes: number;
 }
 
 /** A script's cells and notes for the reply, or why it does not run (a sentence for the user). */
@@ -83,9 +88,9 @@ async function fetchBytes(o: {
     if (data.length > limits.maxBytes) throw over();
     return data;
   }
-  const maxBytes = limits.maxBytes;
+  const maxBytes = Math.max(limits.downloadMaxBytes, limits.maxBytes);
   const download = await o.adapter.download(attachment, o.signal ? { maxBytes, signal: o.signal } : { maxBytes });
-  const stream = limitBytes(download.stream, { maxBytes, tooLarge: over });
+  const stream = limitBytes(download.stream, { maxBytes: limits.maxBytes, tooLarge: over });
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of stream) chunks.push(chunk as Buffer);

@@ -229,7 +229,11 @@ export class ThreadWorker {
   ): Promise<Reply> {
     const { message, threadKey } = job;
     const { sandbox: settings } = this.deps.config;
-    const limits = { maxBytes: settings.scriptMaxBytes, maxCells: settings.maxRunCells };
+    const limits = {
+      maxBytes: settings.scriptMaxBytes,
+      maxCells: settings.maxRunCells,
+      downloadMaxBytes: settings.maxFileBytes,
+    };
     const early = refusalOf(intent, limits.maxCells);
     if (early) return textReply(early, 'notice');
     const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
