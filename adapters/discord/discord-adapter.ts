@@ -348,11 +348,12 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
         if (!key) return;
         return await this.onStopButton(interaction, key, handler);
       }
-      if (interaction.isMessageContextMenuCommand()) return await this.onMessageCommand(interaction, handler);
-      if (!interaction.isChatInputCommand()) return;
+      if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
+      // A thread not cached yet: its type and parent decide where the command's session lives.
       if (!interaction.channel && interaction.guildId && interaction.channelId) {
         await interaction.client.channels.fetch(interaction.channelId).catch(() => null);
       }
+      if (interaction.isMessageContextMenuCommand()) return await this.onMessageCommand(interaction, handler);
       const inbound = toCommandMessage(viewFromCommand(interaction));
       if (!inbound) {
         await interaction.reply({

@@ -7,7 +7,7 @@ import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
 import { FAKE_TOKEN, makePng, silentLogger, startHarness, type Harness } from './harness.js';
 
 describe('Discord: command registration', () => {
-  it('registers /run /reset /files /help globally and per guild with PUT', async () => {
+  it('registers /run /reset /files /help and the message command Run code globally and per guild with PUT', async () => {
     const fake = new FakeDiscord();
     await fake.start();
     try {
@@ -16,7 +16,10 @@ describe('Discord: command registration', () => {
         applicationId: fake.applicationId,
         apiUrl: fake.apiUrl,
       });
-      expect(global).toEqual({ scope: 'global', names: ['run', 'reset', 'files', 'help', 'usage', 'export'] });
+      expect(global).toEqual({
+        scope: 'global',
+        names: ['run', 'reset', 'files', 'help', 'usage', 'export', 'Run code'],
+      });
       const guild = await registerCommands({
         token: FAKE_TOKEN,
         applicationId: fake.applicationId,
@@ -32,6 +35,11 @@ describe('Discord: command registration', () => {
       expect(puts[0]?.headers.authorization).toBe(`Bot ${FAKE_TOKEN}`);
       const run = puts[0]?.json.find((c: { name: string }) => c.name === 'run');
       expect(run.options.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
+      // Apps → Run code on a message: a message command (type 3) with no description or options, as Discord wants.
+      const runCode = puts[0]?.json.find((c: { name: string }) => c.name === 'Run code');
+      expect(runCode).toMatchObject({ type: 3 });
+      expect(runCode.options ?? []).toEqual([]);
+      expect(runCode.description ?? '').toBe('');
       await expect(
         registerCommands({ token: FAKE_TOKEN, applicationId: '1', apiUrl: fake.apiUrl }),
       ).rejects.toMatchObject({ code: 'platform_api' });
