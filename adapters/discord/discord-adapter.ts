@@ -6,7 +6,6 @@ import {
   Partials,
   REST,
   type ButtonInteraction,
-  type ChatInputCommandInteraction,
   type CommandInteraction,
   type Interaction,
   type Message,
