@@ -31,7 +31,8 @@ const SCRIPT_MAX_KB = 16;
 
 beforeAll(async () => {
   await bot.start({
-    THREADLAB_ACCESS_DIRECT_USERS: `slack:${USER_ID}`,
+    // A list governs every platform it can name: Discord is opened to all explicitly.
+    THREADLAB_ACCESS_DIRECT_USERS: `slack:${USER_ID},discord:*`,
     THREADLAB_SCRIPT_MAX_KB: String(SCRIPT_MAX_KB),
   });
 }, 180_000);
