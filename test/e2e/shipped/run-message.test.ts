@@ -29,12 +29,19 @@ const bot = new ShippedBot({ slack: true, discord: true, web: true });
 const NO_DIRECT = 'U0NODIRECT';
 const SCRIPT_MAX_KB = 16;
 
+/** Discord users: bob may run code directly, eve may not (ada, the fake's human, may too). */
+const bob = payloads.user(payloads.snowflake(), 'bob');
+const eve = payloads.user(payloads.snowflake(), 'eve');
+
 beforeAll(async () => {
-  await bot.start({
-    // A list governs every platform it can name: Discord is opened to all explicitly.
-    THREADLAB_ACCESS_DIRECT_USERS: `slack:${USER_ID},discord:*`,
+  await bot.startFakes();
+  await bot.spawn({
+    THREADLAB_ACCESS_DIRECT_USERS: `slack:${USER_ID},discord:${bob.id},discord:${bot.discord.human.id}`,
     THREADLAB_SCRIPT_MAX_KB: String(SCRIPT_MAX_KB),
   });
+  await bot.process.ready(120_000);
+  await bot.slack.socket.waitForConnection();
+  await bot.discord.gateway.whenIdentified();
 }, 180_000);
 
 afterAll(async () => {
@@ -62,7 +69,6 @@ const notebook = (cells: string[]) =>
 
 describe('Discord through threadlab start', () => {
   const f = () => bot.discord;
-  const bob = payloads.user(payloads.snowflake(), 'bob');
   const postedIn = (threadId: string, text: string) =>
     f().waitForRequest(
       (r) =>
@@ -106,6 +112,25 @@ describe('Discord through threadlab start', () => {
     );
     expect(String(told.json.content)).toContain('I cannot read this channel or start threads in it');
   }, 120_000);
+
+  it('eve, without direct-mode rights, is refused privately before anything is acknowledged or started', async () => {
+    const target = f().userMessage({ channelId: f().textChannelId, content: '```python\nprint("eve")\n```' });
+    const before = auditLines().filter((l) => l.kind === 'run').length;
+    const interaction = f().messageCommand({ name: 'Run code', target, user: eve });
+    const callback = await f().waitForRequest(
+      (r) =>
+        r.method === 'POST' &&
+        r.path === `/interactions/${String(interaction.id)}/${String(interaction.token)}/callback`,
+    );
+    // The refusal is the interaction's first answer (type 4), ephemeral (flags 64): the channel sees nothing.
+    expect(callback.json).toMatchObject({ type: 4, data: { flags: 64 } });
+    expect(String(callback.json.data.content)).toContain('Running your own code directly is not enabled for you');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(
+      f().requests.filter((r) => r.path === `/channels/${f().textChannelId}/messages/${String(target.id)}/threads`),
+    ).toHaveLength(0);
+    expect(auditLines().filter((l) => l.kind === 'run')).toHaveLength(before);
+  }, 60_000);
 
   it('a mention with "run" and an attached script runs it with the other attachment in /mnt/data', async () => {
     const script = f().hostAttachment(
