@@ -23,6 +23,7 @@ import {
 } from '../../fakes/fake-slack/index.js';
 import { ShippedBot } from './shipped-bot.js';
 import { WebClientForTests } from './web-client.js';
+import { launchChromium, openNewThread, watchPageErrors } from '../web/browser.js';
 
 const bot = new ShippedBot({ slack: true, discord: true, web: true });
 /** A Slack user the direct-mode allowlist does not name. */
@@ -270,6 +271,35 @@ describe('the web chat through threadlab start (upload API)', () => {
     const reply = await web.waitForAnswer(thread, 90_000);
     expect(reply.text).toMatch(/\b4\b/);
   }, 120_000);
+
+  it('in the browser: a notebook and a CSV picked in the page, sent with "run", run the cells over the CSV', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const errors = watchPageErrors(page);
+      await openNewThread(page, bot.webUrl);
+      await page.setInputFiles('#file-input', [
+        { name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from('month,sales\nJan,10\nFeb,14\n') },
+        {
+          name: 'report.ipynb',
+          mimeType: 'application/x-ipynb+json',
+          buffer: notebook([
+            'import csv\nrows = list(csv.DictReader(open("sales.csv")))\n',
+            'print("total", sum(int(r["sales"]) for r in rows))',
+          ]),
+        },
+      ]);
+      await page.fill('#text', 'run');
+      await page.click('#send');
+      const reply = page.locator('article.msg.bot').first();
+      await reply.waitFor({ timeout: 90_000 });
+      await expect.poll(async () => reply.textContent(), { timeout: 30_000 }).toContain('total 24');
+      expect(await reply.textContent()).toContain('Running the 2 code cells of report.ipynb');
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 150_000);
 
   it('"run" with several scripts asks which one, and runs nothing', async () => {
     const thread = await web.createThread();
