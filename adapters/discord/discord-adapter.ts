@@ -40,10 +40,9 @@ import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
-import { viewFromCommand, viewFromMessage, viewFromMessageCommand } from './views.js';
-import { RUN_CODE_COMMAND, withRunReference } from './map-message-command.js';
-import { runMessageCommand } from './run-message.js';
-import { isRunWord } from '../../src/domain/code-cells.js';
+import { viewFromCommand, viewFromMessageCommand } from './views.js';
+import { RUN_CODE_COMMAND } from './map-message-command.js';
+import { runMessageCommand, runReference } from './run-message.js';
 import { discordProfile } from './profile.js';
 import { memberRoleIds } from './member-roles.js';
 import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.js';
@@ -381,18 +380,6 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
 
 /** How long a Stop press waits for the core's verdict before it is acknowledged anyway, in ms (Discord allows 3 s). */
 const STOP_ACK_MS = 2000;
-
-/**
- * A typed `run` sent as a reply to a message, with nothing attached: the run of the replied-to message's code (a
- * slash command cannot be a reply on Discord, so this is how a reply asks). Anything else is left as it is.
- */
-async function runReference(message: Message, inbound: InboundMessage): Promise<InboundMessage> {
-  if (!message.reference?.messageId || inbound.command || inbound.attachments.length > 0) return inbound;
-  if (!isRunWord(inbound.text)) return inbound;
-  // A message gone or out of reach leaves the bare `run`, which the core answers with what it runs.
-  const referenced = await message.fetchReference().catch(() => undefined);
-  return referenced ? withRunReference(inbound, viewFromMessage(referenced)) : inbound;
-}
 
 /** Who pressed a button, as the access allowlists and the Stop check read them. */
 function pressUser(interaction: ButtonInteraction): InboundUser {

@@ -1,11 +1,13 @@
-import { MessageFlags, Routes, type MessageContextMenuCommandInteraction, type REST } from 'discord.js';
+import { MessageFlags, Routes, type Message, type MessageContextMenuCommandInteraction, type REST } from 'discord.js';
+import { isRunWord } from '../../src/domain/code-cells.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import { commandThreadRef } from './map-interaction.js';
-import { runThreadName, toRunMessage, type MessageCommandView } from './map-message-command.js';
+import { runThreadName, toRunMessage, withRunReference, type MessageCommandView } from './map-message-command.js';
+import { viewFromMessage } from './views.js';
 import { CHANNEL, isThreadType } from './map-message.js';
 import { restFailure } from './target.js';
 
@@ -78,4 +80,16 @@ async function runThread(rest: REST, view: MessageCommandView, place: ThreadRef)
     if (!message.thread?.id) throw err;
     return { ...place, thread: message.thread.id };
   }
+}
+
+/**
+ * A typed `run` sent as a reply to a message, with nothing attached: the run of the replied-to message's code (a
+ * slash command cannot be a reply on Discord, so this is how a reply asks). Anything else is left as it is.
+ */
+export async function runReference(message: Message, inbound: InboundMessage): Promise<InboundMessage> {
+  if (!message.reference?.messageId || inbound.command || inbound.attachments.length > 0) return inbound;
+  if (!isRunWord(inbound.text)) return inbound;
+  // A message gone or out of reach leaves the bare `run`, which the core answers with what it runs.
+  const referenced = await message.fetchReference().catch(() => undefined);
+  return referenced ? withRunReference(inbound, viewFromMessage(referenced)) : inbound;
 }

@@ -1,5 +1,4 @@
 import type { CodeCell } from '../domain/code-cells.js';
-import type { Intent } from '../domain/intent.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Interpreter } from '../interpreter/interpreter.js';
 import type { TurnOptions, TurnResult, TurnRun } from '../interpreter/turn.js';
@@ -61,31 +60,4 @@ export async function runCells(
 function notRun(cell: number, of: number, how: string): string {
   const rest = of - cell;
   return `_Cell ${cell} of ${of} ${how}, so the ${rest} after it did not run._`;
-}
-
-/** The answer to a message run with nothing to run, or too much; undefined when it may run. */
-export function refusalOf(
-  intent: Extract<Intent, { kind: 'runCells' | 'runScript' }>,
-  maxCells: number,
-): string | undefined {
-  if (intent.kind === 'runScript')
-    return intent.attachment === undefined ? (intent.problem ?? 'Nothing to run.') : undefined;
-  if (intent.cells.length === 0) {
-    const others = intent.skipped.length
-      ? ` (its ${intent.skipped.length === 1 ? 'block is' : 'blocks are'} ${[...new Set(intent.skipped)].map((l) => `\`${l || 'unlabelled'}\``).join(', ')}, not a language I run)`
-      : '';
-    return `That message has no code block to run${others}. Code runs from fenced blocks: \`\`\`python … \`\`\` (or r, js, bash; unlabelled is python).`;
-  }
-  if (intent.cells.length > maxCells)
-    return `That message has ${intent.cells.length} code blocks; at most ${maxCells} run from one message (THREADLAB_RUN_MAX_CELLS).`;
-  return undefined;
-}
-
-/** Says which blocks of a message were not run for their language. */
-export function skippedNote(skipped: readonly string[]): string[] {
-  if (skipped.length === 0) return [];
-  const labels = [...new Set(skipped)].map((l) => `\`${l}\``).join(', ');
-  return [
-    `_Skipped ${skipped.length} block${skipped.length === 1 ? '' : 's'} in a language I do not run (${labels})._`,
-  ];
 }

@@ -22,9 +22,8 @@ import { AnswerLedger } from './answer-ledger.js';
 import { exportThread, recordTurn, type RecordTurnOptions } from '../export/index.js';
 import { storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
-import { intentOf, type Intent } from './intent.js';
-import { readScript } from './script-file.js';
-import { refusalOf, runCells, skippedNote } from './run-cells.js';
+import { intentOf } from './intent.js';
+import { runFromMessage } from './message-run.js';
 import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
@@ -181,8 +180,27 @@ export class ThreadWorker {
         return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
       case 'runCells':
-      case 'runScript':
-        return this.runFromMessage(job, intent, adapter, { signal, onProgress });
+      case 'runScript': {
+        const { sandbox: settings } = this.deps.config;
+        return runFromMessage(message, intent, {
+          limits: {
+            maxBytes: settings.scriptMaxBytes,
+            maxCells: settings.maxRunCells,
+            downloadMaxBytes: settings.maxFileBytes,
+          },
+          interpreter: this.interpreter,
+          adapter,
+          threadKey,
+          signal,
+          onProgress,
+          budget: async () =>
+            (await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']))).budget,
+          restore: () => this.restore(threadKey, adapter, signal),
+          upload: async (m) => (await this.upload(m, threadKey, adapter, signal)).problems,
+          recordExport: (runs) => this.recordExport({ threadKey, runs }),
+          toReply: (turn) => this.toReply(turn, threadKey, adapter),
+        });
+      }
       case 'ask': {
         const { budget, approve } =
           intent.text.trim() === ''
@@ -214,54 +232,6 @@ export class ThreadWorker {
         return prefix(notes, await this.toReply(turn, threadKey, adapter));
       }
     }
-  }
-
-  /**
-   * Code from a message run as is: another message's fenced blocks, or an attached script with the other
-   * attachments in `/mnt/data`. Whoever asked is the message's user (access, budget and audit are theirs); code
-   * whose author is someone else leaves no text in the thread's memory. Nothing to run, or too much, is the answer.
-   */
-  private async runFromMessage(
-    job: Job,
-    intent: Extract<Intent, { kind: 'runCells' | 'runScript' }>,
-    adapter: PlatformAdapter,
-    o: { signal: AbortSignal; onProgress: (event: ProgressEvent) => void },
-  ): Promise<Reply> {
-    const { message, threadKey } = job;
-    const { sandbox: settings } = this.deps.config;
-    const limits = {
-      maxBytes: settings.scriptMaxBytes,
-      maxCells: settings.maxRunCells,
-      downloadMaxBytes: settings.maxFileBytes,
-    };
-    const early = refusalOf(intent, limits.maxCells);
-    if (early) return textReply(early, 'notice');
-    const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
-    const notes = await this.restore(threadKey, adapter, o.signal);
-    const script =
-      intent.kind === 'runScript' ? message.attachments.find((a) => a.id === intent.attachment) : undefined;
-    let cells = intent.kind === 'runCells' ? { cells: intent.cells, notes: skippedNote(intent.skipped) } : undefined;
-    if (script) {
-      const read = await readScript({ attachment: script, adapter, limits, signal: o.signal });
-      if ('refused' in read) return textReply([...notes, read.refused].join('\n'), 'notice');
-      cells = read;
-    }
-    if (!cells) return textReply('The attachment to run is no longer part of this message.', 'notice');
-    const others = { ...message, attachments: message.attachments.filter((a) => a !== script) };
-    notes.push(...(await this.upload(others, threadKey, adapter, o.signal)).problems, ...cells.notes);
-    const foreign = message.source !== undefined && message.source.authorId !== message.user.id;
-    const ran = await runCells(this.interpreter, {
-      threadKey,
-      cells: cells.cells,
-      foreign,
-      ...o,
-      ...(budget ? { budget } : {}),
-    });
-    notes.push(...(budget?.notices ?? []));
-    notes.push(...(await this.recordExport({ threadKey, runs: ran.turn.runs })));
-    const reply = prefix(notes, await this.toReply(ran.turn, threadKey, adapter));
-    if (ran.notes.length) reply.text = `${reply.text}\n\n${ran.notes.join('\n')}`;
-    return reply;
   }
 
   /**
