@@ -293,8 +293,11 @@ describe('the web chat through threadlab start (upload API)', () => {
       await page.click('#send');
       const reply = page.locator('article.msg.bot').first();
       await reply.waitFor({ timeout: 90_000 });
-      await expect.poll(async () => reply.textContent(), { timeout: 30_000 }).toContain('total 24');
-      expect(await reply.textContent()).toContain('Running the 2 code cells of report.ipynb');
+      // The live progress shows the cells as they run; the answer replaces it with the note and the output.
+      await expect
+        .poll(async () => reply.textContent(), { timeout: 60_000 })
+        .toContain('Running the 2 code cells of report.ipynb');
+      expect(await reply.textContent()).toContain('total 24');
       expect(errors).toEqual([]);
     } finally {
       await browser.close();
