@@ -17,7 +17,7 @@ const LABEL = /^[A-Za-z0-9_+.-]*$/;
 
 /**
  * Every fenced code block of `text`, in order. A block opens with a line starting with three backticks and
- * closes with a line ending with them; besides the ```label form, Slack's own ```code``` and a block whose
+ * closes with a line ending with them; besides the ```label form, the one-line ```code``` some chats send and a block whose
  * first line follows the opening backticks (```print(1)) are read too. An unlabelled block is python; a block
  * labelled with a language the sandbox does not run is skipped and named. An unclosed block runs to the end
  * of the text. Pure.
