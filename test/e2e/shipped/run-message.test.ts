@@ -133,6 +133,15 @@ describe('Discord through threadlab start', () => {
     expect(auditLines().filter((l) => l.kind === 'run')).toHaveLength(before);
   }, 60_000);
 
+  it("Run code on ada's message with an attached script and no blocks runs the script for bob", async () => {
+    const script = f().hostAttachment('hello.js', Buffer.from('console.log("from js", 20 + 22)\n'), 'text/javascript');
+    const target = f().userMessage({ channelId: f().textChannelId, content: 'my script', attachments: [script] });
+    f().messageCommand({ name: 'Run code', target, user: bob });
+    await postedIn(String(target.id), 'from js 42');
+    const line = auditLines().find((l) => l.kind === 'run' && l.user === bob.id && l.source === 'attachment');
+    expect(line).toMatchObject({ language: 'javascript', sourceAuthor: 'other' });
+  }, 120_000);
+
   it('a mention with "run" and an attached script runs it with the other attachment in /mnt/data', async () => {
     const script = f().hostAttachment(
       'count.py',
