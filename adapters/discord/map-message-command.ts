@@ -50,7 +50,7 @@ export function toRunMessage(
       ...(view.roles ? { roles: view.roles } : {}),
     },
     text: view.target.content,
-    attachments: toInboundAttachments({ attachments: view.target.attachments } as MessageView),
+    attachments: toInboundAttachments(view.target),
     command: { name: 'runMessage', text: view.target.content },
     receivedAtMs: view.createdAtMs,
     replyContext,
@@ -69,7 +69,7 @@ export function withRunReference(
   return {
     ...message,
     text: referenced.content,
-    attachments: toInboundAttachments({ attachments: referenced.attachments } as MessageView),
+    attachments: toInboundAttachments(referenced),
     command: { name: 'runMessage', text: referenced.content },
     source: { messageId: referenced.id, authorId: referenced.author.bot ? null : referenced.author.id },
   };
