@@ -1,12 +1,44 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerCommands } from '../../../adapters/discord/index.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { textReply, type ReplyImage } from '../../../src/domain/reply.js';
 import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { threadlabBin } from '../../support/threadlab-bin.js';
 import { FAKE_TOKEN, makePng, silentLogger, startHarness, type Harness } from './harness.js';
 
 describe('Discord: command registration', () => {
+  it('`threadlab discord register` says each command as users find it: /run … and Apps → Run code', async () => {
+    const fake = new FakeDiscord();
+    await fake.start();
+    try {
+      // Asynchronously: the fake answers from this process's event loop.
+      const run = await promisify(execFile)(
+        process.execPath,
+        [threadlabBin(), 'discord', 'register', '--guild', fake.guildId],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            DISCORD_TOKEN: FAKE_TOKEN,
+            DISCORD_APPLICATION_ID: fake.applicationId,
+            DISCORD_API_URL: fake.apiUrl,
+          },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(
+        `Registered /run, /reset, /files, /help, /usage, /export, Apps → Run code (guild ${fake.guildId}).\n`,
+      );
+    } finally {
+      await fake.stop();
+    }
+  }, 90_000);
+
   it('registers /run /reset /files /help and the message command Run code globally and per guild with PUT', async () => {
     const fake = new FakeDiscord();
     await fake.start();
@@ -19,6 +51,7 @@ describe('Discord: command registration', () => {
       expect(global).toEqual({
         scope: 'global',
         names: ['run', 'reset', 'files', 'help', 'usage', 'export', 'Run code'],
+        shown: ['/run', '/reset', '/files', '/help', '/usage', '/export', 'Apps → Run code'],
       });
       const guild = await registerCommands({
         token: FAKE_TOKEN,
