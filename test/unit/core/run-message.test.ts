@@ -6,6 +6,8 @@ import { loadConfig } from '../../../src/config.js';
 import { Runtime } from '../../../src/core/runtime.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
+import { DailyBudgets } from '../../../src/governance/budget/budget.js';
+import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
@@ -50,8 +52,9 @@ async function setup(
   const adapter = new RecordingAdapter(o.platform ?? 'web');
   const sandbox = o.sandbox ?? new FakeSandbox();
   const config = loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200', ...o.env });
+  const budgets = new DailyBudgets({ counters: new MemoryBudgetCounters(), limits: config.budgets, logger });
   const runtime = new Runtime({
-    governance: new ThreadlabGovernance({ config, logger }),
+    governance: new ThreadlabGovernance({ config, logger, budgets }),
     config,
     logger,
     sandbox,
@@ -140,6 +143,25 @@ describe('running what a message holds (core, with fakes of its ports)', () => {
       }),
     );
     expect(allowed).toMatchObject({ accepted: true });
+  });
+
+  it("charges the run time to the invoker's daily budget, not the author's", async () => {
+    const sandbox = new FakeSandbox({ handler: () => ({ stdout: 'done\n', durationMs: 3000 }) });
+    const { adapter } = await setup({ sandbox, env: { THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS: '2' } });
+    await adapter.handler!.onMessage(runOf('```python\nprint("done")\n```'));
+    expect((await adapter.nextReply()).reply.text).toContain('done');
+    // u1 spent 3 s of 2: their next run of anyone's code is refused ...
+    await adapter.handler!.onMessage(runOf('```python\nprint("again")\n```'));
+    expect((await adapter.nextReply()).reply.text).toMatch(
+      /You have used your daily code run-time budget \(3 s of 2 s\)/,
+    );
+    expect(sandbox.runs).toHaveLength(1);
+    // ... while the author, u2, whose code it was, still has all of theirs.
+    await adapter.handler!.onMessage(
+      runOf('```python\nprint("mine")\n```', { user: { id: 'u2' }, source: { messageId: 's', authorId: 'u1' } }),
+    );
+    expect((await adapter.nextReply()).reply.text).toContain('done');
+    expect(sandbox.runs).toHaveLength(2);
   });
 
   it('runs an attached script in its language with the other attachments in /mnt/data', async () => {
