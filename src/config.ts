@@ -125,6 +125,10 @@ const sandbox = {
   maxRunFilesBytes: v('THREADLAB_MAX_RUN_FILES_MB', int(1, 65_536).optional(), (mb) =>
     mb === undefined ? undefined : mib(mb),
   ),
+  /** Largest attached script run with `run` (a notebook's JSON included). */
+  scriptMaxBytes: v('THREADLAB_SCRIPT_MAX_KB', int(1, 10_240).default(512), (kb) => kb * 1024),
+  /** Most cells (fenced blocks of a message, code cells of a notebook) one message runs. */
+  maxRunCells: v('THREADLAB_RUN_MAX_CELLS', int(1, 500).default(50)),
   filesTtlMs: v('THREADLAB_FILES_TTL_MS', int(60_000).default(7 * 24 * 60 * 60_000)),
   /** Largest saved state of a thread's variables (durable threads); 0 turns saving off. */
   stateMaxBytes: v('THREADLAB_STATE_MAX_MB', int(0, 65_536).default(256), mib),

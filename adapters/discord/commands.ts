@@ -1,8 +1,17 @@
-import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
+import {
+  ApplicationCommandType,
+  ContextMenuCommandBuilder,
+  SlashCommandBuilder,
+  type RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord.js';
 import { LANGUAGES } from '../../src/domain/execution.js';
+import { RUN_CODE_COMMAND } from './map-message-command.js';
 
-/** The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /export. */
-export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
+/**
+ * The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /export, and the message
+ * command "Run code" (Apps → Run code on any message: its fenced blocks or attached script run in a thread).
+ */
+export function commandDefinitions(): RESTPostAPIApplicationCommandsJSONBody[] {
   return [
     new SlashCommandBuilder()
       .setName('run')
@@ -26,5 +35,6 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
       .setName('export')
       .setDescription('This thread as a Jupyter notebook and a requirements.txt')
       .toJSON(),
+    new ContextMenuCommandBuilder().setName(RUN_CODE_COMMAND).setType(ApplicationCommandType.Message).toJSON(),
   ];
 }

@@ -6,9 +6,10 @@ import {
   Partials,
   REST,
   type ButtonInteraction,
-  type ChatInputCommandInteraction,
+  type CommandInteraction,
   type Interaction,
   type Message,
+  type MessageContextMenuCommandInteraction,
   type OmitPartialGroupDMChannel,
   type PartialMessage,
 } from 'discord.js';
@@ -39,7 +40,9 @@ import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
-import { viewFromCommand } from './views.js';
+import { viewFromCommand, viewFromMessageCommand } from './views.js';
+import { RUN_CODE_COMMAND } from './map-message-command.js';
+import { runMessageCommand, runReference } from './run-message.js';
 import { discordProfile } from './profile.js';
 import { memberRoleIds } from './member-roles.js';
 import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.js';
@@ -82,7 +85,7 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
   private client: Client | undefined;
   private readonly follower = new ThreadFollower();
   /** Slash commands the core is deciding on, not acknowledged yet (at most Discord's 3 s each). */
-  private readonly pendingCommands = new Map<string, ChatInputCommandInteraction>();
+  private readonly pendingCommands = new Map<string, CommandInteraction>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes;
@@ -220,7 +223,8 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
 
   private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
     try {
-      const inbound = await this.follower.route(message, this.admitWith(handler));
+      const routed = await this.follower.route(message, this.admitWith(handler));
+      const inbound = routed && (await runReference(message, routed));
       if (inbound) await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
     } catch (err) {
       this.log.error(
@@ -295,7 +299,7 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
 
   /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
   private async admitCommand(
-    interaction: ChatInputCommandInteraction,
+    interaction: CommandInteraction,
     inbound: InboundMessage,
     handler: InboundHandler,
   ): Promise<boolean> {
@@ -311,6 +315,28 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
     }
   }
 
+  /** Apps → Run code (a message command): see run-message.ts. */
+  private async onMessageCommand(
+    interaction: MessageContextMenuCommandInteraction,
+    handler: InboundHandler,
+  ): Promise<void> {
+    if (interaction.commandName !== RUN_CODE_COMMAND) {
+      await interaction.reply({
+        content: `Unknown command ${interaction.commandName}.`,
+        flags: MessageFlags.Ephemeral,
+      });
+      return;
+    }
+    const context = {
+      rest: this.rest,
+      logger: this.log,
+      handler,
+      admit: (i: CommandInteraction, provisional: InboundMessage) => this.admitCommand(i, provisional, handler),
+      follow: (threadId: string) => this.follower.follow(threadId),
+    };
+    await runMessageCommand(context, interaction, viewFromMessageCommand(interaction));
+  }
+
   private async onInteraction(interaction: Interaction, handler: InboundHandler): Promise<void> {
     try {
       if (interaction.isButton()) {
@@ -320,10 +346,12 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
         if (!key) return;
         return await this.onStopButton(interaction, key, handler);
       }
-      if (!interaction.isChatInputCommand()) return;
+      if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
+      // A thread not cached yet: its type and parent decide where the command's session lives.
       if (!interaction.channel && interaction.guildId && interaction.channelId) {
         await interaction.client.channels.fetch(interaction.channelId).catch(() => null);
       }
+      if (interaction.isMessageContextMenuCommand()) return await this.onMessageCommand(interaction, handler);
       const inbound = toCommandMessage(viewFromCommand(interaction));
       if (!inbound) {
         await interaction.reply({

@@ -124,7 +124,7 @@ export function threadName(text: string, fallbackFile?: string): string {
 }
 
 /** Maps Discord attachments to the core's description of them (bytes are fetched later by `download`). */
-export function toInboundAttachments(view: MessageView): InboundAttachment[] {
+export function toInboundAttachments(view: Pick<MessageView, 'attachments'>): InboundAttachment[] {
   return view.attachments.map((a) => ({
     id: a.id,
     name: safeFileName(a.filename),

@@ -13,12 +13,12 @@ export interface RegisterCommandsOptions {
 }
 
 /**
- * Registers /run, /reset, /files, /help and /export with one bulk overwrite (`PUT`), globally or for one guild.
- * Returns the names Discord confirmed. Throws `platform_api` with Discord's message on failure.
+ * Registers /run, /reset, /files, /help, /usage, /export and the "Run code" message command with one bulk overwrite (`PUT`), globally or for one guild.
+ * Returns the names Discord confirmed, and `shown`: each as its users find it (`/run`, `Apps → Run code`). Throws `platform_api` with Discord's message on failure.
  */
 export async function registerCommands(
   options: RegisterCommandsOptions,
-): Promise<{ scope: 'global' | 'guild'; names: string[] }> {
+): Promise<{ scope: 'global' | 'guild'; names: string[]; shown: string[] }> {
   const agent = createDiscordRestAgent();
   const rest = new REST({ version: '10', agent, ...(options.apiUrl ? { api: options.apiUrl } : {}) }).setToken(
     options.token,
@@ -27,8 +27,13 @@ export async function registerCommands(
     ? Routes.applicationGuildCommands(options.applicationId, options.guildId)
     : Routes.applicationCommands(options.applicationId);
   try {
-    const registered = (await rest.put(route, { body: commandDefinitions() })) as { name: string }[];
-    return { scope: options.guildId ? 'guild' : 'global', names: registered.map((c) => c.name) };
+    const registered = (await rest.put(route, { body: commandDefinitions() })) as { name: string; type?: number }[];
+    return {
+      scope: options.guildId ? 'guild' : 'global',
+      names: registered.map((c) => c.name),
+      // As users find them: a slash command typed, a message command (type 3) under Apps on a message.
+      shown: registered.map((c) => (c.type === 3 ? `Apps → ${c.name}` : `/${c.name}`)),
+    };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new ThreadlabError(

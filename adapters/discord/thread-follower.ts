@@ -53,7 +53,8 @@ export class ThreadFollower {
     return toInboundMessage(view, route.ref, botId);
   }
 
-  private follow(threadId: string): void {
+  /** Remembers a thread the bot follows (one it started), so its messages need no mention. */
+  follow(threadId: string): void {
     this.followed.add(threadId);
     if (this.followed.size > this.maxRemembered) {
       const oldest = this.followed.values().next().value;

@@ -1,5 +1,6 @@
-import type { ChatInputCommandInteraction, Message } from 'discord.js';
+import type { ChatInputCommandInteraction, Message, MessageContextMenuCommandInteraction } from 'discord.js';
 import type { CommandView } from './map-interaction.js';
+import type { MessageCommandView } from './map-message-command.js';
 import type { MessageView } from './map-message.js';
 import { memberRoleIds } from './member-roles.js';
 
@@ -23,20 +24,41 @@ export function viewFromMessage(message: Message): MessageView {
     },
     mentionedUserIds: [...message.mentions.users.keys()],
     ...optionalRoles(memberRoleIds(message.member, message.guildId ?? null)),
-    attachments: [...message.attachments.values()].map((a) => ({
-      id: a.id,
-      filename: a.name,
-      size: a.size,
-      url: a.url,
-      contentType: a.contentType ?? null,
-    })),
+    attachments: attachmentsOf(message),
   };
 }
 
-/** The facts of a slash command interaction. */
-export function viewFromCommand(interaction: ChatInputCommandInteraction): CommandView {
+function attachmentsOf(message: Message): MessageView['attachments'] {
+  return [...message.attachments.values()].map((a) => ({
+    id: a.id,
+    filename: a.name,
+    size: a.size,
+    url: a.url,
+    contentType: a.contentType ?? null,
+  }));
+}
+
+/** The facts of a message command (Apps → Run code): the command's, and the message it targets. */
+export function viewFromMessageCommand(interaction: MessageContextMenuCommandInteraction): MessageCommandView {
+  const { options: _options, ...command } = viewFromCommand(interaction);
+  const target = interaction.targetMessage;
+  return {
+    ...command,
+    target: {
+      id: target.id,
+      content: target.content ?? '',
+      author: { id: target.author.id, bot: target.author.bot || Boolean(target.webhookId) },
+      attachments: attachmentsOf(target),
+    },
+  };
+}
+
+/** The facts of a slash command interaction (or a message command's, with no options). */
+export function viewFromCommand(
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+): CommandView {
   const options: Record<string, string> = {};
-  for (const option of interaction.options.data) {
+  for (const option of interaction.isChatInputCommand() ? interaction.options.data : []) {
     if (typeof option.value === 'string') options[option.name] = option.value;
   }
   const channel = interaction.channel;

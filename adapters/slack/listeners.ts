@@ -14,6 +14,7 @@ import type { ThreadMembership } from './thread-membership.js';
 import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
 import { escapeMrkdwn } from './slack-text.js';
+import { registerRunShortcut } from './run-shortcut.js';
 
 /** Commands about an existing thread's state; a slash command cannot name the thread. */
 const THREAD_COMMANDS = new Set(['reset', 'files', 'stop']);
@@ -80,6 +81,7 @@ export function registerListeners(ctx: ListenerContext): void {
       logger.error({ err }, 'slack event handling failed');
     }
   };
+  registerRunShortcut(ctx, deliver);
   app.event('app_mention', onEvent);
   app.event('message', onEvent);
 

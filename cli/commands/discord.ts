@@ -27,9 +27,7 @@ DISCORD_TOKEN (and DISCORD_API_URL when set).
       ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
       ...(values.guild ? { guildId: values.guild } : {}),
     });
-    io.out(
-      `Registered ${result.names.map((n) => `/${n}`).join(', ')} (${result.scope}${values.guild ? ` ${values.guild}` : ''}).\n`,
-    );
+    io.out(`Registered ${result.shown.join(', ')} (${result.scope}${values.guild ? ` ${values.guild}` : ''}).\n`);
     return 0;
   },
 };

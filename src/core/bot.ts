@@ -19,6 +19,7 @@ import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { intentOf, type Intent } from './intent.js';
+import { isDirectRun } from '../domain/intent.js';
 import { PlatformAdapters } from './platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
@@ -107,7 +108,7 @@ export class Bot implements InboundHandler {
     const admission = await this.admitAs(message, intent);
     if (!admission.allowed)
       return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
-    const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
+    const command = isDirectRun(intent) || intent.kind === 'ask' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
       const stop = await this.stopTurn(key, message.user);
       if (!stop.accepted) return stop;
@@ -145,7 +146,7 @@ export class Bot implements InboundHandler {
 
   /** {@link admit} of a message whose intent was read already. */
   private admitAs(message: InboundMessage, intent: Intent, options: AdmitOptions = {}): Promise<Admission> {
-    return this.deps.governance.admit(message, { ...options, direct: intent.kind === 'run' });
+    return this.deps.governance.admit(message, { ...options, direct: isDirectRun(intent) });
   }
 
   /** A Stop press (button, or the platform's own stop): the presser must be let in and may stop the turn. */

@@ -8,6 +8,7 @@ export function helpText(command: Readonly<Record<NamedCommand, string>>): strin
     '• Ask in plain language: I write code, run it, read the output and fix it until the answer is verified.',
     '• Upload CSV, Excel, JSON or any file into the thread: it lands in `/mnt/data`, where your code can read it.',
     '• Send a fenced code block (```python, ```bash, ```r or ```js) and it runs as is, no model involved.',
+    '• Attach a script (.py, .R, .js, .sh or a notebook, .ipynb) and send `run`: it runs as is, with the other files in `/mnt/data`.',
     '• Variables and files persist between messages in this thread while it is active.',
     '',
     `\`${command.run} <code>\` runs code directly · \`${command.files}\` lists this thread's files · ` +

@@ -23,6 +23,7 @@ import { exportThread, recordTurn, type RecordTurnOptions } from '../export/inde
 import { storeAttachments } from './attachments.js';
 import { helpText } from './help.js';
 import { intentOf } from './intent.js';
+import { runFromMessage } from './message-run.js';
 import type { PlatformAdapters } from './platform-adapters.js';
 import { describeUploads } from './previews.js';
 import { rememberUploads, restoreUploads } from './upload-ledger.js';
@@ -177,6 +178,28 @@ export class ThreadWorker {
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
         return prefix(notes, await this.toReply(turn, threadKey, adapter));
+      }
+      case 'runCells':
+      case 'runScript': {
+        const { sandbox: settings } = this.deps.config;
+        return runFromMessage(message, intent, {
+          limits: {
+            maxBytes: settings.scriptMaxBytes,
+            maxCells: settings.maxRunCells,
+            downloadMaxBytes: settings.maxFileBytes,
+          },
+          interpreter: this.interpreter,
+          adapter,
+          threadKey,
+          signal,
+          onProgress,
+          budget: async () =>
+            (await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']))).budget,
+          restore: () => this.restore(threadKey, adapter, signal),
+          upload: async (m) => (await this.upload(m, threadKey, adapter, signal)).problems,
+          recordExport: (runs) => this.recordExport({ threadKey, runs }),
+          toReply: (turn) => this.toReply(turn, threadKey, adapter),
+        });
       }
       case 'ask': {
         const { budget, approve } =

@@ -1,3 +1,4 @@
+import type { CodeCell } from './code-cells.js';
 import { LANGUAGES, type Language } from './execution.js';
 
 /**
@@ -15,6 +16,17 @@ export type Intent =
   | { kind: 'usage' }
   /** Code to run as is, without the model: a platform's run command, or a message that is one fenced block. */
   | { kind: 'run'; language: Language; code: string }
+  /**
+   * The fenced blocks of another message, run as is in order (the first that fails ends the run); `skipped` names
+   * blocks in languages the sandbox does not run. No cells: the message had no code, and the answer says so.
+   */
+  | { kind: 'runCells'; cells: CodeCell[]; skipped: string[] }
+  /**
+   * An attached script (`.py`, `.R`, `.js`, `.sh`, `.ipynb`) run as is, in its language, with the message's other
+   * attachments in `/mnt/data`. `attachment` is its id among the message's attachments; unset: none could be
+   * chosen, and `problem` says why (no script attached, several and none named).
+   */
+  | { kind: 'runScript'; attachment?: string; problem?: string }
   /** Anything else is for the model; `text` is empty when the message only brings files. */
   | { kind: 'ask'; text: string };
 
@@ -29,5 +41,31 @@ export function isIntent(value: unknown): value is Intent {
   const v = value as { kind?: unknown; language?: unknown; code?: unknown; text?: unknown };
   if (v.kind === 'ask') return typeof v.text === 'string';
   if (v.kind === 'run') return typeof v.code === 'string' && LANGUAGES.includes(v.language as Language);
+  if (v.kind === 'runCells') return isCells(value) && Array.isArray((value as { skipped?: unknown }).skipped);
+  if (v.kind === 'runScript') return isOptionalString(value, 'attachment') && isOptionalString(value, 'problem');
   return typeof v.kind === 'string' && KINDS_WITHOUT_FIELDS.has(v.kind);
+}
+
+/** Whether an intent runs code as is (direct mode): the user's own, or another message's. */
+export function isDirectRun(intent: Intent): intent is Extract<Intent, { kind: 'run' | 'runCells' | 'runScript' }> {
+  return intent.kind === 'run' || intent.kind === 'runCells' || intent.kind === 'runScript';
+}
+
+function isCells(value: object): boolean {
+  const cells = (value as { cells?: unknown }).cells;
+  return (
+    Array.isArray(cells) &&
+    cells.every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as { code?: unknown }).code === 'string' &&
+        LANGUAGES.includes((c as { language?: unknown }).language as Language),
+    )
+  );
+}
+
+function isOptionalString(value: object, field: string): boolean {
+  const v = (value as Record<string, unknown>)[field];
+  return v === undefined || typeof v === 'string';
 }

@@ -27,7 +27,21 @@ export type InboundCommand =
   | { name: 'export' }
   /** Today's spend and what is left of the daily budgets. */
   | { name: 'usage' }
-  | { name: 'stop' };
+  | { name: 'stop' }
+  /**
+   * Run what another message holds (a platform's "run this message" action, or `run` sent as a reply to it): its
+   * fenced blocks, read from `text` (the message's text as its author wrote it), else its attached script (the
+   * message's attachments are this message's). Who asked is the message's `user`; `source` says whose it was.
+   */
+  | { name: 'runMessage'; text: string };
+
+/** The message a `runMessage` command runs: who wrote it, so their code is never taken as the invoker's. */
+export interface MessageSource {
+  /** The platform's id of the message whose code runs. */
+  messageId: string;
+  /** Its author's platform user id; `null` when the platform did not say (a bot's or a webhook's message). */
+  authorId: string | null;
+}
 
 /**
  * Says that a message is an edit of an earlier one: the core runs it again and updates (or re-posts)
@@ -74,6 +88,11 @@ export interface InboundMessage {
   replyContext?: Record<string, string | number | boolean | null>;
   /** Set when this is an edit of an earlier message; `id` is then the edit's own (unique per edit). */
   edit?: InboundEdit;
+  /**
+   * Set when the code this message runs is another message's (`runMessage`): `user` is who asked, and whose access,
+   * direct-mode rights, budget and audit line apply; the source's author is only recorded.
+   */
+  source?: MessageSource;
 }
 
 /**

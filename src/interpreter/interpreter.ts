@@ -171,7 +171,13 @@ export class Interpreter {
    * the thread's memory so a later question can refer to it. Outcome `answer` with empty text.
    */
   async runDirect(
-    direct: { threadKey: string; language: Language; code: string },
+    direct: {
+      threadKey: string;
+      language: Language;
+      code: string;
+      /** The code is another person's (a message run for someone else): its memory record keeps neither code nor output. */
+      foreign?: boolean;
+    },
     options: TurnOptions = {},
   ): Promise<TurnResult> {
     const startedMs = Date.now();
@@ -202,7 +208,7 @@ export class Interpreter {
         direct: true,
       };
     }
-    await this.memory.append(direct.threadKey, [codeEntry(run, Date.now())]);
+    await this.memory.append(direct.threadKey, [codeEntry(run, Date.now(), { foreign: direct.foreign === true })]);
     const cancelled = turn.stopReason() === 'cancelled';
     return {
       outcome: cancelled ? 'cancelled' : 'answer',

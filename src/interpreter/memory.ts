@@ -3,6 +3,7 @@ import type { HistoryEntry, ConversationRecord, ConversationStore } from '../por
 import type { TurnRun } from './turn.js';
 import { summarizeRun } from './tool-result.js';
 import { cutHeadTail, estimateTokens } from './text-cut.js';
+import { isInternalFile } from '../domain/file-names.js';
 
 /** Options of {@link ThreadMemory}. */
 export interface ThreadMemoryOptions {
@@ -36,8 +37,24 @@ export function trimHistory(history: HistoryEntry[], maxTokens: number): { histo
   return { history: history.slice(start), dropped: start };
 }
 
-/** A compact record of a run for the thread's memory. */
-export function codeEntry(run: TurnRun, atMs: number): HistoryEntry {
+/**
+ * A compact record of a run for the thread's memory. `foreign`: the code was another person's (run from their
+ * message for someone else); the model later reads that such code ran and how it ended, never its text or output,
+ * so nothing in it can pose as an instruction. @defaultValue foreign false
+ */
+export function codeEntry(run: TurnRun, atMs: number, options: { foreign?: boolean } = {}): HistoryEntry {
+  if (options.foreign) {
+    const files = run.result.artifacts.filter((a) => !isInternalFile(a.path)).map((a) => a.path);
+    return {
+      role: 'code',
+      language: run.language,
+      code: '',
+      status: run.result.status,
+      summary: files.length > 0 ? `files: ${files.slice(0, 20).join(', ')}` : 'no files written',
+      atMs,
+      foreign: true,
+    };
+  }
   return {
     role: 'code',
     language: run.language,
@@ -62,7 +79,11 @@ export function historyToMessages(history: HistoryEntry[]): LlmMessage[] {
   };
   for (const entry of history) {
     if (entry.role === 'code') {
-      codeNotes.push(`\`\`\`${entry.language}\n${entry.code}\n\`\`\`\n→ ${entry.status}: ${entry.summary}`);
+      codeNotes.push(
+        entry.foreign
+          ? `(${entry.language} code from another person's message, run at a user's request; its text and output are not shown) → ${entry.status}: ${entry.summary}`
+          : `\`\`\`${entry.language}\n${entry.code}\n\`\`\`\n→ ${entry.status}: ${entry.summary}`,
+      );
       continue;
     }
     flush();

@@ -6,7 +6,16 @@ import type { FigureCounts } from '../domain/figures.js';
 export type HistoryEntry =
   | { role: 'user'; text: string; atMs: number; files?: string[] }
   | { role: 'assistant'; text: string; atMs: number }
-  | { role: 'code'; language: Language; code: string; status: ExecutionStatus; summary: string; atMs: number };
+  | {
+      role: 'code';
+      language: Language;
+      code: string;
+      status: ExecutionStatus;
+      summary: string;
+      atMs: number;
+      /** Another person's code, run from their message: `code` is empty and `summary` names files only. */
+      foreign?: true;
+    };
 
 /** A message the bot answered and where the answer is, so an edit of the message can update it. */
 export interface AnsweredMessage {

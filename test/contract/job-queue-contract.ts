@@ -1,3 +1,4 @@
+import type { Intent } from '../../src/domain/intent.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Job, JobQueue } from '../../src/ports/job-queue.js';
@@ -55,13 +56,22 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       const jobs: Job[] = [];
       await queue.process(async (job) => void jobs.push(job));
       const intent = { kind: 'run', language: 'python', code: 'print("ü ```")' } as const;
+      // Another message's blocks and an attached script: their intents and the message's source ride along too.
+      const cells: Intent = { kind: 'runCells', cells: [{ language: 'r', code: 'x <- 1' }], skipped: ['json'] };
+      const script: Intent = { kind: 'runScript', attachment: 'F1' };
+      const source = { messageId: 'm-9', authorId: 'U-AUTHOR' };
       await queue.enqueue(testMessage({ thread: 'intent', text: 'a' }), { intent });
       await queue.enqueue(testMessage({ thread: 'intent', text: 'b' }));
-      await waitFor(() => jobs.length === 2, 10_000, 'two jobs');
+      await queue.enqueue({ ...testMessage({ thread: 'intent', text: 'c' }), source }, { intent: cells });
+      await queue.enqueue(testMessage({ thread: 'intent', text: 'd' }), { intent: script });
+      await waitFor(() => jobs.length === 4, 10_000, 'four jobs');
       expect(jobs.map((j) => [j.message.text, j.intent])).toEqual([
         ['a', intent],
         ['b', undefined],
+        ['c', cells],
+        ['d', script],
       ]);
+      expect(jobs[2]!.message.source).toEqual(source);
     });
 
     it('runs one thread in arrival order, one at a time, and threads concurrently', async () => {

@@ -65,6 +65,13 @@ export interface AuditRunRecord extends AuditCommon {
   kind: 'run';
   /** Who wrote the code: the model (a tool call), the user (direct mode), or the bot itself (export). */
   origin: 'model' | 'user' | 'system';
+  /**
+   * On a run of the user's code not typed in the asking message: `message` (another message's fenced blocks, run
+   * with a platform's "run this message" action) or `attachment` (an attached script). Absent otherwise.
+   */
+  source?: 'message' | 'attachment';
+  /** With `source`: whether the person who asked (`user`) wrote that code (`invoker`) or someone else did (`other`). */
+  sourceAuthor?: 'invoker' | 'other';
   language: string;
   /** SHA-256 of the code's UTF-8 bytes, hex. */
   codeSha256: string;

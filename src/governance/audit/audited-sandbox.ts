@@ -55,10 +55,13 @@ function runRecord(o: {
   const byModel = !request.internal && model?.codeHashes.has(codeSha256) === true;
   const filesIn = boundFiles(currentAuditScope()?.filesIn ?? []);
   const filesOut = boundFiles((result?.artifacts ?? []).map((a) => ({ name: a.path, bytes: a.bytes })));
+  const origin = request.internal ? 'system' : byModel ? 'model' : 'user';
+  const source = origin === 'user' ? currentAuditScope()?.source : undefined;
   return {
     ...commonFields(o.key),
     kind: 'run',
-    origin: request.internal ? 'system' : byModel ? 'model' : 'user',
+    origin,
+    ...(source ? { source: source.kind, sourceAuthor: source.author } : {}),
     language: request.language,
     codeSha256,
     codeBytes: Buffer.byteLength(request.code, 'utf8'),

@@ -1,13 +1,45 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerCommands } from '../../../adapters/discord/index.js';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { textReply, type ReplyImage } from '../../../src/domain/reply.js';
 import { FakeDiscord, payloads } from '../../fakes/fake-discord/index.js';
+import { threadlabBin } from '../../support/threadlab-bin.js';
 import { FAKE_TOKEN, makePng, silentLogger, startHarness, type Harness } from './harness.js';
 
 describe('Discord: command registration', () => {
-  it('registers /run /reset /files /help globally and per guild with PUT', async () => {
+  it('`threadlab discord register` says each command as users find it: /run … and Apps → Run code', async () => {
+    const fake = new FakeDiscord();
+    await fake.start();
+    try {
+      // Asynchronously: the fake answers from this process's event loop.
+      const run = await promisify(execFile)(
+        process.execPath,
+        [threadlabBin(), 'discord', 'register', '--guild', fake.guildId],
+        {
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: process.env.HOME ?? '',
+            DISCORD_TOKEN: FAKE_TOKEN,
+            DISCORD_APPLICATION_ID: fake.applicationId,
+            DISCORD_API_URL: fake.apiUrl,
+          },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe(
+        `Registered /run, /reset, /files, /help, /usage, /export, Apps → Run code (guild ${fake.guildId}).\n`,
+      );
+    } finally {
+      await fake.stop();
+    }
+  }, 90_000);
+
+  it('registers /run /reset /files /help and the message command Run code globally and per guild with PUT', async () => {
     const fake = new FakeDiscord();
     await fake.start();
     try {
@@ -16,7 +48,11 @@ describe('Discord: command registration', () => {
         applicationId: fake.applicationId,
         apiUrl: fake.apiUrl,
       });
-      expect(global).toEqual({ scope: 'global', names: ['run', 'reset', 'files', 'help', 'usage', 'export'] });
+      expect(global).toEqual({
+        scope: 'global',
+        names: ['run', 'reset', 'files', 'help', 'usage', 'export', 'Run code'],
+        shown: ['/run', '/reset', '/files', '/help', '/usage', '/export', 'Apps → Run code'],
+      });
       const guild = await registerCommands({
         token: FAKE_TOKEN,
         applicationId: fake.applicationId,
@@ -32,6 +68,11 @@ describe('Discord: command registration', () => {
       expect(puts[0]?.headers.authorization).toBe(`Bot ${FAKE_TOKEN}`);
       const run = puts[0]?.json.find((c: { name: string }) => c.name === 'run');
       expect(run.options.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
+      // Apps → Run code on a message: a message command (type 3) with no description or options, as Discord wants.
+      const runCode = puts[0]?.json.find((c: { name: string }) => c.name === 'Run code');
+      expect(runCode).toMatchObject({ type: 3 });
+      expect(runCode.options ?? []).toEqual([]);
+      expect(runCode.description ?? '').toBe('');
       await expect(
         registerCommands({ token: FAKE_TOKEN, applicationId: '1', apiUrl: fake.apiUrl }),
       ).rejects.toMatchObject({ code: 'platform_api' });

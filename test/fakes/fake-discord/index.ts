@@ -39,6 +39,11 @@ export class FakeDiscord implements RestState {
   /** A second text channel, for tests that tell channels apart (access allowlists). */
   readonly otherTextChannelId = payloads.snowflake();
   readonly dmChannelId = payloads.snowflake();
+  /**
+   * A channel of the guild the bot cannot see (no View Channel): absent from its GUILD_CREATE, and every REST
+   * call about it answers 403 Missing Access (50001), as Discord does. People can still use commands there.
+   */
+  readonly hiddenChannelId = payloads.snowflake();
   readonly requests: RecordedRequest[] = [];
   readonly messages = new Map<string, Record<string, unknown>>();
   readonly channels = new Map<string, Record<string, unknown>>();
@@ -147,6 +152,8 @@ export class FakeDiscord implements RestState {
     author?: payloads.FakeUser;
     /** The author's guild role ids, as `member.roles` carries them. */
     roles?: string[];
+    /** The id of the message this one replies to (Discord's reply: type 19 with `message_reference`). */
+    replyTo?: string;
   }): Record<string, unknown> {
     const dm = options.channelId === this.dmChannelId;
     const msg = payloads.message({
@@ -158,6 +165,17 @@ export class FakeDiscord implements RestState {
       ...(dm ? { channelType: 1 } : { guildId: this.guildId }),
       ...(options.roles ? { roles: options.roles } : {}),
     });
+    if (options.replyTo) {
+      const referenced = this.messages.get(options.replyTo);
+      msg.type = 19;
+      msg.message_reference = {
+        type: 0,
+        message_id: options.replyTo,
+        channel_id: options.channelId,
+        ...(dm ? {} : { guild_id: this.guildId }),
+      };
+      if (referenced) msg.referenced_message = referenced;
+    }
     this.messages.set(String(msg.id), msg);
     this.dispatch('MESSAGE_CREATE', msg);
     return msg;
@@ -222,6 +240,38 @@ export class FakeDiscord implements RestState {
     );
   }
 
+  /**
+   * Uses the message command `name` (Apps → name) on `target` (a message payload, e.g. from `userMessage`), by
+   * `ada` unless `user` says otherwise; the interaction comes from the target's channel unless `channel` is given.
+   */
+  messageCommand(o: {
+    name: string;
+    target: Record<string, unknown>;
+    user?: payloads.FakeUser;
+    roles?: string[];
+    channel?: { id: string; type: number; parent_id?: string };
+  }): Record<string, unknown> {
+    const channelId = String(o.target.channel_id);
+    const dm = channelId === this.dmChannelId;
+    const known = this.channels.get(channelId) as { type?: number; parent_id?: string } | undefined;
+    const channel = o.channel ?? {
+      id: channelId,
+      type: dm ? 1 : (known?.type ?? 0),
+      ...(known?.parent_id ? { parent_id: known.parent_id } : {}),
+    };
+    return this.interaction(
+      payloads.messageCommand({
+        applicationId: this.applicationId,
+        ...(dm ? {} : { guildId: this.guildId }),
+        channel,
+        user: o.user ?? this.human,
+        name: o.name,
+        target: o.target,
+        ...(o.roles ? { roles: o.roles } : {}),
+      }),
+    );
+  }
+
   /** Polls the recorded requests until `predicate` matches one (or throws after `timeoutMs`). */
   async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
     const deadline = Date.now() + timeoutMs;
@@ -273,6 +323,8 @@ export class FakeDiscord implements RestState {
   }
 
   private answer(recorded: RecordedRequest): RestResult {
+    if (recorded.path.startsWith(`/channels/${this.hiddenChannelId}`))
+      return { status: 403, body: { message: 'Missing Access', code: 50001 } };
     const held = this.rateLimits.refusal(recorded.method, recorded.path);
     if (held) return held;
     const failure = this.failures.find(

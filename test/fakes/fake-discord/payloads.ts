@@ -284,3 +284,23 @@ export function buttonPress(
     message: options.message,
   };
 }
+
+/**
+ * A message command interaction (application command type 3: Apps → a command on a message). Discord sends the
+ * target as `data.target_id` with the whole message under `data.resolved.messages`.
+ */
+export function messageCommand(
+  options: InteractionBase & { name: string; target: Record<string, unknown>; commandId?: string },
+): Record<string, unknown> {
+  const targetId = String(options.target.id);
+  return {
+    ...interactionBase(options, 2),
+    data: {
+      id: options.commandId ?? snowflake(),
+      name: options.name,
+      type: 3,
+      target_id: targetId,
+      resolved: { messages: { [targetId]: options.target } },
+    },
+  };
+}

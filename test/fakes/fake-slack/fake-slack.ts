@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { BOT_ID, BOT_USER_ID, TEAM_ID } from './payloads.js';
 import { FakeSocketMode } from './socket-mode.js';
+import { postInteraction } from './signing.js';
 import { FakeSlackState, type FakeSlackCall, type FakeSlackFile, type ScriptedFailure } from './state.js';
 import { describeFile, handleMethod, type FakeIdentity } from './web-api.js';
 
@@ -98,6 +99,24 @@ export class FakeSlack {
     const stopped = this.state.streams.filter((s) => s.channel === channel && s.threadTs === threadTs && s.streaming);
     for (const s of stopped) s.streaming = false;
     return stopped.map((s) => s.ts);
+  }
+
+  /**
+   * Delivers an interactivity payload (a shortcut, a button press) as Slack does: an `interactive` envelope over
+   * Socket Mode (resolving with the client's ack), or, given the app's request URL, a signed form-encoded POST
+   * with the JSON in `payload` (resolving with the HTTP answer).
+   */
+  async interact(
+    payload: Record<string, unknown>,
+    http?: { url: string; signingSecret: string },
+  ): Promise<{ ackMs: number; status?: number }> {
+    const started = Date.now();
+    if (!http) {
+      await this.socket.send('interactive', payload);
+      return { ackMs: Date.now() - started };
+    }
+    const res = await postInteraction(http.url, payload, { signingSecret: http.signingSecret });
+    return { ackMs: Date.now() - started, status: res.status };
   }
 
   /** Hosts a user's file; returns the Slack file object to put in an event. */

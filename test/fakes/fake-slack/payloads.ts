@@ -173,6 +173,75 @@ export function buttonPress(o: {
   };
 }
 
+/** A `rich_text` block as Slack's composer sends a message: sections of text and code blocks, in order. */
+export function richText(parts: ({ text: string } | { code: string })[]): Record<string, unknown> {
+  return {
+    type: 'rich_text',
+    block_id: randomUUID().slice(0, 5),
+    elements: parts.map((p) =>
+      'code' in p
+        ? { type: 'rich_text_preformatted', elements: [{ type: 'text', text: p.code }], border: 0 }
+        : { type: 'rich_text_section', elements: [{ type: 'text', text: p.text }] },
+    ),
+  };
+}
+
+/** The `text` Slack sends beside such blocks: code blocks fenced as ```code```, and `&`, `<`, `>` escaped. */
+export function richTextFallback(parts: ({ text: string } | { code: string })[]): string {
+  const escape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return parts.map((p) => ('code' in p ? `\`\`\`${escape(p.code)}\`\`\`` : escape(p.text))).join('\n');
+}
+
+/**
+ * A `message_action` payload: someone used a message shortcut on a message (as Slack sends it through
+ * interactivity, form-encoded over HTTP or an `interactive` envelope in Socket Mode).
+ */
+export function messageShortcut(o: {
+  callbackId: string;
+  /** The message as Slack includes it: its author, text, blocks, thread and files. */
+  message: {
+    ts?: string;
+    user?: string;
+    bot_id?: string;
+    text: string;
+    blocks?: Record<string, unknown>[];
+    thread_ts?: string;
+    files?: SlackFileShape[];
+  };
+  responseUrl: string;
+  /** Who used the shortcut. @defaultValue USER_ID */
+  userId?: string;
+  channel?: string;
+}): Record<string, unknown> {
+  const ts = o.message.ts ?? nextTs();
+  const author = o.message.bot_id ? { bot_id: o.message.bot_id } : { user: o.message.user ?? USER_ID };
+  return {
+    type: 'message_action',
+    token: 'verification-token-unused',
+    action_ts: `${(Date.now() / 1000).toFixed(6)}`,
+    team: { id: TEAM_ID, domain: 'threadlab' },
+    user: { id: o.userId ?? USER_ID, username: 'ada', team_id: TEAM_ID, name: 'ada' },
+    channel: { id: o.channel ?? CHANNEL_ID, name: 'general' },
+    is_enterprise_install: false,
+    enterprise: null,
+    callback_id: o.callbackId,
+    trigger_id: `${Date.now()}.${randomUUID().slice(0, 8)}`,
+    response_url: o.responseUrl,
+    message_ts: ts,
+    message: {
+      client_msg_id: randomUUID(),
+      type: 'message',
+      text: o.message.text,
+      ...author,
+      ts,
+      team: TEAM_ID,
+      ...(o.message.blocks ? { blocks: o.message.blocks } : {}),
+      ...(o.message.thread_ts ? { thread_ts: o.message.thread_ts } : {}),
+      ...(o.message.files ? { files: o.message.files, upload: false } : {}),
+    },
+  };
+}
+
 /** `assistant_thread_started`: a user opened a new thread in the app's assistant container (a DM). */
 export function assistantThreadStarted(o: {
   channel: string;

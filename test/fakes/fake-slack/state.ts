@@ -87,6 +87,11 @@ export class FakeSlackState {
   }[] = [];
   /** Methods this workspace does not offer, by name (see {@link FakeSlackUnsupported}). */
   readonly unsupported = new Map<string, FakeSlackUnsupported>();
+  /**
+   * Channels the bot is not a member of (a private channel it was never invited to): posting there, ephemeral
+   * notices included, answers `not_in_channel`, as Slack does.
+   */
+  readonly channelsWithoutBot = new Set<string>();
   /** User groups of the workspace (`usergroups.users.list`): group id → member user ids. */
   readonly userGroups = new Map<string, string[]>();
   private tsCounter = 0;

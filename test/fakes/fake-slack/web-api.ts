@@ -40,6 +40,11 @@ export function handleMethod(
       provided: 'chat:write,commands',
     };
   if (missing) return { ok: false, error: missing.error };
+  if (
+    ['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'files.completeUploadExternal'].includes(method) &&
+    (state.channelsWithoutBot.has(str(args.channel)) || state.channelsWithoutBot.has(str(args.channel_id)))
+  )
+    return { ok: false, error: 'not_in_channel' };
   const assistant = handleAssistantMethod(state, id, method, args);
   if (assistant) return assistant;
   switch (method) {

@@ -139,11 +139,13 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
     expect(language('cobol')).toMatchObject({ name: 'run', language: 'python' });
   });
 
-  it('defines /run (code, language python|bash|r|javascript), /reset, /files, /help', () => {
+  it('defines /run (code, language python|bash|r|javascript), /reset, /files, /help and the message command Run code', () => {
     const defs = commandDefinitions();
-    expect(defs.map((d) => d.name)).toEqual(['run', 'reset', 'files', 'help', 'usage', 'export']);
-    const run = defs[0]!;
-    expect(run.options?.map((o) => o.name)).toEqual(['code', 'language']);
+    expect(defs.map((d) => d.name)).toEqual(['run', 'reset', 'files', 'help', 'usage', 'export', 'Run code']);
+    // A message command (type 3): Discord shows it under Apps on every message, and it takes no options.
+    expect(defs[6]).toMatchObject({ name: 'Run code', type: 3 });
+    const run = defs[0]! as { options?: { name: string }[] };
+    expect(run.options?.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
     expect((run.options?.[1] as { choices?: { value: string }[] }).choices?.map((c) => c.value)).toEqual([
       'python',
       'bash',

@@ -81,6 +81,24 @@ describe('audit lines of runs and model calls', () => {
     expect(byUser).toMatchObject({ origin: 'user', tokens: null, filesOut: [] });
   });
 
+  it("says where the user's code came from: another person's message, or an attached script of the asker", async () => {
+    const t = setUp();
+    const cells = {
+      ...job,
+      intent: { kind: 'runCells' as const, cells: [{ language: 'python' as const, code: 'x' }], skipped: [] },
+      message: { ...job.message, source: { messageId: 'M0', authorId: 'U-AUTHOR' } },
+    };
+    const script = { ...job, intent: { kind: 'runScript' as const, attachment: 'F1' } };
+    await withJobAuditScope(cells, () => t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'x' }));
+    await withJobAuditScope(script, () => t.interpreter.runDirect({ threadKey: key, language: 'bash', code: 'ls' }));
+    await withJobAuditScope(job, () => t.interpreter.runDirect({ threadKey: key, language: 'python', code: 'y' }));
+    expect(t.records[0]).toMatchObject({ user: 'U7', origin: 'user', source: 'message', sourceAuthor: 'other' });
+    expect(t.records[1]).toMatchObject({ user: 'U7', origin: 'user', source: 'attachment', sourceAuthor: 'invoker' });
+    // Code typed in the asking message itself carries no source; the author's id is never on a line.
+    expect(t.records[2]).not.toHaveProperty('source');
+    expect(JSON.stringify(t.records)).not.toContain('U-AUTHOR');
+  });
+
   it('writes the line of a run the sandbox failed, and of a model call that failed', async () => {
     const t = setUp([new ThreadlabError('llm_api', 'down')]);
     t.fake.enqueue({ throws: new ThreadlabError('sandbox_start_failed', 'no container') });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
+import { RUN_SHORTCUT_CALLBACK_ID } from '../../../adapters/slack/map-shortcut.js';
 
 const manifest = readFileSync(new URL('../../../adapters/slack/manifest.yml', import.meta.url), 'utf8');
 
@@ -47,6 +48,14 @@ describe('Slack app manifest', () => {
 
   it('turns on the assistant container', () => {
     expect(manifest).toMatch(/assistant_view:\n\s+assistant_description: \S/);
+  });
+
+  it('declares the message shortcut Run in Threadlab with the callback id the adapter listens to', () => {
+    expect(manifest).toMatch(
+      new RegExp(
+        `shortcuts:\\n\\s+- name: Run in Threadlab\\n\\s+type: message\\n\\s+callback_id: ${RUN_SHORTCUT_CALLBACK_ID}\\n`,
+      ),
+    );
   });
 
   it('declares the default slash command, interactivity for the Stop button and Socket Mode', () => {
