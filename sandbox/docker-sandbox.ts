@@ -87,6 +87,10 @@ export class DockerSandbox implements Sandbox {
       // THREADLAB_SANDBOX_POOL_SIZE=0 turns the pool off, growth included.
       maxSize: limits.poolSize === 0 ? 0 : (limits.poolMax ?? limits.poolSize),
       launch: () => this.launch(POOL_SESSION),
+      prime: async (live) => {
+        const outcome = await loadDataStack(live.connection, limits.graceMs);
+        if ('failed' in outcome) throw new Error(outcome.failed);
+      },
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
     });
