@@ -8,6 +8,7 @@ import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { PreviewOptions, RunRequest, Sandbox } from '../src/ports/sandbox.js';
 import { launchContainer } from './container-launcher.js';
+import { loadDataStack } from './data-stack.js';
 import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
 import { FileMirror } from './file-mirror.js';
@@ -86,6 +87,10 @@ export class DockerSandbox implements Sandbox {
       // THREADLAB_SANDBOX_POOL_SIZE=0 turns the pool off, growth included.
       maxSize: limits.poolSize === 0 ? 0 : (limits.poolMax ?? limits.poolSize),
       launch: () => this.launch(POOL_SESSION),
+      prime: async (live) => {
+        const outcome = await loadDataStack(live.connection, limits.graceMs);
+        if ('failed' in outcome) throw new Error(outcome.failed);
+      },
       logger: options.logger,
       ...(options.observer ? { observer: options.observer } : {}),
     });
@@ -309,6 +314,18 @@ export class DockerSandbox implements Sandbox {
         graceMs: limits.graceMs,
         signal: options.signal,
       });
+    });
+  }
+
+  async prepare(key: string): Promise<void> {
+    await this.start();
+    const session = this.registry.get(key);
+    await this.registry.serialize(session, async () => {
+      const live = await this.containers.ensureLive(session);
+      const outcome = await loadDataStack(live.connection, this.options.limits.graceMs);
+      if ('failed' in outcome)
+        this.options.logger.info({ thread: session.hash, failed: outcome.failed }, 'data stack not loaded');
+      else this.options.logger.debug({ thread: session.hash, ...outcome }, 'data stack loaded');
     });
   }
 

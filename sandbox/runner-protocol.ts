@@ -73,7 +73,7 @@ export const resultFrameSchema = z.object({
 const unsavedSchema = z.object({ name: z.string().max(100), type: z.string().max(100), why: z.string().max(300) });
 
 /**
- * The answer to save_state / restore_state (sandbox/image/runner/state.py). Claims of the user's own process, like
+ * The answer to save_state / restore_state (sandbox/image/runner/state.py) and to warm. Claims of the user's own process, like
  * everything else here: lists are capped, and the bytes of a saved file are counted again as they are copied.
  */
 export const stateFrameSchema = z.object({
@@ -98,6 +98,8 @@ export const stateFrameSchema = z.object({
   notRestored: z.array(unsavedSchema).max(50).optional(),
   notRestoredMore: z.number().int().nonnegative().optional(),
   seconds: z.number().nonnegative().optional(),
+  /** The modules a `warm` loaded. */
+  loaded: z.array(z.string().max(100)).max(10).optional(),
   kernelRestart: kernelRestartSchema.optional(),
 });
 
@@ -228,7 +230,9 @@ export type RunnerRequest =
       timeoutMs: number;
       graceMs: number;
     }
-  | { op: 'restore_state'; timeoutMs: number; graceMs: number };
+  | { op: 'restore_state'; timeoutMs: number; graceMs: number }
+  /** Loads numpy, pandas and pyplot into the kernel (answered by a `state` frame with `loaded`). */
+  | { op: 'warm'; timeoutMs: number; graceMs: number };
 
 const FINAL_TYPES = new Set(['result', 'state', 'ok', 'file', 'files', 'previews', 'error']);
 

@@ -79,6 +79,7 @@ function noSandbox(): Sandbox {
     listFiles: fail,
     readFile: fail,
     previewFiles: fail,
+    prepare: fail,
     reset: fail,
     isLive: () => false,
     environment: fail,

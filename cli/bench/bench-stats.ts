@@ -19,11 +19,11 @@ export const round = (n: number): number => Math.round(n * 100) / 100;
 export async function time(
   times: number,
   fn: (i: number) => Promise<void>,
-  before?: () => Promise<void>,
+  before?: (i: number) => Promise<void>,
 ): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < times; i++) {
-    await before?.();
+    await before?.(i);
     const start = performance.now();
     await fn(i);
     samples.push(performance.now() - start);

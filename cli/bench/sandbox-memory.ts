@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import { LABELS } from '../../sandbox/container-spec.js';
+import { LABELS, POOL_SESSION } from '../../sandbox/container-spec.js';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { round } from './bench-stats.js';
 
@@ -86,27 +86,41 @@ export async function measureIdleMemory(
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const after = await hostAvailableMb();
-    const containers = await docker.listContainers({
-      filters: { label: [`${LABELS.instance}=${options.instanceId}`] },
-    });
-    const own: number[] = [];
-    const engine: number[] = [];
-    for (const info of containers) {
-      const memory = ((await docker.getContainer(info.Id).stats({ stream: false })) as { memory_stats?: MemoryStats })
-        .memory_stats;
-      if (!memory?.usage) continue;
-      own.push(privateBytes(memory));
-      engine.push(engineBytes(memory));
-    }
-    const mib = (values: number[]) =>
-      values.length ? round(values.reduce((a, b) => a + b, 0) / values.length / (1024 * 1024)) : NaN;
-    return {
-      sessions: keys.length,
-      cgroupMb: mib(own),
-      engineMb: mib(engine),
-      hostDropMb: round((before - after) / keys.length),
-    };
+    const { cgroupMb, engineMb } = await containerMemory(docker, [`${LABELS.instance}=${options.instanceId}`]);
+    return { sessions: keys.length, cgroupMb, engineMb, hostDropMb: round((before - after) / keys.length) };
   } finally {
     for (const key of keys) await sandbox.reset(key).catch(() => undefined);
   }
+}
+
+/**
+ * What an idle pooled sandbox holds (a container started ahead of demand, its kernel without the data stack), in
+ * MiB, the cgroup's figure and the engine's, averaged over the pool of `instanceId` once it is full.
+ */
+export async function measurePoolMemory(
+  docker: Docker,
+  instanceId: string,
+): Promise<{ containers: number; cgroupMb: number; engineMb: number }> {
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  return containerMemory(docker, [`${LABELS.instance}=${instanceId}`, `${LABELS.session}=${POOL_SESSION}`]);
+}
+
+/** The mean private and engine memory of the running containers with all of `labels`, in MiB. */
+async function containerMemory(
+  docker: Docker,
+  labels: string[],
+): Promise<{ containers: number; cgroupMb: number; engineMb: number }> {
+  const containers = await docker.listContainers({ filters: { label: labels } });
+  const own: number[] = [];
+  const engine: number[] = [];
+  for (const info of containers) {
+    const memory = ((await docker.getContainer(info.Id).stats({ stream: false })) as { memory_stats?: MemoryStats })
+      .memory_stats;
+    if (!memory?.usage) continue;
+    own.push(privateBytes(memory));
+    engine.push(engineBytes(memory));
+  }
+  const mib = (values: number[]) =>
+    values.length ? round(values.reduce((a, b) => a + b, 0) / values.length / (1024 * 1024)) : NaN;
+  return { containers: own.length, cgroupMb: mib(own), engineMb: mib(engine) };
 }

@@ -54,6 +54,13 @@ export interface Sandbox {
    * be previewed (too slow, stopped, unreadable) has `error` saying why; it stays in `/mnt/data` either way.
    */
   previewFiles(key: string, paths: string[], options?: PreviewOptions): Promise<FilePreview[]>;
+  /**
+   * Gets the session of `key` ready for the code about to come while the caller waits on something else (the
+   * model writing it): its container started or taken from the pool, its saved variables restored, and the data
+   * stack (numpy, pandas, pyplot) loaded into its kernel. Runs queue behind it. Resolves when done; a failure here
+   * is the next run's to report, so callers may ignore it.
+   */
+  prepare(key: string): Promise<void>;
   /** Forgets variables and files of the session and removes its container. */
   reset(key: string): Promise<void>;
   /** Whether the session has a live interpreter (its variables exist). */

@@ -68,7 +68,7 @@ export interface FakeSandboxOptions {
 
 /** One recorded call to the fake, in order. */
 export interface FakeSandboxCall {
-  method: 'run' | 'putFile' | 'listFiles' | 'readFile' | 'previewFiles' | 'reset' | 'environment' | 'close';
+  method: 'run' | 'putFile' | 'listFiles' | 'readFile' | 'previewFiles' | 'prepare' | 'reset' | 'environment' | 'close';
   key?: string;
   detail?: unknown;
 }
@@ -247,6 +247,11 @@ export class FakeSandbox implements Sandbox {
       preview: this.options.preview ?? simplePreview,
       costMs: this.options.previewCostMs ?? (() => 0),
     });
+  }
+
+  async prepare(key: string): Promise<void> {
+    this.record({ method: 'prepare', key });
+    this.session(key).live = true; // the session's container is started, as the Docker sandbox's is
   }
 
   async reset(key: string): Promise<void> {

@@ -48,8 +48,16 @@ class Interpreter:
         self.stop_requested = False
         signal.signal(signal.SIGINT, self._on_sigint)
         builtins.display = self.display
-        sys.meta_path.insert(0, _IPythonDisplayHook(self.display))
-        self._patch_show()
+        # IPython's display() is the runner's, and pyplot's show() emits the figures: applied as each module is
+        # imported (pyplot is not loaded until a run or the `warm` op needs it), or now if it already is.
+        patches = {
+            "IPython.core.display_functions": lambda module: setattr(module, "display", self.display),
+            "matplotlib.pyplot": self._patch_show,
+        }
+        sys.meta_path.insert(0, _AfterImport(patches))
+        for name, patch in patches.items():
+            if name in sys.modules:
+                patch(sys.modules[name])
 
     def _on_sigint(self, _signum, _frame):
         if self.armed:
@@ -64,9 +72,7 @@ class Interpreter:
         for obj in objs:
             self.emit_display({"data": rich.mime_bundle(obj, self.max_file_bytes)})
 
-    def _patch_show(self):
-        plt = __import__("matplotlib.pyplot").pyplot
-
+    def _patch_show(self, plt):
         def show(*_args, **_kwargs):
             rich.flush_figures(self.emit_display)
 
@@ -165,21 +171,20 @@ class Interpreter:
             signal.pthread_kill(main_ident, signal.SIGINT)
 
 
-class _IPythonDisplayHook(importlib.abc.MetaPathFinder):
-    """Makes `from IPython.display import display` use the runner's display (IPython has no shell here)."""
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Calls `patches[name](module)` once the module `name` has been executed by its own loader."""
 
-    TARGET = "IPython.core.display_functions"
-
-    def __init__(self, display):
-        self.display = display
+    def __init__(self, patches):
+        self.patches = patches
 
     def find_spec(self, name, path, target=None):
-        if name != self.TARGET:
+        patch = self.patches.get(name)
+        if patch is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
-        inner, display = spec.loader, self.display
+        inner = spec.loader
 
         class Loader(importlib.abc.Loader):
             def create_module(self, spec):
@@ -187,7 +192,7 @@ class _IPythonDisplayHook(importlib.abc.MetaPathFinder):
 
             def exec_module(self, module):
                 inner.exec_module(module)
-                module.display = display
+                patch(module)
 
         spec.loader = Loader()
         return spec

@@ -14,10 +14,12 @@ COMMANDS_FD, FRAMES_FD = (int(fd) for fd in os.environ.pop("THREADLAB_KERNEL_FDS
 for _fd in (COMMANDS_FD, FRAMES_FD):
     os.set_inheritable(_fd, False)  # bash and subprocesses do not get them
 
+import importlib  # noqa: E402
 import json  # noqa: E402
 import queue  # noqa: E402
 import shutil  # noqa: E402
 import threading  # noqa: E402
+import time  # noqa: E402
 
 import framing  # noqa: E402
 
@@ -72,7 +74,9 @@ def _user_site_on_path():
 
 
 def warm_up():
-    """Imports the data stack before the kernel says ready, so no run pays for it."""
+    """Readies the kernel before it says ready, without the data stack: an idle kernel (a pooled container, a
+    restarted kernel) stays small, and `load_data_stack` brings numpy, pandas and pyplot in when a thread is
+    about to need them (the `warm` op, sent while the model writes code)."""
     config = os.environ.get("MPLCONFIGDIR", "/opt/threadlab/mpl")
     if not os.access(config, os.W_OK):
         # The font cache is built into the read-only image; a writable copy keeps matplotlib quiet.
@@ -82,13 +86,20 @@ def warm_up():
         except OSError:
             os.makedirs(cache, exist_ok=True)
         os.environ["MPLCONFIGDIR"] = cache
+    # Whoever imports matplotlib first (the user's code or load_data_stack) gets the non-interactive backend.
+    os.environ["MPLBACKEND"] = "Agg"
     _user_site_on_path()
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401
-    import numpy  # noqa: F401
-    import pandas  # noqa: F401
+
+DATA_STACK = ("numpy", "pandas", "matplotlib.pyplot")
+
+
+def load_data_stack():
+    """Imports what most runs use (the `warm` op); modules already imported cost nothing."""
+    started = time.monotonic()
+    for name in DATA_STACK:
+        importlib.import_module(name)
+    return {"loaded": list(DATA_STACK), "seconds": round(time.monotonic() - started, 3)}
 
 
 for _stream, _errors in ((sys.stdout, "replace"), (sys.stderr, "backslashreplace")):
@@ -135,7 +146,7 @@ class Kernel:
                         self.interpreter.interrupt(threading.main_thread().ident)
                     else:
                         self.pending_stop = command.get("id")
-            elif command.get("op") in ("run", "save_state", "restore_state"):
+            elif command.get("op") in ("run", "save_state", "restore_state", "warm"):
                 self.runs.put(command)
         self.runs.put(None)  # the supervisor went away
 
@@ -155,7 +166,7 @@ class Kernel:
                     self.interpreter.stop_requested = True
                 self.pending_stop = None
             state = None
-            if command.get("op") in ("save_state", "restore_state"):
+            if command.get("op") in ("save_state", "restore_state", "warm"):
                 error, state = None, self._state(command)
             elif command.get("language") == "bash":
                 error = self.interpreter.run_bash(command.get("code", ""))
@@ -177,13 +188,16 @@ class Kernel:
             CHANNEL.send(frame)
 
     def _state(self, command):
-        """Saves or restores the user's variables (state.py); an interrupt (the supervisor's time limit) ends it."""
-        import state as durable
-
+        """Saves or restores the user's variables (state.py), or loads the data stack (`warm`); an interrupt (the
+        supervisor's time limit, a Stop) ends it."""
         try:
             self.interpreter.armed = True
             if self.interpreter.stop_requested:
                 raise KeyboardInterrupt
+            if command["op"] == "warm":
+                return load_data_stack()
+            import state as durable
+
             if command["op"] == "save_state":
                 return durable.save(self.interpreter.namespace, int(command.get("maxBytes", 0)),
                                     command.get("previousDigest"))

@@ -250,7 +250,7 @@ class Supervisor:
         op = request.get("op")
         if op == "run":
             return self.run(request)
-        if op in ("save_state", "restore_state"):
+        if op in ("save_state", "restore_state", "warm"):
             return self.state(request)
         if op == "put_file":
             failure = self.put_failures.pop(request.get("path"), None)
@@ -372,8 +372,9 @@ class Supervisor:
         return frame
 
     def state(self, request):
-        """Has the kernel save or load the user's variables (state.py), within the request's time limit: past it
-        the kernel is interrupted, and killed and replaced if it does not yield. The answer is a `state` frame."""
+        """Has the kernel save or load the user's variables (state.py), or load the data stack (`warm`), within the
+        request's time limit: past it the kernel is interrupted, and killed and replaced if it does not yield. The
+        answer is a `state` frame."""
         rid = request.get("id")
         op = request.get("op")
         with self.state_lock:

@@ -35,6 +35,7 @@ export function auditedSandbox(inner: Sandbox, audit: AuditLog): Sandbox {
     listFiles: (key) => inner.listFiles(key),
     readFile: (key, path) => inner.readFile(key, path),
     previewFiles: (key, paths, options) => inner.previewFiles(key, paths, options),
+    prepare: (key) => inner.prepare(key),
     reset: (key) => inner.reset(key),
     isLive: (key) => inner.isLive(key),
     environment: () => inner.environment(),

@@ -29,6 +29,21 @@ describe('what the model is shown', () => {
     });
   });
 
+  it("prepares the thread's sandbox before the model is asked, after the previews; code sent as is is not prepared", async () => {
+    const llm = new ScriptedLlm({ steps: [runCode('print(1)'), answer('done')] });
+    const { interpreter, sandbox } = rig({ llm });
+    const uploaded = await sandbox.putFile(THREAD, 'sales.csv', Buffer.from('a,b\n1,2\n'));
+    await interpreter.handle({ ...input('sum it'), uploaded: [uploaded] }, {});
+    const methods = sandbox.calls.map((c) => c.method);
+    expect(methods.filter((m) => m === 'prepare')).toHaveLength(1);
+    expect(methods.indexOf('prepare')).toBeGreaterThan(methods.indexOf('previewFiles'));
+    expect(methods.indexOf('prepare')).toBeLessThan(methods.indexOf('run'));
+
+    const direct = rig({ llm: new ScriptedLlm({ steps: [] }) });
+    await direct.interpreter.runDirect({ threadKey: THREAD, language: 'python', code: 'print(1)' }, {});
+    expect(direct.sandbox.calls.map((c) => c.method)).not.toContain('prepare');
+  });
+
   it('cuts long output head and tail and states how much was elided', async () => {
     const llm = new ScriptedLlm({ steps: [runCode('for i in range(5000): print(i)'), answer('done')] });
     const { interpreter, sandbox } = rig({ llm });

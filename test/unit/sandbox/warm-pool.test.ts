@@ -172,6 +172,48 @@ describe('WarmPool', () => {
       await pool.close();
     });
 
+    it('primes the containers it starts while sessions are beginning, not those it starts in quiet times', async () => {
+      let nowMs = 0;
+      const made: ReturnType<typeof fakeContainer>[] = [];
+      const primed: string[] = [];
+      let failPrime = false;
+      const pool = new WarmPool({
+        size: 1,
+        maxSize: 2,
+        demandWindowMs: 60_000,
+        logger,
+        now: () => nowMs,
+        launch: async () => {
+          const c = fakeContainer(made.length);
+          made.push(c);
+          return c.live;
+        },
+        prime: async (live) => {
+          if (failPrime) throw new Error('the kernel could not import pandas');
+          primed.push(live.id);
+        },
+      });
+      await pool.whenFull();
+      expect(primed).toEqual([]); // started at rest: it waits without the data stack
+      expect(pool.take()?.id).toBe('0');
+      await pool.whenFull();
+      expect(primed).toEqual(['1']); // a session began: the refill is primed
+      // No session for longer than the window: the replacement of a container that died waits without it.
+      nowMs = 61_000;
+      made[1]!.die();
+      await new Promise((r) => setTimeout(r, 0));
+      await pool.whenFull();
+      expect(made).toHaveLength(3);
+      expect(primed).toEqual(['1']);
+      // A failed prime leaves the container in the pool as it was.
+      failPrime = true;
+      pool.take();
+      await pool.whenFull();
+      expect(made).toHaveLength(4);
+      expect(pool.available).toBe(1);
+      await pool.close();
+    });
+
     it('a fixed pool (no maximum) and a pool of size 0 do not grow', async () => {
       const g = gatedLauncher();
       const fixed = new WarmPool({ size: 1, logger, launch: g.launch });
