@@ -14,7 +14,7 @@ export const webProfile: PlatformProfile = {
     export: '/export',
     usage: '/usage',
   },
-  commandTyping: { prefix: '/' },
+  commandTyping: { prefix: '/', schedule: ['/schedule', 'schedule'] },
   replyBounds: LIST_REPLY_BOUNDS,
   maxMessageChars: Number.MAX_SAFE_INTEGER,
 };

@@ -36,7 +36,7 @@ export function parseDirectCode(text: string): { language: Language; code: strin
 }
 
 function fromCommand(command: InboundCommand): Intent {
-  return command.name === 'run'
-    ? { kind: 'run', language: command.language, code: command.code }
-    : { kind: command.name };
+  if (command.name === 'run') return { kind: 'run', language: command.language, code: command.code };
+  if (command.name === 'schedule') return { kind: 'schedule', text: command.text };
+  return { kind: command.name };
 }

@@ -25,6 +25,8 @@ import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
+import type { Scheduler } from '../ports/scheduler.js';
+import { Schedules } from '../schedules/schedules.js';
 
 export interface RuntimeDeps {
   config: Config;
@@ -39,6 +41,8 @@ export interface RuntimeDeps {
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
   /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the runtime. */
   governance: Governance;
+  /** Where schedules live and fire (in this process, or BullMQ job schedulers); unset: no scheduled reports. */
+  scheduler?: Scheduler;
 }
 
 export interface RuntimeStartOptions {
@@ -55,11 +59,28 @@ export interface RuntimeStartOptions {
 export class Runtime implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
+  private readonly schedules: Schedules | undefined;
   private started: RuntimeStartOptions = {};
 
   constructor(private readonly deps: RuntimeDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
-    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
+    const { scheduler } = deps;
+    this.schedules = scheduler
+      ? new Schedules({
+          scheduler,
+          queue: deps.queue,
+          store: deps.store,
+          governance: deps.governance,
+          adapters: this.adapters,
+          settings: deps.config.schedules,
+          logger: deps.logger.child({ component: 'schedules' }),
+        })
+      : undefined;
+    this.worker = new ThreadWorker({
+      ...deps,
+      adapters: this.adapters,
+      ...(this.schedules ? { schedules: this.schedules } : {}),
+    });
   }
 
   /**
@@ -85,10 +106,14 @@ export class Runtime implements InboundHandler {
     if (this.started.gateway) {
       for (const adapter of this.adapters.all()) await adapter.start(this);
     }
+    // Workers fire schedules (once across all of them with Redis); a firing queues an ordinary job of the thread.
+    const { schedules } = this;
+    if (this.started.worker && schedules) await this.deps.scheduler?.start((firing) => schedules.fire(firing));
   }
 
   async stop(): Promise<void> {
     const { logger, queue, sandbox, store } = this.deps;
+    await this.deps.scheduler?.close().catch((err: unknown) => logger.warn({ err }, 'scheduler close failed'));
     for (const adapter of this.adapters.all()) {
       await adapter.stop().catch((err) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
     }
@@ -111,7 +136,7 @@ export class Runtime implements InboundHandler {
     const admission = await this.admitAs(message, intent);
     if (!admission.allowed)
       return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
-    const command = intent.kind === 'run' || intent.kind === 'ask' ? undefined : intent.kind;
+    const command = intent.kind === 'run' || intent.kind === 'ask' || intent.kind === 'rerun' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
       const stop = await this.stopTurn(key, message.user);
       if (!stop.accepted) return stop;

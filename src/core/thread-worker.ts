@@ -29,6 +29,8 @@ import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
 import type { Governance, GovernedTurn } from '../ports/governance.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
+import type { Schedules, SettledRun } from '../schedules/schedules.js';
+import { rerunNotebook } from '../schedules/rerun.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -42,6 +44,14 @@ export interface ThreadWorkerDeps {
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
   /** The budgets and approval hooks of each turn, and the `usage` answer. */
   governance: Governance;
+  /** Scheduled reports: the `schedule` command and how each scheduled run ended. Unset: the command says so. */
+  schedules?: Schedules;
+}
+
+/** How a job's run ended, for a schedule's count of failures in a row. */
+interface RunVerdict {
+  /** The creator's daily budget refused the run (or a cell of it). */
+  budgetSpent: boolean;
 }
 
 /**
@@ -71,7 +81,18 @@ export class ThreadWorker {
   /** One job, answered exactly once. */
   process(job: Job, context: JobContext): Promise<void> {
     // The job's audit scope: the sandbox's and the model's audit lines name its user and job.
-    const done = withJobAuditScope(job, () => this.answerOnce(job, context));
+    const done = withJobAuditScope(job, () => this.answerOnce(job, context)).then(async (outcome) => {
+      // A scheduled run's end counts for its schedule (three failures in a row, a spent budget stop it).
+      if (!job.origin || !outcome) return;
+      await this.deps.schedules
+        ?.settled(job, outcome)
+        .catch((err: unknown) =>
+          this.deps.logger.error(
+            { err: toThreadlabError(err), job: job.id },
+            'could not record how a scheduled run ended',
+          ),
+        );
+    });
     const settled = done.then(
       () => undefined,
       () => undefined,
@@ -88,7 +109,8 @@ export class ThreadWorker {
     await this.running.get(threadKey);
   }
 
-  private async answerOnce(job: Job, context: JobContext): Promise<void> {
+  /** Answers the job; resolves with how its run ended (undefined for an ignored edit), throws on shutdown. */
+  private async answerOnce(job: Job, context: JobContext): Promise<SettledRun | undefined> {
     const { message } = job;
     const adapter = this.deps.adapters.get(message.thread.platform);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: job.threadKey, job: job.id });
@@ -96,21 +118,25 @@ export class ThreadWorker {
     const plan = await this.ledger.plan(job.threadKey, message);
     if (plan?.action === 'ignore') {
       log.info({ reason: plan.reason, original: message.edit?.originalId }, 'edit ignored');
-      return;
+      return undefined;
     }
+    const verdict: RunVerdict = { budgetSpent: false };
     const progress = adapter.progress(message);
     const started = Date.now();
     try {
       progress.update({ type: 'started' });
-      const reply = await this.answer(job, adapter, progress, context);
+      const reply = await this.answer(job, adapter, progress, context, verdict);
       // Shutdown, not the user, interrupted this run: no reply; the queue hands the job back or says so.
       if (isShutdown(context.signal)) throw context.signal.reason;
       if (job.attempt > 1) {
         // Files come back only where THREADLAB_DATA_DIR is shared between workers, so only variables are promised lost.
         reply.text = `_This message was picked up again after a worker stopped, so the thread's Python variables were reset._\n\n${reply.text}`;
       }
+      if (job.origin)
+        reply.text = `_Scheduled run (${job.origin.label}) for ${message.user.name ?? message.user.id}._\n\n${reply.text}`;
       await this.ledger.deliver({ adapter, threadKey: job.threadKey, message, reply, plan });
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');
+      return verdict.budgetSpent ? 'budget' : reply.kind === 'error' ? 'failed' : 'ok';
     } catch (err) {
       if (isShutdown(context.signal)) {
         log.warn('interrupted by shutdown; handing the job back');
@@ -125,6 +151,7 @@ export class ThreadWorker {
       await this.ledger
         .deliver({ adapter, threadKey: job.threadKey, message, reply: failed, plan, inPlace: false })
         .catch((replyErr) => log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'));
+      return error.code === 'budget_exceeded' ? 'budget' : error.code === 'cancelled' ? 'cancelled' : 'failed';
     } finally {
       await progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
     }
@@ -135,6 +162,7 @@ export class ThreadWorker {
     adapter: PlatformAdapter,
     progress: ProgressSink,
     context: JobContext,
+    verdict: RunVerdict,
   ): Promise<Reply> {
     const { message, threadKey } = job;
     const { signal } = context;
@@ -159,6 +187,25 @@ export class ThreadWorker {
         // Its package lookup is a run in the sandbox: admitted and charged to the run-time budget like one.
         const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal, ...(budget ? { budget } : {}) });
+      }
+      case 'schedule':
+        if (!this.deps.schedules) return textReply('Scheduled reports are not available in this process.');
+        return textReply(await this.deps.schedules.command(message, intent.text));
+      case 'rerun': {
+        // A schedule re-runs the thread's notebook as its creator's own code: run time only, never recorded again.
+        const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
+        const notes = await this.restore(threadKey, adapter, signal);
+        const turn = await rerunNotebook({
+          store: this.deps.store,
+          threadKey,
+          run: (cell) =>
+            this.interpreter.runDirect({ threadKey, ...cell }, { signal, onProgress, ...(budget ? { budget } : {}) }),
+        });
+        notes.push(...(budget?.notices ?? []));
+        verdict.budgetSpent = turn.outcome === 'budget';
+        const reply = prefix(notes, await this.toReply(turn, threadKey, adapter));
+        if (turn.runs.some((r) => r.result.status !== 'ok')) reply.kind = 'error';
+        return reply;
       }
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);

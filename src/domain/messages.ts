@@ -27,7 +27,9 @@ export type InboundCommand =
   | { name: 'export' }
   /** Today's spend and what is left of the daily budgets. */
   | { name: 'usage' }
-  | { name: 'stop' };
+  | { name: 'stop' }
+  /** Scheduled reports: `text` is what follows the command (`every day 09:00 …`, `list`, `cancel 2`), parsed by the core. */
+  | { name: 'schedule'; text: string };
 
 /**
  * Says that a message is an edit of an earlier one: the core runs it again and updates (or re-posts)
@@ -47,6 +49,8 @@ export interface InboundUser {
   isBot?: boolean;
   /** Role ids the platform sent with the message (Discord's member roles); checked by the access allowlists. */
   roles?: string[];
+  /** The user's own time zone (an IANA name), where the platform says it (Slack's `users.info` `tz`). */
+  timeZone?: string;
 }
 
 /** One message for the core, the same for every platform. Plain data: it crosses a queue. */

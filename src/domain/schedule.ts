@@ -9,7 +9,8 @@ export type Weekday = 0 | 1 | 2 | 3 | 4 | 5 | 6;
  * a time zone (an IANA name Intl knows). Plain data: it crosses Redis.
  */
 export type ScheduleWhen =
-  { kind: 'every'; everyMs: number } | { kind: 'at'; hour: number; minute: number; days: Weekday[]; timeZone: string };
+  | { kind: 'every'; everyMs: number }
+  | { kind: 'at'; hour: number; minute: number; days: readonly Weekday[]; timeZone: string };
 
 /** What a firing does: re-run the thread's notebook (its recorded code, in order) or ask a question anew. */
 export type ScheduleTask = { kind: 'rerun' } | { kind: 'ask'; text: string };
@@ -30,6 +31,8 @@ export interface Schedule {
 export interface JobOrigin {
   kind: 'schedule';
   scheduleId: string;
+  /** When it fires, as said back to users (`every day 09:00 (UTC)`), for the reply's first line. */
+  label: string;
 }
 
 const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
@@ -86,7 +89,14 @@ export function isSchedule(value: unknown): value is Schedule {
 }
 
 function isWhen(value: unknown): value is ScheduleWhen {
-  const w = value as Partial<Extract<ScheduleWhen, { kind: 'at' }>> & { everyMs?: unknown };
+  const w = value as {
+    kind?: unknown;
+    everyMs?: unknown;
+    hour?: unknown;
+    minute?: unknown;
+    days?: unknown;
+    timeZone?: unknown;
+  };
   if (typeof value !== 'object' || value === null) return false;
   if (w.kind === 'every') return typeof w.everyMs === 'number' && w.everyMs > 0;
   return (
@@ -95,7 +105,7 @@ function isWhen(value: unknown): value is ScheduleWhen {
     Number.isInteger(w.minute) &&
     Array.isArray(w.days) &&
     w.days.length > 0 &&
-    w.days.every((d) => Number.isInteger(d) && d >= 0 && d <= 6) &&
+    w.days.every((d: unknown) => Number.isInteger(d) && (d as number) >= 0 && (d as number) <= 6) &&
     typeof w.timeZone === 'string'
   );
 }
