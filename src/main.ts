@@ -12,6 +12,7 @@ import type { JobQueue } from './ports/job-queue.js';
 import type { LlmClient } from './ports/llm-client.js';
 import type { PlatformAdapter } from './ports/platform-adapter.js';
 import type { Sandbox } from './ports/sandbox.js';
+import type { Scheduler } from './ports/scheduler.js';
 import type { SessionStore } from './ports/session-store.js';
 import { Runtime, type RuntimeDeps } from './core/runtime.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
@@ -275,6 +276,11 @@ function createGovernance(
   });
 }
 
+/** Where schedules live and fire: BullMQ job schedulers with REDIS_URL, else timers in this process. */
+export function createScheduler(config: Config, logger: Logger): Scheduler {
+  return stateBacking(config.queue.redisUrl).scheduler(logger.child({ component: 'scheduler' }));
+}
+
 /** Where approval requests wait (asked for by governance only with THREADLAB_APPROVAL=ask): see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
   return stateBacking(config.queue.redisUrl).approvalBoard(logger.child({ component: 'approval' }));
@@ -330,6 +336,8 @@ export async function buildRuntime(config: Config, logger: Logger, options: Buil
       renderer,
       adapters,
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      // Schedules fire on workers; without Redis they live in this process's timers (lost on restart).
+      scheduler: o.scheduler ?? createScheduler(config, logger),
       // The adapters are also governance's surfaces: their approval buttons and user groups.
       governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o, surfaces: adapters }),
     });
