@@ -1,7 +1,7 @@
 import { SlashCommandBuilder, type RESTPostAPIChatInputApplicationCommandsJSONBody } from 'discord.js';
 import { LANGUAGES } from '../../src/domain/execution.js';
 
-/** The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /export. */
+/** The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /schedule, /export. */
 export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSONBody[] {
   return [
     new SlashCommandBuilder()
@@ -21,6 +21,17 @@ export function commandDefinitions(): RESTPostAPIChatInputApplicationCommandsJSO
     new SlashCommandBuilder()
       .setName('usage')
       .setDescription("Today's use of your daily budgets and what is left")
+      .toJSON(),
+    new SlashCommandBuilder()
+      .setName('schedule')
+      .setDescription('Post a report here on a schedule: every day 09:00 <question>, every 6h rerun, list, cancel 2')
+      .addStringOption((o) =>
+        o
+          .setName('what')
+          .setDescription('every day 09:00 <question or rerun> (TZ=Europe/Paris for a zone), list, or cancel N')
+          .setRequired(true)
+          .setMaxLength(4000),
+      )
       .toJSON(),
     new SlashCommandBuilder()
       .setName('export')

@@ -141,7 +141,7 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
 
   it('defines /run (code, language python|bash|r|javascript), /reset, /files, /help', () => {
     const defs = commandDefinitions();
-    expect(defs.map((d) => d.name)).toEqual(['run', 'reset', 'files', 'help', 'usage', 'export']);
+    expect(defs.map((d) => d.name)).toEqual(['run', 'reset', 'files', 'help', 'usage', 'schedule', 'export']);
     const run = defs[0]!;
     expect(run.options?.map((o) => o.name)).toEqual(['code', 'language']);
     expect((run.options?.[1] as { choices?: { value: string }[] }).choices?.map((c) => c.value)).toEqual([
