@@ -1,0 +1,112 @@
+/**
+ * Scheduled reports in the product as shipped: one `threadlab start` child process (in-process scheduler) with
+ * Slack (Socket Mode, the real bolt against the fake) and the web chat. A schedule made in a thread fires on a
+ * seconds-level interval (THREADLAB_SCHEDULE_MIN_INTERVAL lowered for the test), re-runs the thread's notebook in
+ * the real sandbox and posts the new output in the thread; cancelling it stops it; each run is an audit line with
+ * origin "schedule".
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appMention, BOT_USER_ID, eventCallback, messageEvent, USER_ID } from '../../fakes/fake-slack/index.js';
+import { waitUntil } from '../roles/processes.js';
+import { answerText, pythonBlock, threadPosts } from '../roles/slack-thread.js';
+import { ShippedBot } from './shipped-bot.js';
+import { WebClientForTests } from './web-client.js';
+
+const bot = new ShippedBot({ slack: true, web: true });
+const web = new WebClientForTests(() => bot.webUrl);
+const TICK = 'import time\nprint("tick", time.time_ns())';
+
+beforeAll(async () => {
+  await bot.start({ THREADLAB_SCHEDULE_MIN_INTERVAL: '1s' });
+}, 180_000);
+
+afterAll(async () => {
+  await bot.cleanup();
+}, 60_000);
+
+/** The replies (not the live status) posted into a Slack thread, as text. */
+const slackReplies = (threadTs: string): string[] =>
+  threadPosts(bot.slack, threadTs).replies.map((c) => `${String(c.args.text ?? '')}\n${answerText(c)}`);
+
+async function slackReply(threadTs: string, match: RegExp, what: string): Promise<string> {
+  return waitUntil(async () => slackReplies(threadTs).find((t) => match.test(t)), {
+    timeoutMs: 60_000,
+    what,
+    intervalMs: 100,
+  });
+}
+
+const auditLines = () =>
+  readFileSync(join(bot.dataDir, 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('scheduled reports through threadlab start', () => {
+  it('Slack: a schedule typed in the thread re-runs its notebook on time, in the user’s zone; cancel stops it', async () => {
+    bot.slack.state.userTimeZones.set(USER_ID, 'Asia/Tokyo');
+    const root = appMention({ text: `<@${BOT_USER_ID}> ${pythonBlock(TICK)}` });
+    await bot.slack.socket.send('events_api', eventCallback(root));
+    const first = await slackReply(root.ts as string, /tick \d+/, 'the first run');
+    const say = (text: string) =>
+      bot.slack.socket.send('events_api', eventCallback(messageEvent({ text, thread_ts: root.ts as string })));
+
+    await say('schedule every day 09:00 how are sales?');
+    expect(await slackReply(root.ts as string, /Scheduled #1/, 'the daily schedule')).toContain('(Asia/Tokyo)');
+    expect(bot.slack.callsTo('users.info').some((c) => c.args.user === USER_ID)).toBe(true);
+    await say('schedule every 2s rerun');
+    await slackReply(root.ts as string, /Scheduled #2: every 2s/, 'the rerun schedule');
+    const fired = await slackReply(root.ts as string, /Scheduled run \(every 2s\)/, 'a scheduled run');
+    expect(fired).toMatch(/tick \d+/);
+    expect(fired.match(/tick \d+/)![0]).not.toBe(first.match(/tick \d+/)![0]);
+
+    await say('schedule list');
+    const list = await slackReply(root.ts as string, /Schedules in this thread \(2\)/, 'the list');
+    expect(list).toContain('#2 every 2s');
+    await say('schedule cancel 2');
+    await slackReply(root.ts as string, /Cancelled schedule #2/, 'the cancel');
+    await say('schedule cancel 1');
+    await slackReply(root.ts as string, /Cancelled schedule #1/, 'the second cancel');
+    const count = slackReplies(root.ts as string).filter((t) => /Scheduled run/.test(t)).length;
+    await new Promise((r) => setTimeout(r, 5000));
+    // One firing may have been queued just before the cancel; none after it.
+    expect(slackReplies(root.ts as string).filter((t) => /Scheduled run/.test(t)).length).toBeLessThanOrEqual(
+      count + 1,
+    );
+    const lines = auditLines().filter((l) => l.kind === 'schedule' && l.platform === 'slack');
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(lines[0]).toMatchObject({ origin: 'schedule', user: USER_ID, task: 'rerun', outcome: 'ok' });
+    const runs = auditLines().filter((l) => l.kind === 'run' && l.job === lines[0]!.job);
+    expect(runs).toHaveLength(1);
+  }, 120_000);
+
+  it('web chat: /schedule re-runs the notebook into the thread, and cancel stops it', async () => {
+    const thread = await web.createThread();
+    await web.post(thread, { text: pythonBlock(TICK) });
+    await web.waitForAnswer(thread, 90_000);
+    await web.post(thread, { text: '/schedule every 2s rerun' });
+    const bots = async () => (await web.messages(thread)).filter((m) => m.role === 'bot');
+    await waitUntil(async () => (await bots()).find((m) => /Scheduled #1: every 2s/.test(m.text)), {
+      timeoutMs: 30_000,
+      what: 'the schedule made',
+    });
+    const fired = await waitUntil(
+      async () => {
+        const runs = (await bots()).filter((m) => /Scheduled run \(every 2s\)/.test(m.text));
+        return runs.length >= 2 && runs;
+      },
+      { timeoutMs: 30_000, what: 'two scheduled runs' },
+    );
+    expect(fired[0]!.text).toMatch(/tick \d+/);
+    await web.post(thread, { text: '/schedule cancel 1' });
+    await waitUntil(async () => (await bots()).find((m) => /Cancelled schedule #1/.test(m.text)), {
+      timeoutMs: 30_000,
+      what: 'the cancel',
+    });
+    const count = (await bots()).filter((m) => /Scheduled run/.test(m.text)).length;
+    await new Promise((r) => setTimeout(r, 5000));
+    expect((await bots()).filter((m) => /Scheduled run/.test(m.text)).length).toBeLessThanOrEqual(count + 1);
+  }, 120_000);
+});
