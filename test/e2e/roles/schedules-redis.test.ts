@@ -1,0 +1,107 @@
+/**
+ * Scheduled reports with REDIS_URL (BullMQ job schedulers), through the shipped process:
+ * - a schedule made in the web chat of `threadlab start` keeps firing after the process is stopped and started again;
+ * - with a gateway and two worker processes, each due time of a schedule made in a Slack thread runs exactly once.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { appMention, BOT_USER_ID, messageEvent } from '../../fakes/fake-slack/index.js';
+import { startPrivateRedis, type PrivateRedis } from '../../support/redis-server.js';
+import { ShippedBot } from '../shipped/shipped-bot.js';
+import { WebClientForTests } from '../shipped/web-client.js';
+import { RolesCluster } from './cluster.js';
+import { waitUntil } from './processes.js';
+import { answerText, pythonBlock, sendEvent, threadPosts } from './slack-thread.js';
+
+const log = (line: string) => process.stderr.write(`[schedules redis] ${line}\n`);
+const TICK = 'import time\nprint("tick", time.time_ns())';
+const cleanups: (() => Promise<void>)[] = [];
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+}, 90_000);
+
+describe('schedules in Redis', () => {
+  it('survive a restart of threadlab start', async () => {
+    const redis: PrivateRedis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+    const bot = new ShippedBot({ web: true });
+    cleanups.push(() => bot.cleanup());
+    const env = { REDIS_URL: redis.url, THREADLAB_SCHEDULE_MIN_INTERVAL: '1s' };
+    await bot.start(env);
+    const web = new WebClientForTests(() => bot.webUrl);
+    const thread = await web.createThread();
+    await web.post(thread, { text: pythonBlock(TICK) });
+    await web.waitForAnswer(thread, 90_000);
+    await web.post(thread, { text: '/schedule every 3s rerun' });
+    const runs = async () =>
+      (await web.messages(thread)).filter((m) => m.role === 'bot' && /Scheduled run \(every 3s\)/.test(m.text));
+    await waitUntil(async () => (await runs()).length >= 1, { timeoutMs: 60_000, what: 'a first scheduled run' });
+
+    const first = bot.process;
+    // Read before the stop: the web chat goes with the process (its threads stay on disk).
+    const before = (await runs()).length;
+    first.child.kill('SIGTERM');
+    const exit = await first.exited;
+    expect(exit.code, first.output()).toBe(0);
+    const stoppedAt = Date.now();
+    await bot.spawn(env);
+    await bot.process.ready(120_000);
+    log(`restarted in ${Date.now() - stoppedAt} ms with ${before} scheduled runs so far`);
+    await waitUntil(async () => (await runs()).length >= before + 2, {
+      timeoutMs: 60_000,
+      what: 'two scheduled runs after the restart',
+    });
+    const after = await runs();
+    expect(after.at(-1)!.text).toMatch(/tick \d+/);
+    await web.post(thread, { text: '/schedule list' });
+    await waitUntil(
+      async () => (await web.messages(thread)).find((m) => m.role === 'bot' && /#1 every 3s/.test(m.text)),
+      { timeoutMs: 30_000, what: 'the schedule listed after the restart' },
+    );
+  }, 240_000);
+
+  it('fire each due time once across two workers', async () => {
+    const cluster = new RolesCluster();
+    cleanups.push(() => cluster.cleanup());
+    await cluster.startGatewayAndWorkers(['w1', 'w2'], { THREADLAB_SCHEDULE_MIN_INTERVAL: '1s' });
+    const root = appMention({ text: `<@${BOT_USER_ID}> ${pythonBlock(TICK)}` });
+    const ts = root.ts as string;
+    await sendEvent(cluster.slack, root);
+    const replies = () => threadPosts(cluster.slack, ts).replies.map((c) => `${String(c.args.text)}\n${answerText(c)}`);
+    await waitUntil(() => replies().find((t) => /tick \d+/.test(t)), { timeoutMs: 90_000, what: 'the first run' });
+    await sendEvent(cluster.slack, messageEvent({ text: 'schedule every 2s rerun', thread_ts: ts }));
+    await waitUntil(() => replies().find((t) => /Scheduled #1: every 2s/.test(t)), {
+      timeoutMs: 60_000,
+      what: 'the schedule made',
+    });
+    const scheduled = () => replies().filter((t) => /Scheduled run \(every 2s\)/.test(t));
+    await waitUntil(() => scheduled().length >= 1, { timeoutMs: 60_000, what: 'a first scheduled run' });
+    const windowStart = Date.now();
+    const startCount = scheduled().length;
+    await new Promise((r) => setTimeout(r, 10_000));
+    const inWindow = scheduled().length - startCount;
+    const expected = (Date.now() - windowStart) / 2000;
+    log(`${inWindow} scheduled runs posted in ${Date.now() - windowStart} ms (≈${expected.toFixed(1)} due times)`);
+    // Twice the due times would mean both workers fired each; allow one of slack either way for the window's edges.
+    expect(inWindow).toBeGreaterThanOrEqual(Math.floor(expected) - 1);
+    expect(inWindow).toBeLessThanOrEqual(Math.ceil(expected) + 1);
+    await sendEvent(cluster.slack, messageEvent({ text: 'schedule cancel 1', thread_ts: ts }));
+    await waitUntil(() => replies().find((t) => /Cancelled schedule #1/.test(t)), {
+      timeoutMs: 30_000,
+      what: 'the cancel',
+    });
+    await cluster.settled();
+    // Each due time ran once: one schedule audit line per firing job, and no job id twice.
+    const lines = readFileSync(join(cluster.workerDataDir, 'audit.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; job: string; outcome: string });
+    const fired = lines.filter((l) => l.kind === 'schedule');
+    expect(fired.length).toBeGreaterThanOrEqual(inWindow);
+    expect(new Set(fired.map((l) => l.job)).size).toBe(fired.length);
+    expect(fired.every((l) => l.outcome === 'ok')).toBe(true);
+    expect(scheduled().length).toBe(fired.length);
+  }, 240_000);
+});
