@@ -16,7 +16,10 @@ describe('Discord: command registration', () => {
         applicationId: fake.applicationId,
         apiUrl: fake.apiUrl,
       });
-      expect(global).toEqual({ scope: 'global', names: ['run', 'reset', 'files', 'help', 'usage', 'schedule', 'export'] });
+      expect(global).toEqual({
+        scope: 'global',
+        names: ['run', 'reset', 'files', 'help', 'usage', 'schedule', 'export'],
+      });
       const guild = await registerCommands({
         token: FAKE_TOKEN,
         applicationId: fake.applicationId,
