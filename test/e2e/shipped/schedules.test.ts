@@ -8,7 +8,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appMention, BOT_USER_ID, eventCallback, messageEvent, USER_ID } from '../../fakes/fake-slack/index.js';
+import { fakeRunCode, fakeSay, type FakeStep } from '../../fakes/fake-openai-server.js';
+import {
+  appMention,
+  BOT_USER_ID,
+  CHANNEL_ID,
+  eventCallback,
+  messageEvent,
+  slashCommand,
+  USER_ID,
+} from '../../fakes/fake-slack/index.js';
 import { waitUntil } from '../roles/processes.js';
 import { answerText, pythonBlock, threadPosts } from '../roles/slack-thread.js';
 import { ShippedBot } from './shipped-bot.js';
@@ -80,6 +89,37 @@ describe('scheduled reports through threadlab start', () => {
     expect(lines[0]).toMatchObject({ origin: 'schedule', user: USER_ID, task: 'rerun', outcome: 'ok' });
     const runs = auditLines().filter((l) => l.kind === 'run' && l.job === lines[0]!.job);
     expect(runs).toHaveLength(1);
+  }, 120_000);
+
+  it('Slack: /interpreter schedule with a question starts a thread whose schedule asks the model anew', async () => {
+    // Each firing: the model runs code, then answers from its output.
+    const step: FakeStep = (body) =>
+      body.messages.at(-1)?.role === 'tool' ? fakeSay('Six times seven is 42.') : fakeRunCode('print(6 * 7)');
+    bot.llm.push(...Array.from({ length: 20 }, () => step));
+    const ack = await bot.slack.socket.send(
+      'slash_commands',
+      slashCommand({ text: 'schedule list', responseUrl: bot.slack.responseUrl('list') }),
+    );
+    expect(JSON.stringify(ack.payload)).toMatch(/In the thread you mean, send `schedule list`/);
+    await bot.slack.socket.send(
+      'slash_commands',
+      slashCommand({ text: 'schedule every 2s What is 6*7?', responseUrl: bot.slack.responseUrl('make') }),
+    );
+    const root = await waitUntil(
+      () =>
+        bot.slack.state.messages.find(
+          (m) => m.channel === CHANNEL_ID && !m.thread_ts && m.text.includes('scheduled: every 2s What is 6*7?'),
+        ),
+      { timeoutMs: 30_000, what: 'the root message of the scheduled thread' },
+    );
+    await slackReply(root.ts, /Scheduled #1: every 2s, ask “What is 6\*7\?”/, 'the schedule made');
+    const fired = await slackReply(root.ts, /Scheduled run \(every 2s\)/, 'a scheduled answer');
+    expect(fired).toContain('Six times seven is 42.');
+    await bot.slack.socket.send(
+      'events_api',
+      eventCallback(messageEvent({ text: 'schedule cancel 1', thread_ts: root.ts })),
+    );
+    await slackReply(root.ts, /Cancelled schedule #1/, 'the cancel');
   }, 120_000);
 
   it('web chat: /schedule re-runs the notebook into the thread, and cancel stops it', async () => {
