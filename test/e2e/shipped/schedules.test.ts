@@ -23,7 +23,7 @@ import { answerText, pythonBlock, threadPosts } from '../roles/slack-thread.js';
 import { ShippedBot } from './shipped-bot.js';
 import { WebClientForTests } from './web-client.js';
 
-const bot = new ShippedBot({ slack: true, web: true });
+const bot = new ShippedBot({ slack: true, discord: true, web: true });
 const web = new WebClientForTests(() => bot.webUrl);
 const TICK = 'import time\nprint("tick", time.time_ns())';
 
@@ -120,6 +120,41 @@ describe('scheduled reports through threadlab start', () => {
       eventCallback(messageEvent({ text: 'schedule cancel 1', thread_ts: root.ts })),
     );
     await slackReply(root.ts, /Cancelled schedule #1/, 'the cancel');
+  }, 120_000);
+
+  it('Discord: schedule typed in a thread fires there; the /schedule slash command lists through its interaction', async () => {
+    const msg = bot.discord.userMessage({
+      channelId: bot.discord.textChannelId,
+      content: `<@${bot.discord.bot.id}> ${pythonBlock(TICK)}`,
+      mentionBot: true,
+    });
+    const threadId = String(msg.id);
+    const posted = (text: RegExp) =>
+      bot.discord.waitForRequest(
+        (r) =>
+          r.method === 'POST' &&
+          r.path === `/channels/${threadId}/messages` &&
+          !(r.json?.components?.length > 0) &&
+          text.test(String(r.json?.content)),
+        60_000,
+      );
+    await posted(/tick \d+/);
+    bot.discord.userMessage({ channelId: threadId, content: 'schedule every 2s rerun' });
+    await posted(/Scheduled #1: every 2s/);
+    const fired = await posted(/Scheduled run \(every 2s\)/);
+    expect(String(fired.json?.content)).toMatch(/tick \d+/);
+    bot.discord.userMessage({ channelId: threadId, content: 'schedule cancel 1' });
+    await posted(/Cancelled schedule #1/);
+    const interaction = bot.discord.slashCommand({
+      name: 'schedule',
+      options: [{ name: 'what', type: 3, value: 'list' }],
+    });
+    await bot.discord.waitForRequest(
+      (r) =>
+        r.path.startsWith(`/webhooks/${bot.discord.applicationId}/${String(interaction.token)}`) &&
+        /No schedules in this thread/.test(JSON.stringify(r.json)),
+      60_000,
+    );
   }, 120_000);
 
   it('web chat: /schedule re-runs the notebook into the thread, and cancel stops it', async () => {
