@@ -1,6 +1,7 @@
 /**
  * Scheduled reports with REDIS_URL (BullMQ job schedulers), through the shipped process:
  * - a schedule made in the web chat of `threadlab start` keeps firing after the process is stopped and started again;
+ * - a schedule whose creator a restart with a new allowlist leaves out stops, saying so once in its Slack thread;
  * - with a gateway and two worker processes, each due time of a schedule made in a Slack thread runs exactly once.
  */
 import { readFileSync } from 'node:fs';
@@ -60,6 +61,42 @@ describe('schedules in Redis', () => {
       async () => (await web.messages(thread)).find((m) => m.role === 'bot' && /#1 every 3s/.test(m.text)),
       { timeoutMs: 30_000, what: 'the schedule listed after the restart' },
     );
+  }, 240_000);
+
+  it('stop, saying so once, when a restart with a new allowlist leaves their creator out', async () => {
+    const redis: PrivateRedis = await startPrivateRedis();
+    cleanups.push(() => redis.stop());
+    const bot = new ShippedBot({ slack: true });
+    cleanups.push(() => bot.cleanup());
+    const env = { REDIS_URL: redis.url, THREADLAB_SCHEDULE_MIN_INTERVAL: '1s' };
+    await bot.start(env);
+    const root = appMention({ text: `<@${BOT_USER_ID}> ${pythonBlock(TICK)}` });
+    const ts = root.ts as string;
+    await sendEvent(bot.slack, root);
+    const replies = () => threadPosts(bot.slack, ts).replies.map((c) => `${String(c.args.text)}\n${answerText(c)}`);
+    await waitUntil(() => replies().find((t) => /tick \d+/.test(t)), { timeoutMs: 90_000, what: 'the first run' });
+    await sendEvent(bot.slack, messageEvent({ text: 'schedule every 2s rerun', thread_ts: ts }));
+    await waitUntil(() => replies().find((t) => /Scheduled run/.test(t)), {
+      timeoutMs: 60_000,
+      what: 'a scheduled run',
+    });
+
+    const first = bot.process;
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code, first.output()).toBe(0);
+    // The admin now lets in only someone else: the schedule's creator is out.
+    await bot.spawn({ ...env, THREADLAB_ACCESS_USERS: 'slack:U0OTHER99' });
+    await bot.process.ready(120_000);
+    await bot.slack.socket.waitForConnection();
+    const stopped = await waitUntil(() => replies().find((t) => /has stopped/.test(t)), {
+      timeoutMs: 60_000,
+      what: 'the stop notice',
+    });
+    expect(stopped).toMatch(/has stopped: U0USER01 no longer has access to Threadlab here/);
+    const runs = replies().filter((t) => /Scheduled run/.test(t)).length;
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(replies().filter((t) => /has stopped/.test(t))).toHaveLength(1);
+    expect(replies().filter((t) => /Scheduled run/.test(t))).toHaveLength(runs);
   }, 240_000);
 
   it('fire each due time once across two workers', async () => {
