@@ -210,11 +210,12 @@ export class Runtime implements InboundHandler {
   }
 
   /**
-   * A deleted thread: its jobs are stopped and, once the running one has ended (so it cannot start a
+   * A deleted thread: its schedules are removed, its jobs are stopped and, once the running one has ended (so it cannot start a
    * session again), its sandbox session with the host copies of its files and its memory are removed.
    * A gateway-only process has no sandbox: there the files are left to expire on the workers.
    */
   async onThreadDeleted(key: string): Promise<void> {
+    await this.schedules?.forgetThread(key);
     await this.deps.queue.cancel(key);
     await this.worker.idle(key);
     if (this.started.worker) await this.deps.sandbox.reset(key);

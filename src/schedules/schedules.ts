@@ -150,6 +150,15 @@ export class Schedules {
       return this.stop(schedule, `its last ${failures} runs failed in a row.`);
   }
 
+  /** A deleted thread's schedules go with it: nothing would show what they post. */
+  async forgetThread(key: string): Promise<number> {
+    const schedules = await this.ofThread(key);
+    for (const s of schedules) await this.o.scheduler.remove(s.id);
+    if (schedules.length)
+      this.o.logger.info({ thread: key, schedules: schedules.length }, 'schedules of a deleted thread removed');
+    return schedules.length;
+  }
+
   /** The schedules of a thread, oldest first: their numbers in `schedule list` and `schedule cancel N`. */
   private async ofThread(key: string): Promise<Schedule[]> {
     return (await this.o.scheduler.list(MAX_SCHEDULES_TOTAL)).filter((s) => s.threadKey === key);

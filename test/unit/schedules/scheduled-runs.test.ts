@@ -14,6 +14,7 @@ import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memo
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
+import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
 import { InProcessScheduler } from '../../../src/schedules/in-process-scheduler.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { FakeSandbox, type FakeRunHandler } from '../../fakes/fake-sandbox.js';
@@ -44,7 +45,11 @@ afterEach(async () => {
   current = undefined;
 });
 
-function setup(env: Record<string, string> = {}, handler?: FakeRunHandler) {
+function setup(
+  env: Record<string, string> = {},
+  handler?: FakeRunHandler,
+  limits: Partial<typeof DEFAULT_LIMITS> = {},
+) {
   const config = loadConfig({ THREADLAB_SHUTDOWN_TIMEOUT_MS: '200', ...env });
   const adapter = new RecordingAdapter('discord');
   const clock = new ManualClock(Date.now());
@@ -66,7 +71,7 @@ function setup(env: Record<string, string> = {}, handler?: FakeRunHandler) {
     logger,
     sandbox: auditedSandbox(new FakeSandbox(handler ? { handler } : {}), auditLog),
     store: new MemorySessionStore({ sweepIntervalMs: 0 }),
-    queue: new InProcessJobQueue({ logger }),
+    queue: new InProcessJobQueue({ logger, limits: { ...DEFAULT_LIMITS, ...limits } }),
     renderer: new SharpArtifactRenderer(),
     adapters: [adapter],
     scheduler,
@@ -204,5 +209,42 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     await clock.advance(3 * HOUR);
     await expect(adapter.nextReply(300)).rejects.toThrow(/no reply/);
     expect(scheduleLines(audit).map((l) => (l as { failuresInRow: number }).failuresInRow)).toEqual([1, 0, 1, 2, 3]);
+  });
+
+  it('skips a due time the queue refuses (the creator still busy), and counts no failure for it', async () => {
+    let delayMs = 0;
+    const { runtime, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'slow\n', delayMs }), {
+      userMaxConcurrent: 1,
+    });
+    await runtime.start();
+    // Each job's slot is let go just after its reply: the next message waits for that.
+    const settle = () => new Promise((r) => setTimeout(r, 100));
+    await send(message('```python\nprint(1)\n```'));
+    await settle();
+    expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
+    await settle();
+    delayMs = 400;
+    await clock.advance(HOUR + 1000); // the first firing runs for 400 ms
+    await clock.advance(HOUR); // the second finds it still running
+    expect((await adapter.nextReply()).reply.text).toContain('Re-ran 1 of 1 cells');
+    await expect(adapter.nextReply(600)).rejects.toThrow(/no reply/);
+    expect(
+      scheduleLines(audit)
+        .map((l) => (l as { outcome: string }).outcome)
+        .sort(),
+    ).toEqual(['ok', 'skipped']);
+  });
+
+  it('removes a deleted thread’s schedules', async () => {
+    const { runtime, scheduler, send } = setup();
+    await runtime.start();
+    expect(await send(schedule('every 2h what now?'))).toMatch(/^Scheduled #1/);
+    const other = message('/schedule every 3h elsewhere?', 'u1', {
+      thread: { ...thread, thread: 't2' },
+      command: { name: 'schedule', text: 'every 3h elsewhere?' },
+    });
+    expect(await send(other)).toMatch(/^Scheduled #1/);
+    await runtime.onThreadDeleted(threadKey(thread));
+    expect((await scheduler.list(10)).map((s) => s.thread.thread)).toEqual(['t2']);
   });
 });
