@@ -194,6 +194,8 @@ export class ThreadWorker {
       case 'rerun': {
         // A schedule re-runs the thread's notebook as its creator's own code: run time only, never recorded again.
         const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
+        // A fresh container with the thread's files and saved variables, as a notebook's "restart and run all".
+        await sandbox.recycle?.(threadKey);
         const notes = await this.restore(threadKey, adapter, signal);
         const turn = await rerunNotebook({
           store: this.deps.store,

@@ -68,7 +68,7 @@ export interface FakeSandboxOptions {
 
 /** One recorded call to the fake, in order. */
 export interface FakeSandboxCall {
-  method: 'run' | 'putFile' | 'listFiles' | 'readFile' | 'previewFiles' | 'reset' | 'environment' | 'close';
+  method: 'run' | 'putFile' | 'listFiles' | 'readFile' | 'previewFiles' | 'reset' | 'recycle' | 'environment' | 'close';
   key?: string;
   detail?: unknown;
 }
@@ -252,6 +252,13 @@ export class FakeSandbox implements Sandbox {
   async reset(key: string): Promise<void> {
     this.record({ method: 'reset', key });
     this.sessions.delete(key);
+  }
+
+  /** As the real sandbox: a fresh interpreter whose variables come back from their saved state, files kept. */
+  async recycle(key: string): Promise<void> {
+    this.record({ method: 'recycle', key });
+    const session = this.sessions.get(key);
+    if (session?.live) session.live = false;
   }
 
   isLive(key: string): boolean {

@@ -36,6 +36,7 @@ export function auditedSandbox(inner: Sandbox, audit: AuditLog): Sandbox {
     readFile: (key, path) => inner.readFile(key, path),
     previewFiles: (key, paths, options) => inner.previewFiles(key, paths, options),
     reset: (key) => inner.reset(key),
+    ...(inner.recycle ? { recycle: (key: string) => inner.recycle!(key) } : {}),
     isLive: (key) => inner.isLive(key),
     environment: () => inner.environment(),
     close: () => inner.close(),

@@ -157,12 +157,29 @@ describe('scheduled reports through threadlab start', () => {
     );
   }, 120_000);
 
-  it('web chat: /schedule re-runs the notebook into the thread, and cancel stops it', async () => {
+  it('web chat: /schedule re-runs the notebook in a fresh container with the saved variables; cancel stops it', async () => {
     const thread = await web.createThread();
-    await web.post(thread, { text: pythonBlock(TICK) });
-    await web.waitForAnswer(thread, 90_000);
-    await web.post(thread, { text: '/schedule every 2s rerun' });
     const bots = async () => (await web.messages(thread)).filter((m) => m.role === 'bot');
+    // A variable from a run that failed: kept in the thread's state, but its code is not in the notebook.
+    await web.post(thread, { text: pythonBlock('secret = 7\nraise ValueError("not in the notebook")') });
+    await waitUntil(async () => (await bots()).find((m) => m.text.includes('not in the notebook')), {
+      timeoutMs: 90_000,
+      what: 'the failed run',
+    });
+    // /tmp is the container's own: a mark left there says whether a run is in the same container as before.
+    const cell =
+      "import os\nfresh = not os.path.exists('/tmp/mark')\nopen('/tmp/mark', 'w').close()\nprint('fresh', fresh, 'secret', secret)";
+    await web.post(thread, { text: pythonBlock(cell) });
+    await waitUntil(async () => (await bots()).find((m) => /fresh True secret 7/.test(m.text)), {
+      timeoutMs: 60_000,
+      what: 'the notebook cell',
+    });
+    await web.post(thread, { text: pythonBlock(cell) });
+    await waitUntil(async () => (await bots()).find((m) => /fresh False secret 7/.test(m.text)), {
+      timeoutMs: 60_000,
+      what: 'the same cell again, in the same container',
+    });
+    await web.post(thread, { text: '/schedule every 2s rerun' });
     await waitUntil(async () => (await bots()).find((m) => /Scheduled #1: every 2s/.test(m.text)), {
       timeoutMs: 30_000,
       what: 'the schedule made',
@@ -174,7 +191,11 @@ describe('scheduled reports through threadlab start', () => {
       },
       { timeoutMs: 30_000, what: 'two scheduled runs' },
     );
-    expect(fired[0]!.text).toMatch(/tick \d+/);
+    // Only the notebook's cells ran (the failed one is not in it), each time in a fresh container, `secret` restored.
+    for (const run of fired) {
+      expect(run.text).toContain('Re-ran 2 of 2 cells');
+      expect(run.text).toMatch(/fresh True secret 7[\s\S]*fresh False secret 7/);
+    }
     await web.post(thread, { text: '/schedule cancel 1' });
     await waitUntil(async () => (await bots()).find((m) => /Cancelled schedule #1/.test(m.text)), {
       timeoutMs: 30_000,

@@ -55,6 +55,7 @@ function setup(
   const clock = new ManualClock(Date.now());
   const scheduler = new InProcessScheduler({ logger, clock });
   const audit: AuditRecord[] = [];
+  const fake = new FakeSandbox(handler ? { handler } : {});
   const auditLog = { write: (r: AuditRecord) => void audit.push(r) };
   const budgets =
     config.budgets.userDailyRunSeconds > 0
@@ -69,7 +70,7 @@ function setup(
     }),
     config,
     logger,
-    sandbox: auditedSandbox(new FakeSandbox(handler ? { handler } : {}), auditLog),
+    sandbox: auditedSandbox(fake, auditLog),
     store: new MemorySessionStore({ sweepIntervalMs: 0 }),
     queue: new InProcessJobQueue({ logger, limits: { ...DEFAULT_LIMITS, ...limits } }),
     renderer: new SharpArtifactRenderer(),
@@ -81,14 +82,16 @@ function setup(
     await adapter.handler!.onMessage(m);
     return (await adapter.nextReply()).reply.text;
   };
-  return { adapter, clock, scheduler, runtime, audit, send };
+  return { adapter, clock, scheduler, runtime, audit, send, fake };
 }
 
 const scheduleLines = (audit: AuditRecord[]) => audit.filter((r) => r.kind === 'schedule');
 
 describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => {
   it('re-runs the notebook on time as an ordinary job of the thread, with an audit line of origin schedule', async () => {
-    const { runtime, clock, send, adapter, audit } = setup({}, ({ request }) => ({ stdout: `ran ${request.code}\n` }));
+    const { runtime, clock, send, adapter, audit, fake } = setup({}, ({ request }) => ({
+      stdout: `ran ${request.code}\n`,
+    }));
     await runtime.start();
     expect(await send(message('```python\nprint(41 + 1)\n```'))).toContain('ran print(41 + 1)');
     expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1: every 1h, re-run this thread's notebook/);
@@ -98,6 +101,10 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     expect(reply.text).toContain('Re-ran 1 of 1 cells');
     expect(reply.text).toContain('ran print(41 + 1)');
     expect(fired.user.id).toBe('u1');
+    // A fresh container first (files and saved variables kept), then the notebook's one cell.
+    const methods = fake.calls.map((c) => c.method);
+    expect(methods.lastIndexOf('recycle')).toBeGreaterThan(-1);
+    expect(methods.lastIndexOf('recycle')).toBeLessThan(methods.lastIndexOf('run'));
     expect(threadKey(fired.thread)).toBe(threadKey(thread));
     await clock.advance(HOUR);
     expect((await adapter.nextReply()).reply.text).toContain('Re-ran 1 of 1 cells');
