@@ -112,6 +112,12 @@ export class Schedules {
         this.audit(schedule, 'stopped_access');
         return this.stop(schedule, `${nameOf(schedule.creator)} no longer has access to Threadlab here.`);
       }
+      // The thread still works on something (the last firing, a person's message): this due time is skipped, so
+      // firings never pile up, and the run in progress holding budget is not read as a spent budget.
+      if (await this.o.queue.starter(schedule.threadKey)) {
+        log.info('schedule firing skipped: its thread is still busy');
+        return this.audit(schedule, 'skipped', message.id);
+      }
       try {
         await this.o.governance.forTurn({
           message,
@@ -121,7 +127,7 @@ export class Schedules {
       } catch (err) {
         if (!isThreadlabError(err, 'budget_exceeded')) throw err;
         this.audit(schedule, 'stopped_budget');
-        return this.stop(schedule, `${nameOf(schedule.creator)}'s daily budget is spent. ${err.message}`);
+        return this.stop(schedule, `the daily budget of ${nameOf(schedule.creator)} is spent. ${err.message}`);
       }
       const origin = { kind: 'schedule' as const, scheduleId: schedule.id, label: describeWhen(schedule.when) };
       const result = await this.o.queue.enqueue(message, { intent, origin });
@@ -130,7 +136,7 @@ export class Schedules {
       else {
         // The thread or user is busy (a limit): this due time is skipped, not failed.
         log.warn({ reason: result.reason }, 'schedule firing skipped by a queue limit');
-        this.audit(schedule, 'skipped');
+        this.audit(schedule, 'skipped', message.id);
       }
     } catch (err) {
       log.error({ err: toThreadlabError(err) }, 'schedule firing failed');
@@ -145,7 +151,7 @@ export class Schedules {
     if (!schedule) return;
     const failures = outcome === 'cancelled' ? undefined : await this.o.scheduler.recordOutcome(id, outcome === 'ok');
     this.audit(schedule, outcome === 'budget' ? 'stopped_budget' : outcome, job.id, failures);
-    if (outcome === 'budget') return this.stop(schedule, `${nameOf(schedule.creator)}'s daily budget is spent.`);
+    if (outcome === 'budget') return this.stop(schedule, `the daily budget of ${nameOf(schedule.creator)} is spent.`);
     if (failures !== undefined && failures >= MAX_FAILURES_IN_A_ROW)
       return this.stop(schedule, `its last ${failures} runs failed in a row.`);
   }

@@ -115,30 +115,30 @@ describe('schedules in Redis', () => {
     });
     const scheduled = () => replies().filter((t) => /Scheduled run \(every 2s\)/.test(t));
     await waitUntil(() => scheduled().length >= 1, { timeoutMs: 60_000, what: 'a first scheduled run' });
-    const windowStart = Date.now();
-    const startCount = scheduled().length;
     await new Promise((r) => setTimeout(r, 10_000));
-    const inWindow = scheduled().length - startCount;
-    const expected = (Date.now() - windowStart) / 2000;
-    log(`${inWindow} scheduled runs posted in ${Date.now() - windowStart} ms (≈${expected.toFixed(1)} due times)`);
-    // Twice the due times would mean both workers fired each; allow one of slack either way for the window's edges.
-    expect(inWindow).toBeGreaterThanOrEqual(Math.floor(expected) - 1);
-    expect(inWindow).toBeLessThanOrEqual(Math.ceil(expected) + 1);
     await sendEvent(cluster.slack, messageEvent({ text: 'schedule cancel 1', thread_ts: ts }));
     await waitUntil(() => replies().find((t) => /Cancelled schedule #1/.test(t)), {
       timeoutMs: 30_000,
       what: 'the cancel',
     });
     await cluster.settled();
-    // Each due time ran once: one schedule audit line per firing job, and no job id twice.
+    // Each due time was taken once: one schedule audit line per due time (the firing's job id names it), none
+    // twice, and no more lines than due times passed (both workers firing would make about twice as many). A due
+    // time that finds the thread still busy with the last one is skipped, said on its line.
     const lines = readFileSync(join(cluster.workerDataDir, 'audit.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { kind: string; job: string; outcome: string });
+      .map((l) => JSON.parse(l) as { kind: string; job: string; outcome: string; ts: string });
     const fired = lines.filter((l) => l.kind === 'schedule');
-    expect(fired.length).toBeGreaterThanOrEqual(inWindow);
+    const dueTimes = fired.map((l) => Number(/:(\d+)$/.exec(l.job)![1]));
+    const spanMs = Math.max(...dueTimes) - Math.min(...dueTimes);
+    const ran = fired.filter((l) => l.outcome === 'ok').length;
+    log(`${fired.length} due times over ${spanMs} ms: ${ran} ran, ${fired.length - ran} skipped (thread busy)`);
     expect(new Set(fired.map((l) => l.job)).size).toBe(fired.length);
-    expect(fired.every((l) => l.outcome === 'ok')).toBe(true);
-    expect(scheduled().length).toBe(fired.length);
+    expect(fired.length).toBeLessThanOrEqual(spanMs / 2000 + 1);
+    expect(fired.length).toBeGreaterThanOrEqual(5);
+    expect(fired.every((l) => l.outcome === 'ok' || l.outcome === 'skipped')).toBe(true);
+    expect(scheduled().length).toBe(ran);
+    expect(ran).toBeGreaterThanOrEqual(2);
   }, 240_000);
 });

@@ -187,7 +187,7 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     await send(message('```python\nprint(1)\n```'));
     expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
     await clock.advance(HOUR + 1000);
-    expect((await adapter.nextReply()).reply.text).toMatch(/has stopped: u1's daily budget is spent/);
+    expect((await adapter.nextReply()).reply.text).toMatch(/has stopped: the daily budget of u1 is spent/);
     await clock.advance(3 * HOUR);
     await expect(adapter.nextReply(300)).rejects.toThrow(/no reply/);
     expect(scheduleLines(audit)).toEqual([expect.objectContaining({ outcome: 'stopped_budget' })]);
@@ -218,7 +218,7 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     expect(scheduleLines(audit).map((l) => (l as { failuresInRow: number }).failuresInRow)).toEqual([1, 0, 1, 2, 3]);
   });
 
-  it('skips a due time the queue refuses (the creator still busy), and counts no failure for it', async () => {
+  it('skips a due time while its thread is still busy, and counts no failure for it', async () => {
     let delayMs = 0;
     const { runtime, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'slow\n', delayMs }), {
       userMaxConcurrent: 1,
@@ -240,6 +240,29 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
         .map((l) => (l as { outcome: string }).outcome)
         .sort(),
     ).toEqual(['ok', 'skipped']);
+  });
+
+  it('skips a due time a queue limit refuses (the creator busy in another thread)', async () => {
+    let delayMs = 0;
+    const { runtime, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n', delayMs }), {
+      userMaxConcurrent: 1,
+    });
+    await runtime.start();
+    const settle = () => new Promise((r) => setTimeout(r, 100));
+    await send(message('```python\nprint(1)\n```'));
+    await settle();
+    expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
+    await settle();
+    delayMs = 500;
+    await adapter.handler!.onMessage(
+      message('```python\nprint(2)\n```', 'u1', { thread: { ...thread, thread: 't9' } }),
+    );
+    await clock.advance(HOUR + 1000);
+    expect((await adapter.nextReply()).message.thread.thread).toBe('t9');
+    await expect(adapter.nextReply(300)).rejects.toThrow(/no reply/);
+    expect(scheduleLines(audit)).toEqual([
+      expect.objectContaining({ outcome: 'skipped', job: expect.stringMatching(/^schedule:/) }),
+    ]);
   });
 
   it('removes a deleted thread’s schedules', async () => {
