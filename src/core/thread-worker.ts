@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { isThreadlabError, ThreadlabError, toThreadlabError } from '../domain/errors.js';
+import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
@@ -29,8 +29,9 @@ import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
 import type { Governance, GovernedTurn } from '../ports/governance.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
+import { isShutdown, userFacing } from './job-failure.js';
 import type { Schedules, SettledRun } from '../schedules/schedules.js';
-import { rerunNotebook } from '../schedules/rerun.js';
+import { rerunInFreshContainer, rerunReply } from '../schedules/rerun.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -194,20 +195,17 @@ export class ThreadWorker {
       case 'rerun': {
         // A schedule re-runs the thread's notebook as its creator's own code: run time only, never recorded again.
         const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
-        // A fresh container with the thread's files and saved variables, as a notebook's "restart and run all".
-        await sandbox.recycle?.(threadKey);
-        const notes = await this.restore(threadKey, adapter, signal);
-        const turn = await rerunNotebook({
+        const { turn, notes } = await rerunInFreshContainer({
+          sandbox,
           store: this.deps.store,
           threadKey,
+          restore: () => this.restore(threadKey, adapter, signal),
           run: (cell) =>
             this.interpreter.runDirect({ threadKey, ...cell }, { signal, onProgress, ...(budget ? { budget } : {}) }),
         });
         notes.push(...(budget?.notices ?? []));
         verdict.budgetSpent = turn.outcome === 'budget';
-        const reply = prefix(notes, await this.toReply(turn, threadKey, adapter));
-        if (turn.runs.some((r) => r.result.status !== 'ok')) reply.kind = 'error';
-        return reply;
+        return rerunReply(turn, prefix(notes, await this.toReply(turn, threadKey, adapter)));
       }
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);
@@ -399,25 +397,4 @@ export class ThreadWorker {
 function prefix(notes: string[], reply: Reply): Reply {
   if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
   return reply;
-}
-
-/** Whether the queue aborted the job because this process is shutting down (a retryable cancel). */
-function isShutdown(signal: AbortSignal): boolean {
-  return signal.aborted && isThreadlabError(signal.reason, 'cancelled') && signal.reason.isRetryable;
-}
-
-/** What the user reads when a job fails for a reason that is not their code. */
-function userFacing(error: ThreadlabError): string {
-  switch (error.code) {
-    case 'cancelled':
-      return 'Stopped.';
-    case 'docker_unreachable':
-    case 'sandbox_image_missing':
-    case 'sandbox_start_failed':
-      return `The code sandbox is unavailable right now (${error.code}). An operator can run \`threadlab doctor\` to see why.`;
-    default:
-      return error.isPolicy
-        ? error.message
-        : `Something went wrong on our side (${error.code}); nothing of yours was lost. Please try again.`;
-  }
 }

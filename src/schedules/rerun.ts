@@ -1,5 +1,7 @@
 import type { Language } from '../domain/execution.js';
+import type { Reply } from '../domain/reply.js';
 import type { TurnResult, TurnRun } from '../interpreter/turn.js';
+import type { Sandbox } from '../ports/sandbox.js';
 import type { SessionStore } from '../ports/session-store.js';
 
 /** Most cells one re-run runs; the rest are named as not run. */
@@ -45,4 +47,28 @@ export async function rerunNotebook(o: {
     durationMs: Date.now() - startedMs,
     direct: true,
   };
+}
+
+/**
+ * A scheduled re-run, as a notebook's "restart and run all": the thread's container is retired first (variables
+ * saved, files kept), `restore` brings back uploads a new worker lacks (its notes are for the reply), then the
+ * notebook's cells run in the fresh container.
+ */
+export async function rerunInFreshContainer(o: {
+  sandbox: Sandbox;
+  store: SessionStore;
+  threadKey: string;
+  restore: () => Promise<string[]>;
+  run: (cell: { language: Language; code: string }) => Promise<TurnResult>;
+}): Promise<{ turn: TurnResult; notes: string[] }> {
+  await o.sandbox.recycle?.(o.threadKey);
+  const notes = await o.restore();
+  const turn = await rerunNotebook({ store: o.store, threadKey: o.threadKey, run: o.run });
+  return { turn, notes };
+}
+
+/** A re-run's reply is an error when a cell failed: a schedule counts it towards its failures in a row. */
+export function rerunReply(turn: TurnResult, reply: Reply): Reply {
+  if (turn.runs.some((r) => r.result.status !== 'ok')) reply.kind = 'error';
+  return reply;
 }
