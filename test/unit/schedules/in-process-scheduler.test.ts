@@ -92,4 +92,18 @@ describe('InProcessScheduler (test clock)', () => {
     release();
     await scheduler.close();
   });
+
+  it('waits past the longest timer Node has (about 24.8 days) in steps', async () => {
+    const clock = new ManualClock(0);
+    const scheduler = new InProcessScheduler({ logger, clock });
+    const fired: number[] = [];
+    await scheduler.start(async (f) => void fired.push(f.dueAtMs));
+    const days = 86_400_000;
+    await scheduler.add(schedule('g', { kind: 'every', everyMs: 40 * days }, 0));
+    await clock.advance(39 * days);
+    expect(fired).toEqual([]);
+    await clock.advance(days);
+    expect(fired).toEqual([40 * days]);
+    await scheduler.close();
+  });
 });

@@ -2,7 +2,7 @@ import type { SchedulerClock } from '../../../src/schedules/in-process-scheduler
 
 /** A clock tests move by hand: timers run in due order as it passes them, with the microtasks between. */
 export class ManualClock implements SchedulerClock {
-  private timers: { atMs: number; fn: () => void; id: number }[] = [];
+  private readonly timers = new Map<number, { atMs: number; fn: () => void }>();
   private nextId = 0;
 
   constructor(private nowMs: number) {}
@@ -13,10 +13,8 @@ export class ManualClock implements SchedulerClock {
 
   setTimer(fn: () => void, ms: number): () => void {
     const id = (this.nextId += 1);
-    this.timers.push({ atMs: this.nowMs + ms, fn, id });
-    return () => {
-      this.timers = this.timers.filter((t) => t.id !== id);
-    };
+    this.timers.set(id, { atMs: this.nowMs + ms, fn });
+    return () => void this.timers.delete(id);
   }
 
   /** Moves the clock on by `ms`, running each timer due on the way at its own time. */
@@ -24,11 +22,15 @@ export class ManualClock implements SchedulerClock {
     const target = this.nowMs + ms;
     for (;;) {
       await flush();
-      const due = this.timers.filter((t) => t.atMs <= target).sort((a, b) => a.atMs - b.atMs || a.id - b.id)[0];
+      let due: [number, { atMs: number; fn: () => void }] | undefined;
+      for (const entry of this.timers) {
+        if (entry[1].atMs > target) continue;
+        if (!due || entry[1].atMs < due[1].atMs || (entry[1].atMs === due[1].atMs && entry[0] < due[0])) due = entry;
+      }
       if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.nowMs = Math.max(this.nowMs, due.atMs);
-      due.fn();
+      this.timers.delete(due[0]);
+      this.nowMs = Math.max(this.nowMs, due[1].atMs);
+      due[1].fn();
     }
     this.nowMs = target;
     await flush();

@@ -16,6 +16,7 @@ import { createLogger } from '../../../src/logger.js';
 import { InProcessJobQueue } from '../../../src/queue/in-process-queue.js';
 import { DEFAULT_LIMITS } from '../../../src/queue/limits.js';
 import { InProcessScheduler } from '../../../src/schedules/in-process-scheduler.js';
+import { MAX_SCHEDULES_TOTAL } from '../../../src/schedules/schedules.js';
 import { MemorySessionStore } from '../../../src/sessions/memory-session-store.js';
 import { FakeSandbox, type FakeRunHandler } from '../../fakes/fake-sandbox.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
@@ -147,6 +148,23 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     expect(await send(schedule('every 3h y', 'u2'))).toMatch(/^Scheduled #2/);
     expect(await send(schedule('every 3h z', 'u3'))).toMatch(/This workspace has 2 schedules/);
     expect(await send(schedule('every day 09:00 TZ=Mars/Base x'))).toMatch(/Unknown time zone/);
+  });
+
+  it('refuses a new schedule once the deployment holds the most it lists', async () => {
+    const { runtime, scheduler, send } = setup();
+    await runtime.start();
+    for (let i = 0; i < MAX_SCHEDULES_TOTAL; i += 1) {
+      await scheduler.add({
+        id: `sch-${i}`,
+        threadKey: `discord:g${i}:c:t`,
+        thread: { platform: 'discord', workspace: `g${i}`, channel: 'c', thread: 't' },
+        creator: { id: `u${i}` },
+        when: { kind: 'every', everyMs: HOUR },
+        task: { kind: 'ask', text: 'x' },
+        createdAtMs: i,
+      });
+    }
+    expect(await send(schedule('every 2h x'))).toMatch(/already holds 20000 schedules, the most it keeps/);
   });
 
   it('says so when schedules are off', async () => {
