@@ -84,6 +84,13 @@ describe('scheduled reports through threadlab start', () => {
     expect(slackReplies(root.ts as string).filter((t) => /Scheduled run/.test(t)).length).toBeLessThanOrEqual(
       count + 1,
     );
+    // Without users:read, Slack refuses users.info: times of day are in UTC, and the schedule is still made.
+    bot.slack.state.unsupported.set('users.info', { error: 'missing_scope', needed: 'users:read' });
+    await say('schedule every day 10:00 how are sales?');
+    expect(await slackReply(root.ts as string, /Scheduled #1: every day 10:00/, 'the UTC schedule')).toContain('(UTC)');
+    bot.slack.state.unsupported.delete('users.info');
+    await say('schedule cancel 1');
+    await slackReply(root.ts as string, /Cancelled schedule #1 \(every day 10:00/, 'the third cancel');
     const lines = auditLines().filter((l) => l.kind === 'schedule' && l.platform === 'slack');
     expect(lines.length).toBeGreaterThanOrEqual(1);
     expect(lines[0]).toMatchObject({ origin: 'schedule', user: USER_ID, task: 'rerun', outcome: 'ok' });
