@@ -71,8 +71,14 @@ export class Schedules {
     const shortestMs = when.kind === 'every' ? when.everyMs : 86_400_000;
     if (shortestMs < minIntervalMs)
       return `Schedules run at most every ${describeInterval(minIntervalMs)} here (\`THREADLAB_SCHEDULE_MIN_INTERVAL\`); ${describeWhen(when)} is more often.`;
-    if (task.kind === 'rerun' && !(await this.hasNotebook(key)))
-      return 'This thread has no code that ran yet, so there is nothing to re-run. Run something first, or schedule a question.';
+    if (task.kind === 'rerun') {
+      if (!(await this.hasNotebook(key)))
+        return 'This thread has no code that ran yet, so there is nothing to re-run. Run something first, or schedule a question.';
+      // A re-run runs code as is, as the creator's own: direct mode's allowlists apply when it is made, not only when it fires.
+      const direct = await this.o.governance.admit(message, { direct: true, slashCommand: true });
+      if (!direct.allowed)
+        return `You may not run code directly here, so you cannot schedule a re-run. ${direct.message}`;
+    }
     const refusal = await this.overLimit(message, limits);
     if (refusal) return refusal;
     const schedule: Schedule = {

@@ -167,6 +167,21 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     expect(await send(schedule('every 2h x'))).toMatch(/already holds 20000 schedules, the most it keeps/);
   });
 
+  it('refuses a re-run schedule from someone direct mode is closed to', async () => {
+    const { runtime, send } = setup({
+      THREADLAB_ACCESS_DIRECT_USERS: 'discord:100000000000000009',
+      THREADLAB_SCHEDULE_MIN_INTERVAL: '1m',
+    });
+    await runtime.start();
+    // u1 may ask, so a question can be scheduled; the notebook comes from someone who may run code.
+    await send(message('```python\nprint(1)\n```', '100000000000000009'));
+    expect(await send(schedule('every 1h rerun'))).toMatch(
+      /You may not run code directly here, so you cannot schedule/,
+    );
+    expect(await send(schedule('every 1h how many?'))).toMatch(/^Scheduled #1/);
+    expect(await send(schedule('every 1h rerun', '100000000000000009'))).toMatch(/^Scheduled #2/);
+  });
+
   it('says so when schedules are off', async () => {
     const { runtime, send } = setup({ THREADLAB_SCHEDULES: 'off' });
     await runtime.start();
