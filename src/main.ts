@@ -45,6 +45,7 @@ import { ContainerRetention, liveThreadHashes } from '../sandbox/container-reten
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention/retention.js';
 import { MemoryRetention } from './governance/retention/retention-memory.js';
+import { ScheduleRetention } from './governance/retention/retention-schedules.js';
 import { PurgeHonouringStore, PurgeMarks } from './governance/retention/retention-marks.js';
 import { retentionSweeperFor, type RetentionSweeper } from './governance/retention/retention-sweeper.js';
 
@@ -391,15 +392,19 @@ export interface PurgeSources {
 }
 
 /**
- * Every place that holds a thread's data, for `threadlab purge`: a live container first (or the bot would
- * write its files back), the host copies of its files and saved state, conversation memory (in Redis), the
- * web chat's history, and last the who-wrote index, which the others' idle purge asks which threads are idle.
+ * Every place that holds a thread's data, for `threadlab purge`: its schedules (in Redis), a live container (or
+ * the bot would write its files back), the host copies of its files and saved state, conversation memory (in
+ * Redis), the web chat's history, and last the who-wrote index, which the others' idle purge asks which threads
+ * are idle.
  */
 export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
   const index = createParticipantIndex(config.dataDir);
   const docker = createDocker(config.sandbox.dockerHost);
   const store = stateBacking(config.queue.redisUrl).shared ? createStore(config, logger) : undefined;
+  // Schedules first, so none fires into a thread while its data goes (in Redis only: else in the bot's process).
+  const scheduler = store ? createScheduler(config, logger) : undefined;
   const sources: RetentionSource[] = [
+    ...(scheduler ? [new ScheduleRetention({ scheduler, idleKeys: (c) => index.idleKeys(c) })] : []),
     new ContainerRetention({ docker }),
     threadFilesRetention(config.dataDir, (name) => index.keyOf(name)),
     ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
@@ -411,7 +416,10 @@ export function createPurgeSources(config: Config, logger: Logger): PurgeSources
     participants: index,
     liveHashes: () => liveThreadHashes(docker),
     memoryReachable: store !== undefined,
-    close: async () => store?.close(),
+    close: async () => {
+      await scheduler?.close();
+      await store?.close();
+    },
   };
 }
 
