@@ -34,6 +34,7 @@ export function slackProfile(command: string = DEFAULT_SLACK_COMMAND): PlatformP
       usage: `${command} usage`,
     },
     commandTyping: SLACK_COMMAND_TYPING,
+    scheduleCommand: 'schedule',
     // Slack shows 10 files a message.
     replyBounds: CHAT_REPLY_BOUNDS,
     maxMessageChars: SLACK_TEXT_LIMITS.textChars,

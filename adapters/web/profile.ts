@@ -15,6 +15,7 @@ export const webProfile: PlatformProfile = {
     usage: '/usage',
   },
   commandTyping: { prefix: '/', schedule: ['/schedule', 'schedule'] },
+  scheduleCommand: '/schedule',
   replyBounds: LIST_REPLY_BOUNDS,
   maxMessageChars: Number.MAX_SAFE_INTEGER,
 };

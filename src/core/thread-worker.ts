@@ -181,7 +181,7 @@ export class ThreadWorker {
         await resetThreadMemory(this.deps.store, threadKey);
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
-        return textReply(helpText(adapter.profile.commandNames));
+        return textReply(helpText(adapter.profile.commandNames, adapter.profile.scheduleCommand));
       case 'usage':
         return textReply(await this.deps.governance.usage(message));
       case 'export': {

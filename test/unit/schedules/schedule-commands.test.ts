@@ -6,7 +6,8 @@ import { intentOf } from '../../../src/core/intent.js';
 import { isIntent } from '../../../src/domain/intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { Platform } from '../../../src/domain/thread-key.js';
-import { asAdapterMaps } from '../../fakes/profiles.js';
+import { helpText } from '../../../src/core/help.js';
+import { asAdapterMaps, profileOf } from '../../fakes/profiles.js';
 
 const message = (platform: Platform, text: string): InboundMessage =>
   asAdapterMaps({
@@ -120,5 +121,18 @@ describe('THREADLAB_SCHEDULES and THREADLAB_SCHEDULE_MIN_INTERVAL', () => {
       expect(() => loadConfig({ THREADLAB_SCHEDULE_MIN_INTERVAL: bad }), bad).toThrow(
         /THREADLAB_SCHEDULE_MIN_INTERVAL.*at least 1s/,
       );
+  });
+});
+
+describe('help names the schedule command where it can be used', () => {
+  it('as the platform writes it, and not in the CLI', () => {
+    const help = (platform: Platform) => {
+      const profile = profileOf(platform);
+      return helpText(profile.commandNames, profile.scheduleCommand);
+    };
+    expect(help('discord')).toContain('`/schedule every day 09:00 <question>` (or `rerun`) posts a report here');
+    expect(help('web')).toContain('`/schedule list`');
+    expect(help('slack')).toContain('`schedule cancel N`');
+    expect(help('cli')).not.toContain('schedule');
   });
 });
