@@ -3,7 +3,7 @@ import { isThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { Intent } from '../domain/intent.js';
 import type { InboundMessage, InboundUser } from '../domain/messages.js';
 import { textReply } from '../domain/reply.js';
-import { describeTask, describeWhen, type Schedule } from '../domain/schedule.js';
+import { describeTask, describeWhen, type Schedule, type ScheduleWhen } from '../domain/schedule.js';
 import { threadKey } from '../domain/thread-key.js';
 import type { ScheduleLimits } from '../config/schedules.js';
 import type { PlatformAdapters } from '../core/platform-adapters.js';
@@ -13,6 +13,7 @@ import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { ScheduleFiring, Scheduler } from '../ports/scheduler.js';
 import type { SessionStore } from '../ports/session-store.js';
 import { nextFireMs } from './next-fire.js';
+import { wallClockMs } from './time-zone.js';
 import { parseScheduleCommand } from './parse-schedule.js';
 
 /** Failed runs in a row after which a schedule stops. */
@@ -93,9 +94,9 @@ export class Schedules {
     await this.o.scheduler.add(schedule);
     const number = (await this.ofThread(key)).findIndex((s) => s.id === schedule.id) + 1;
     this.o.logger.info({ schedule: schedule.id, thread: key, user: message.user.id }, 'schedule made');
-    const next = new Date(nextFireMs(when, schedule.createdAtMs, schedule.createdAtMs)).toISOString();
+    const next = nextFireMs(when, schedule.createdAtMs, schedule.createdAtMs);
     return (
-      `Scheduled #${number}: ${describeWhen(when)}, ${describeTask(task)} — first at ${isoMinute(next)} UTC. ` +
+      `Scheduled #${number}: ${describeWhen(when)}, ${describeTask(task)} — first at ${timeOf(next, when)}. ` +
       'Each run posts here as you, within your access and budgets. `schedule list` shows them, `schedule cancel ' +
       `${number}\` stops this one.`
     );
@@ -180,8 +181,8 @@ export class Schedules {
     if (schedules.length === 0) return 'No schedules in this thread. `schedule every day 09:00 <question>` makes one.';
     const now = this.now();
     const lines = schedules.map((s, i) => {
-      const next = isoMinute(new Date(nextFireMs(s.when, now, s.createdAtMs)).toISOString());
-      return `#${i + 1} ${describeWhen(s.when)}: ${describeTask(s.task)} — by ${nameOf(s.creator)}, next ${next} UTC`;
+      const next = timeOf(nextFireMs(s.when, now, s.createdAtMs), s.when);
+      return `#${i + 1} ${describeWhen(s.when)}: ${describeTask(s.task)} — by ${nameOf(s.creator)}, next ${next}`;
     });
     return [`Schedules in this thread (${schedules.length}):`, ...lines, '`schedule cancel N` stops one.'].join('\n');
   }
@@ -276,9 +277,13 @@ function nameOf(user: InboundUser): string {
   return user.name ?? user.id;
 }
 
-/** `2026-03-10T09:00` of an ISO time. */
-function isoMinute(iso: string): string {
-  return iso.slice(0, 16).replace('T', ' ');
+/**
+ * A firing time as its schedule's user reads it: `2026-03-10 09:00` in the schedule's zone for a time of day (the
+ * zone is in its description), `2026-03-10 09:00:05 UTC` for an interval.
+ */
+function timeOf(ms: number, when: ScheduleWhen): string {
+  if (when.kind === 'at') return new Date(wallClockMs(ms, when.timeZone)).toISOString().slice(0, 16).replace('T', ' ');
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 function describeInterval(ms: number): string {
