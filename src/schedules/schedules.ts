@@ -18,6 +18,8 @@ import { parseScheduleCommand } from './parse-schedule.js';
 
 /** Failed runs in a row after which a schedule stops. */
 export const MAX_FAILURES_IN_A_ROW = 3;
+/** Schedules `schedule list` shows one by one; the rest are counted. */
+export const MAX_LISTED_IN_THREAD = 50;
 /** Most schedules listed when limits are counted: past it no new schedule is made anywhere. */
 export const MAX_SCHEDULES_TOTAL = 20_000;
 
@@ -180,10 +182,12 @@ export class Schedules {
   private listText(schedules: Schedule[]): string {
     if (schedules.length === 0) return 'No schedules in this thread. `schedule every day 09:00 <question>` makes one.';
     const now = this.now();
-    const lines = schedules.map((s, i) => {
+    const lines = schedules.slice(0, MAX_LISTED_IN_THREAD).map((s, i) => {
       const next = timeOf(nextFireMs(s.when, now, s.createdAtMs), s.when);
       return `#${i + 1} ${describeWhen(s.when)}: ${describeTask(s.task)} — by ${nameOf(s.creator)}, next ${next}`;
     });
+    const more = schedules.length - lines.length;
+    if (more > 0) lines.push(`… and ${more} more (#${lines.length + 1} to #${schedules.length}).`);
     return [`Schedules in this thread (${schedules.length}):`, ...lines, '`schedule cancel N` stops one.'].join('\n');
   }
 

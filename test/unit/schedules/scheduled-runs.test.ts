@@ -184,6 +184,27 @@ describe('Scheduled runs through the runtime (fake sandbox, test clock)', () => 
     expect(await send(schedule('every 1h rerun', '100000000000000009'))).toMatch(/^Scheduled #2/);
   });
 
+  it('lists at most 50 schedules of a thread one by one, and counts the rest', async () => {
+    const { runtime, scheduler, send } = setup();
+    await runtime.start();
+    for (let i = 0; i < 60; i += 1) {
+      await scheduler.add({
+        id: `sch-${i}`,
+        threadKey: threadKey(thread),
+        thread,
+        creator: { id: `u${i}` },
+        when: { kind: 'every', everyMs: HOUR },
+        task: { kind: 'ask', text: `q${i}` },
+        createdAtMs: i,
+      });
+    }
+    const list = await send(schedule('list'));
+    expect(list).toContain('Schedules in this thread (60):');
+    expect(list).toContain('#50 every 1h: ask “q49”');
+    expect(list).not.toContain('#51 every');
+    expect(list).toContain('… and 10 more (#51 to #60).');
+  });
+
   it('says so when schedules are off', async () => {
     const { runtime, send } = setup({ THREADLAB_SCHEDULES: 'off' });
     await runtime.start();
