@@ -344,6 +344,14 @@ export class DockerSandbox implements Sandbox {
     });
   }
 
+  async recycle(key: string): Promise<void> {
+    const session = this.registry.peek(key);
+    if (!session?.live) return;
+    await this.registry.serialize(session, () =>
+      this.containers.retire(session, 'a scheduled re-run starts in a fresh container'),
+    );
+  }
+
   isLive(key: string): boolean {
     return Boolean(this.registry.peek(key)?.live?.isAlive);
   }

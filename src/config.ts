@@ -8,6 +8,7 @@ import { parseAllowlist } from './egress/policy.js';
 import { parseApprovalAdmins } from './config/approval-admins.js';
 import { parseAllowlist as parseAccessList } from './config/access-lists.js';
 import { parseDuration } from './governance/retention/retention.js';
+import { DEFAULT_SCHEDULE_LIMITS, parseMinInterval, parseScheduleLimits } from './config/schedules.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
 import { isLoopbackHost } from './domain/loopback.js';
@@ -244,6 +245,12 @@ function parseRetention(text: string): number | undefined {
   return ms;
 }
 
+/** Scheduled reports (README "Scheduled reports"): how many, and how often at most. */
+const schedules = {
+  limits: v('THREADLAB_SCHEDULES', parsedBy(parseScheduleLimits).optional(), (l) => l ?? DEFAULT_SCHEDULE_LIMITS),
+  minIntervalMs: v('THREADLAB_SCHEDULE_MIN_INTERVAL', parsedBy(parseMinInterval).optional(), (ms) => ms ?? 3_600_000),
+};
+
 /** Timed retention in `threadlab start` (README "Administering Threadlab → Retention"); unset or off: kept. */
 const retention = {
   stateMs: v('THREADLAB_RETENTION_STATE', parsedBy(parseRetention).optional()),
@@ -267,6 +274,7 @@ const sections = {
   access,
   approval,
   retention,
+  schedules,
 };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
@@ -299,6 +307,8 @@ export interface Config {
   approval: SectionOf<typeof approval>;
   /** How long each kind of data is kept, in ms; undefined: until purged (THREADLAB_RETENTION_*). */
   retention: SectionOf<typeof retention>;
+  /** Scheduled reports' bounds (THREADLAB_SCHEDULES, THREADLAB_SCHEDULE_MIN_INTERVAL). */
+  schedules: SectionOf<typeof schedules>;
   /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
   egress: EgressSettings | undefined;
   /**
@@ -386,6 +396,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     ops: readSection(ops, env),
     approval: readSection(approval, env),
     retention: readSection(retention, env),
+    schedules: readSection(schedules, env),
   };
   // Credential values come from variables the operator names, so they are read here, by name.
   const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);

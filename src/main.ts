@@ -13,6 +13,7 @@ import type { LlmClient } from './ports/llm-client.js';
 import type { PlatformAdapter } from './ports/platform-adapter.js';
 import type { Sandbox } from './ports/sandbox.js';
 import type { ConversationStore } from './ports/conversation-store.js';
+import type { Scheduler } from './ports/scheduler.js';
 import { Bot, type BotDeps } from './core/bot.js';
 import { InProcessJobQueue } from './queue/in-process-queue.js';
 import { queueLimits } from './queue/limits.js';
@@ -44,6 +45,7 @@ import { ContainerRetention, liveThreadHashes } from '../sandbox/container-reten
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention/retention.js';
 import { MemoryRetention } from './governance/retention/retention-memory.js';
+import { ScheduleRetention } from './governance/retention/retention-schedules.js';
 import { PurgeHonouringStore, PurgeMarks } from './governance/retention/retention-marks.js';
 import { retentionSweeperFor, type RetentionSweeper } from './governance/retention/retention-sweeper.js';
 
@@ -276,6 +278,11 @@ function createGovernance(
   });
 }
 
+/** Where schedules live and fire: BullMQ job schedulers with REDIS_URL, else timers in this process. */
+export function createScheduler(config: Config, logger: Logger): Scheduler {
+  return stateBacking(config.queue.redisUrl).scheduler(logger.child({ component: 'scheduler' }));
+}
+
 /** Where approval requests wait (asked for by governance only with THREADLAB_APPROVAL=ask): see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
   return stateBacking(config.queue.redisUrl).approvalBoard(logger.child({ component: 'approval' }));
@@ -331,6 +338,8 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
       renderer,
       adapters,
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      // Schedules fire on workers; without Redis they live in this process's timers (lost on restart).
+      scheduler: o.scheduler ?? createScheduler(config, logger),
       // The adapters are also governance's surfaces: their approval buttons and user groups.
       governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o, surfaces: adapters }),
     });
@@ -384,15 +393,19 @@ export interface PurgeSources {
 }
 
 /**
- * Every place that holds a thread's data, for `threadlab purge`: a live container first (or the bot would
- * write its files back), the host copies of its files and saved state, conversation memory (in Redis), the
- * web chat's history, and last the who-wrote index, which the others' idle purge asks which threads are idle.
+ * Every place that holds a thread's data, for `threadlab purge`: its schedules (in Redis), a live container (or
+ * the bot would write its files back), the host copies of its files and saved state, conversation memory (in
+ * Redis), the web chat's history, and last the who-wrote index, which the others' idle purge asks which threads
+ * are idle.
  */
 export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
   const index = createParticipantIndex(config.dataDir);
   const docker = createDocker(config.sandbox.dockerHost);
   const store = stateBacking(config.queue.redisUrl).shared ? createStore(config, logger) : undefined;
+  // Schedules first, so none fires into a thread while its data goes (in Redis only: else in the bot's process).
+  const scheduler = store ? createScheduler(config, logger) : undefined;
   const sources: RetentionSource[] = [
+    ...(scheduler ? [new ScheduleRetention({ scheduler, idleKeys: (c) => index.idleKeys(c) })] : []),
     new ContainerRetention({ docker }),
     threadFilesRetention(config.dataDir, (name) => index.keyOf(name)),
     ...(store ? [new MemoryRetention({ store, idleKeys: (c) => index.idleKeys(c), where: 'Redis' })] : []),
@@ -404,7 +417,10 @@ export function createPurgeSources(config: Config, logger: Logger): PurgeSources
     participants: index,
     liveHashes: () => liveThreadHashes(docker),
     memoryReachable: store !== undefined,
-    close: async () => store?.close(),
+    close: async () => {
+      await scheduler?.close();
+      await store?.close();
+    },
   };
 }
 

@@ -8,8 +8,8 @@ import { LANGUAGES } from '../../src/domain/execution.js';
 import { RUN_CODE_COMMAND } from './map-message-command.js';
 
 /**
- * The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /export, and the message
- * command "Run code" (Apps → Run code on any message: its fenced blocks or attached script run in a thread).
+ * The application commands Threadlab registers: /run, /reset, /files, /help, /usage, /schedule, /export, and the
+ * message command "Run code" (Apps → Run code on any message: its fenced blocks or attached script run in a thread).
  */
 export function commandDefinitions(): RESTPostAPIApplicationCommandsJSONBody[] {
   return [
@@ -30,6 +30,17 @@ export function commandDefinitions(): RESTPostAPIApplicationCommandsJSONBody[] {
     new SlashCommandBuilder()
       .setName('usage')
       .setDescription("Today's use of your daily budgets and what is left")
+      .toJSON(),
+    new SlashCommandBuilder()
+      .setName('schedule')
+      .setDescription('Post a report here on a schedule: every day 09:00 <question>, every 6h rerun, list, cancel 2')
+      .addStringOption((o) =>
+        o
+          .setName('what')
+          .setDescription('every day 09:00 <question or rerun> (TZ=Europe/Paris for a zone), list, or cancel N')
+          .setRequired(true)
+          .setMaxLength(4000),
+      )
       .toJSON(),
     new SlashCommandBuilder()
       .setName('export')

@@ -39,6 +39,8 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
       return { name: 'export' };
     case 'usage':
       return { name: 'usage' };
+    case 'schedule':
+      return { name: 'schedule', text: (view.options.what ?? '').slice(0, 4000) };
     default:
       return undefined;
   }
@@ -78,7 +80,12 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
       isBot: view.user.bot,
       ...(view.roles ? { roles: view.roles } : {}),
     },
-    text: command.name === 'run' ? command.code : `/${command.name}`,
+    text:
+      command.name === 'run'
+        ? command.code
+        : command.name === 'schedule'
+          ? `/schedule ${command.text}`
+          : `/${command.name}`,
     attachments: [],
     command,
     receivedAtMs: view.createdAtMs,

@@ -10,7 +10,8 @@ export const DISCORD_MESSAGE_CHARS = 2_000;
  */
 export const discordProfile: PlatformProfile = {
   commandNames: { run: '/run', reset: '/reset', files: '/files', help: '/help', export: '/export', usage: '/usage' },
-  commandTyping: { also: { export: 'export' } },
+  commandTyping: { also: { export: 'export' }, schedule: ['schedule', '/schedule'] },
+  scheduleCommand: '/schedule',
   // Discord shows 10 attachments a message.
   replyBounds: CHAT_REPLY_BOUNDS,
   maxMessageChars: DISCORD_MESSAGE_CHARS,

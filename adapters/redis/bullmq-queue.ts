@@ -130,6 +130,7 @@ export class BullMqJobQueue implements JobQueue {
     const stored: StoredJob = {
       message,
       ...(options.intent ? { intent: options.intent } : {}),
+      ...(options.origin ? { origin: options.origin } : {}),
       enqueuedAtMs: Date.now(),
     };
     const l = this.limits;

@@ -7,6 +7,9 @@ import { MemoryBudgetCounters } from '../../src/governance/budget/budget-memory-
 import { InProcessJobQueue, type InProcessJobQueueOptions } from '../../src/queue/in-process-queue.js';
 import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { BullMqJobQueue } from './bullmq-queue.js';
+import { BullMqScheduler } from './bullmq-scheduler.js';
+import type { Scheduler } from '../../src/ports/scheduler.js';
+import { InProcessScheduler } from '../../src/schedules/in-process-scheduler.js';
 import { pingRedis } from './connection.js';
 import { RedisApprovalBoard } from './redis-approval-board.js';
 import { RedisBudgetCounters } from './redis-budget-counters.js';
@@ -33,6 +36,8 @@ export interface StateBacking {
    * the platform connection while the turn waits on a worker); undefined in memory, where the bot's own serves.
    */
   approvalBoard(logger: Logger): ApprovalBoard | undefined;
+  /** Where schedules live and fire: timers in this process (lost on restart), or BullMQ job schedulers in Redis. */
+  scheduler(logger: Logger): Scheduler;
   /** Checks once that the backing answers (Redis: a PING within 3 s); memory always does. */
   ping(): Promise<void>;
 }
@@ -48,6 +53,7 @@ const MEMORY_BACKING: StateBacking = {
   conversationStore: () => new MemoryConversationStore(),
   budgetCounters: () => new MemoryBudgetCounters(),
   approvalBoard: () => undefined,
+  scheduler: (logger) => new InProcessScheduler({ logger }),
   ping: async () => undefined,
 };
 
@@ -58,6 +64,7 @@ function redisBacking(redisUrl: string): StateBacking {
     conversationStore: (logger) => new RedisConversationStore({ redisUrl, logger }),
     budgetCounters: (logger) => new RedisBudgetCounters({ redisUrl, logger }),
     approvalBoard: (logger) => new RedisApprovalBoard({ redisUrl, logger }),
+    scheduler: (logger) => new BullMqScheduler({ redisUrl, logger }),
     ping: () => pingRedis(redisUrl),
   };
 }

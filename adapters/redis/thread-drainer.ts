@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { isIntent, type Intent } from '../../src/domain/intent.js';
+import type { JobOrigin } from '../../src/domain/schedule.js';
 import type { Logger } from '../../src/logger.js';
 import type { Job, JobProcessor } from '../../src/ports/job-queue.js';
 import { notifyDropped, type JobOutcome, type OnDropped, type QueueObserver } from '../../src/queue/queue-events.js';
@@ -15,6 +16,8 @@ export interface StoredJob {
   message: InboundMessage;
   /** What the message asks for, read once by the gateway; absent in records written before it rode along. */
   intent?: Intent;
+  /** A schedule's firing, for its creator (absent: the message's sender sent it). */
+  origin?: JobOrigin;
   enqueuedAtMs: number;
 }
 
@@ -22,6 +25,9 @@ export interface StoredJob {
 export function jobOf(stored: StoredJob, o: { id: string; threadKey: string; attempt: number }): Job {
   const job: Job = { ...o, message: stored.message, enqueuedAtMs: stored.enqueuedAtMs };
   if (isIntent(stored.intent)) job.intent = stored.intent;
+  const origin = stored.origin;
+  if (origin?.kind === 'schedule' && typeof origin.scheduleId === 'string' && typeof origin.label === 'string')
+    job.origin = origin;
   return job;
 }
 

@@ -45,6 +45,8 @@ export function registerListeners(ctx: ListenerContext): void {
     seen.add(message.id);
     if (seen.size > 2000) seen.delete(seen.values().next().value!);
     ctx.known.add(threadKey(message.thread));
+    // A schedule's times of day are in the user's own zone unless it names one.
+    if (message.command?.name === 'schedule') message.user.timeZone = await userTimeZone(ctx, message.user.id);
     await answerInbound(ctx.target, message, await ctx.handler.onMessage(message), logger);
   };
 
@@ -97,6 +99,14 @@ export function registerListeners(ctx: ListenerContext): void {
       const asked = exportCommand(body, ctx.botUserId, Date.now());
       await ack(asked.kind === 'invalid' ? { response_type: 'ephemeral', text: asked.error } : undefined);
       if (asked.kind === 'export') await deliver(asked.message);
+      return;
+    }
+    if (parsed.kind === 'command' && parsed.command.name === 'schedule' && !startsThread(parsed.command.text)) {
+      // Listing, cancelling and re-running are about a thread the slash command cannot name.
+      await ack({
+        response_type: 'ephemeral',
+        text: `Slack does not tell me which thread a slash command comes from. In the thread you mean, send \`schedule ${parsed.command.text.slice(0, 200)}\` as a message (or \`<@${ctx.botUserId}> schedule …\`). \`${ctx.command} schedule every day 09:00 <question>\` starts a new thread with its schedule.`,
+      });
       return;
     }
     if (parsed.kind === 'command' && THREAD_COMMANDS.has(parsed.command.name)) {
@@ -172,6 +182,26 @@ export function registerListeners(ctx: ListenerContext): void {
   app.error(async (err) => {
     logger.error({ err }, 'slack listener error');
   });
+}
+
+/** Whether a slash `schedule` makes a schedule with a question, which can live in a new thread of its own. */
+function startsThread(text: string): boolean {
+  return /^(tz=\S+\s+)?every\s/i.test(text) && !/\srerun\s*$/i.test(text);
+}
+
+/** The user's time zone from `users.info` (`tz`), or undefined (UTC applies) when Slack does not say. */
+async function userTimeZone(
+  ctx: Pick<ListenerContext, 'client' | 'logger'>,
+  user: string,
+): Promise<string | undefined> {
+  try {
+    const info = await ctx.client.users.info({ user });
+    const tz = info.user?.tz;
+    return typeof tz === 'string' && tz.length <= 64 ? tz : undefined;
+  } catch (err) {
+    ctx.logger.warn({ err, user }, 'could not read the user’s time zone; schedules use UTC');
+    return undefined;
+  }
 }
 
 /** Hands a Stop press (the button, or Slack's own stop) to the core; a refused presser is told ephemerally. */

@@ -22,7 +22,8 @@ export type ParsedCommandText =
 
 /**
  * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python, ```bash, ```r or ```js), `reset`,
- * `files`, `help` (also an empty text), `stop` and `export [link]`; anything else is a question for the model.
+ * `files`, `help` (also an empty text), `stop`, `export [link]` and `schedule <when> <question>`; anything else is a
+ * question for the model.
  */
 export function parseCommandText(raw: string | undefined): ParsedCommandText {
   const text = decodeSlackText(raw ?? '').trim();
@@ -31,6 +32,8 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   if (name === '' || name === 'help') return { kind: 'command', command: { name: 'help' } };
   if (name === 'reset' || name === 'files' || name === 'stop') return { kind: 'command', command: { name } };
   if (name === 'usage') return { kind: 'command', command: { name } };
+  // The core parses what follows (`every day 09:00 …`, `list`, `cancel 2`).
+  if (name === 'schedule') return { kind: 'command', command: { name, text: text.slice(word.length).trim() } };
   // The link after `export` names the thread; the listener reads it (export-command.ts).
   if (name === 'export') return { kind: 'command', command: { name } };
   if (name !== 'run') return { kind: 'question', text };
@@ -86,6 +89,7 @@ export function commandRootText(
   if (parsed.kind === 'question') return `${who} asked: ${escapeMrkdwn(truncate(parsed.text, 300))}`;
   const { command } = parsed;
   if (command.name === 'run') return `${who} ran ${command.language} code with \`${body.command} run\`:`;
+  if (command.name === 'schedule') return `${who} scheduled: ${escapeMrkdwn(truncate(command.text, 300))}`;
   return `${who} used \`${body.command} ${command.name}\``;
 }
 

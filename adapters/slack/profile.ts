@@ -17,7 +17,7 @@ export const DEFAULT_SLACK_COMMAND = '/interpreter';
 export const isSlackUserGroupId = (id: string): boolean => /^S[A-Z0-9]{2,}$/.test(id);
 
 /** A slash command cannot name its thread, so in a thread the bare word (`reset`, `stop`) is the command. */
-export const SLACK_COMMAND_TYPING: CommandTyping = { prefix: '' };
+export const SLACK_COMMAND_TYPING: CommandTyping = { prefix: '', schedule: ['schedule'] };
 
 /**
  * Slack as the core sees it. `command` is the configured slash command (THREADLAB_SLACK_COMMAND): every text
@@ -34,6 +34,7 @@ export function slackProfile(command: string = DEFAULT_SLACK_COMMAND): PlatformP
       usage: `${command} usage`,
     },
     commandTyping: SLACK_COMMAND_TYPING,
+    scheduleCommand: 'schedule',
     // Slack shows 10 files a message.
     replyBounds: CHAT_REPLY_BOUNDS,
     maxMessageChars: SLACK_TEXT_LIMITS.textChars,

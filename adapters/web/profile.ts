@@ -14,7 +14,8 @@ export const webProfile: PlatformProfile = {
     export: '/export',
     usage: '/usage',
   },
-  commandTyping: { prefix: '/' },
+  commandTyping: { prefix: '/', schedule: ['/schedule', 'schedule'] },
+  scheduleCommand: '/schedule',
   replyBounds: LIST_REPLY_BOUNDS,
   maxMessageChars: Number.MAX_SAFE_INTEGER,
 };

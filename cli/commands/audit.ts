@@ -17,7 +17,7 @@ how many of an answer's figures were found in run output.
   --user ID      only lines of this platform user id (or pseudonym)
   --thread KEY   only lines of this thread (its egress lines too, matched by the key's hash)
   --since WHEN   only lines from WHEN on: an ISO 8601 date or time, or a duration back (90m, 12h, 7d)
-  --kind KIND    run, model_call, egress, approval or answer
+  --kind KIND    run, model_call, egress, approval, answer or schedule
   --json         the lines as JSON, one per line, as written
   --file PATH    read this file (and its rotated PATH.1 …) instead of the configured one`;
 

@@ -26,6 +26,8 @@ import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
+import type { Scheduler } from '../ports/scheduler.js';
+import { Schedules } from '../schedules/schedules.js';
 
 export interface BotDeps {
   config: Config;
@@ -40,6 +42,8 @@ export interface BotDeps {
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
   /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the bot. */
   governance: Governance;
+  /** Where schedules live and fire (in this process, or BullMQ job schedulers); unset: no scheduled reports. */
+  scheduler?: Scheduler;
 }
 
 export interface BotStartOptions {
@@ -56,11 +60,28 @@ export interface BotStartOptions {
 export class Bot implements InboundHandler {
   private readonly adapters: PlatformAdapters;
   private readonly worker: ThreadWorker;
+  private readonly schedules: Schedules | undefined;
   private started: BotStartOptions = {};
 
   constructor(private readonly deps: BotDeps) {
     this.adapters = new PlatformAdapters(deps.adapters);
-    this.worker = new ThreadWorker({ ...deps, adapters: this.adapters });
+    const { scheduler } = deps;
+    this.schedules = scheduler
+      ? new Schedules({
+          scheduler,
+          queue: deps.queue,
+          store: deps.store,
+          governance: deps.governance,
+          adapters: this.adapters,
+          settings: deps.config.schedules,
+          logger: deps.logger.child({ component: 'schedules' }),
+        })
+      : undefined;
+    this.worker = new ThreadWorker({
+      ...deps,
+      adapters: this.adapters,
+      ...(this.schedules ? { schedules: this.schedules } : {}),
+    });
   }
 
   /**
@@ -82,10 +103,14 @@ export class Bot implements InboundHandler {
     if (this.started.gateway) {
       for (const adapter of this.adapters.all()) await adapter.start(this);
     }
+    // Workers fire schedules (once across all of them with Redis); a firing queues an ordinary job of the thread.
+    const { schedules } = this;
+    if (this.started.worker && schedules) await this.deps.scheduler?.start((firing) => schedules.fire(firing));
   }
 
   async stop(): Promise<void> {
     const { logger, queue, sandbox, store } = this.deps;
+    await this.deps.scheduler?.close().catch((err: unknown) => logger.warn({ err }, 'scheduler close failed'));
     for (const adapter of this.adapters.all()) {
       await adapter.stop().catch((err) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
     }
@@ -108,7 +133,7 @@ export class Bot implements InboundHandler {
     const admission = await this.admitAs(message, intent);
     if (!admission.allowed)
       return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
-    const command = isDirectRun(intent) || intent.kind === 'ask' ? undefined : intent.kind;
+    const command = isDirectRun(intent) || intent.kind === 'ask' || intent.kind === 'rerun' ? undefined : intent.kind;
     if (intent.kind === 'stop') {
       const stop = await this.stopTurn(key, message.user);
       if (!stop.accepted) return stop;
@@ -182,11 +207,12 @@ export class Bot implements InboundHandler {
   }
 
   /**
-   * A deleted thread: its jobs are stopped and, once the running one has ended (so it cannot start a
+   * A deleted thread: its schedules are removed, its jobs are stopped and, once the running one has ended (so it cannot start a
    * session again), its sandbox session with the host copies of its files and its memory are removed.
    * A gateway-only process has no sandbox: there the files are left to expire on the workers.
    */
   async onThreadDeleted(key: string): Promise<void> {
+    await this.schedules?.forgetThread(key);
     await this.deps.queue.cancel(key);
     await this.worker.idle(key);
     if (this.started.worker) await this.deps.sandbox.reset(key);

@@ -1,7 +1,7 @@
 import type { NamedCommand } from '../ports/platform-profile.js';
 
 /** The answer to the help command, naming the commands as the platform's profile spells them. */
-export function helpText(command: Readonly<Record<NamedCommand, string>>): string {
+export function helpText(command: Readonly<Record<NamedCommand, string>>, scheduleCommand?: string): string {
   return [
     '*Threadlab* runs Python and bash for this thread in a private, locked-down container.',
     '',
@@ -15,6 +15,11 @@ export function helpText(command: Readonly<Record<NamedCommand, string>>): strin
       `\`${command.reset}\` clears variables and files · \`${command.help}\` shows this.`,
     `\`${command.export}\` sends this thread as a Jupyter notebook (the code that ran successfully, with its outputs) and a \`requirements.txt\`.`,
     `\`${command.usage}\` shows what you and this workspace used today of the daily budgets, if any are set.`,
+    ...(scheduleCommand
+      ? [
+          `\`${scheduleCommand} every day 09:00 <question>\` (or \`rerun\`) posts a report here on a schedule; \`${scheduleCommand} list\`, \`${scheduleCommand} cancel N\`.`,
+        ]
+      : []),
     'The container has no network access; charts and files your code writes come back here.',
   ].join('\n');
 }

@@ -78,6 +78,8 @@ function fromCommand(command: InboundCommand, attachments: readonly InboundAttac
       if (blocks.cells.length === 0 && attachments.some((a) => scriptKindOf(a.name))) return scriptIntent(attachments);
       return { kind: 'runCells', cells: blocks.cells, skipped: blocks.skipped };
     }
+    case 'schedule':
+      return { kind: 'schedule', text: command.text };
     default:
       return { kind: command.name };
   }

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { isThreadlabError, ThreadlabError, toThreadlabError } from '../domain/errors.js';
+import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { ProgressEvent } from '../domain/progress.js';
@@ -30,6 +30,9 @@ import { rememberUploads, restoreUploads } from './upload-ledger.js';
 import { isInternalFile } from '../domain/file-names.js';
 import type { Governance, GovernedTurn } from '../ports/governance.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
+import { isShutdown, userFacing } from './job-failure.js';
+import type { Schedules, SettledRun } from '../schedules/schedules.js';
+import { rerunInFreshContainer, rerunReply } from '../schedules/rerun.js';
 
 export interface ThreadWorkerDeps {
   config: Config;
@@ -43,6 +46,14 @@ export interface ThreadWorkerDeps {
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
   /** The budgets and approval hooks of each turn, and the `usage` answer. */
   governance: Governance;
+  /** Scheduled reports: the `schedule` command and how each scheduled run ended. Unset: the command says so. */
+  schedules?: Schedules;
+}
+
+/** How a job's run ended, for a schedule's count of failures in a row. */
+interface RunVerdict {
+  /** The creator's daily budget refused the run (or a cell of it). */
+  budgetSpent: boolean;
 }
 
 /**
@@ -72,7 +83,18 @@ export class ThreadWorker {
   /** One job, answered exactly once. */
   process(job: Job, context: JobContext): Promise<void> {
     // The job's audit scope: the sandbox's and the model's audit lines name its user and job.
-    const done = withJobAuditScope(job, () => this.answerOnce(job, context));
+    const done = withJobAuditScope(job, () => this.answerOnce(job, context)).then(async (outcome) => {
+      // A scheduled run's end counts for its schedule (three failures in a row, a spent budget stop it).
+      if (!job.origin || !outcome) return;
+      await this.deps.schedules
+        ?.settled(job, outcome)
+        .catch((err: unknown) =>
+          this.deps.logger.error(
+            { err: toThreadlabError(err), job: job.id },
+            'could not record how a scheduled run ended',
+          ),
+        );
+    });
     const settled = done.then(
       () => undefined,
       () => undefined,
@@ -89,7 +111,8 @@ export class ThreadWorker {
     await this.running.get(threadKey);
   }
 
-  private async answerOnce(job: Job, context: JobContext): Promise<void> {
+  /** Answers the job; resolves with how its run ended (undefined for an ignored edit), throws on shutdown. */
+  private async answerOnce(job: Job, context: JobContext): Promise<SettledRun | undefined> {
     const { message } = job;
     const adapter = this.deps.adapters.get(message.thread.platform);
     const log = this.deps.logger.child({ platform: message.thread.platform, thread: job.threadKey, job: job.id });
@@ -97,21 +120,25 @@ export class ThreadWorker {
     const plan = await this.ledger.plan(job.threadKey, message);
     if (plan?.action === 'ignore') {
       log.info({ reason: plan.reason, original: message.edit?.originalId }, 'edit ignored');
-      return;
+      return undefined;
     }
+    const verdict: RunVerdict = { budgetSpent: false };
     const progress = adapter.progress(message);
     const started = Date.now();
     try {
       progress.update({ type: 'started' });
-      const reply = await this.answer(job, adapter, progress, context);
+      const reply = await this.answer(job, adapter, progress, context, verdict);
       // Shutdown, not the user, interrupted this run: no reply; the queue hands the job back or says so.
       if (isShutdown(context.signal)) throw context.signal.reason;
       if (job.attempt > 1) {
         // Files come back only where THREADLAB_DATA_DIR is shared between workers, so only variables are promised lost.
         reply.text = `_This message was picked up again after a worker stopped, so the thread's Python variables were reset._\n\n${reply.text}`;
       }
+      if (job.origin)
+        reply.text = `_Scheduled run (${job.origin.label}) for ${message.user.name ?? message.user.id}._\n\n${reply.text}`;
       await this.ledger.deliver({ adapter, threadKey: job.threadKey, message, reply, plan });
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');
+      return verdict.budgetSpent ? 'budget' : reply.kind === 'error' ? 'failed' : 'ok';
     } catch (err) {
       if (isShutdown(context.signal)) {
         log.warn('interrupted by shutdown; handing the job back');
@@ -126,6 +153,7 @@ export class ThreadWorker {
       await this.ledger
         .deliver({ adapter, threadKey: job.threadKey, message, reply: failed, plan, inPlace: false })
         .catch((replyErr) => log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'));
+      return error.code === 'budget_exceeded' ? 'budget' : error.code === 'cancelled' ? 'cancelled' : 'failed';
     } finally {
       await progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
     }
@@ -136,6 +164,7 @@ export class ThreadWorker {
     adapter: PlatformAdapter,
     progress: ProgressSink,
     context: JobContext,
+    verdict: RunVerdict,
   ): Promise<Reply> {
     const { message, threadKey } = job;
     const { signal } = context;
@@ -153,13 +182,31 @@ export class ThreadWorker {
         await resetThreadMemory(this.deps.store, threadKey);
         return textReply('This thread was reset: variables, files and conversation memory are cleared.');
       case 'help':
-        return textReply(helpText(adapter.profile.commandNames));
+        return textReply(helpText(adapter.profile.commandNames, adapter.profile.scheduleCommand));
       case 'usage':
         return textReply(await this.deps.governance.usage(message));
       case 'export': {
         // Its package lookup is a run in the sandbox: admitted and charged to the run-time budget like one.
         const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
         return exportThread({ store: this.deps.store, sandbox, threadKey, signal, ...(budget ? { budget } : {}) });
+      }
+      case 'schedule':
+        if (!this.deps.schedules) return textReply('Scheduled reports are not available in this process.');
+        return textReply(await this.deps.schedules.command(message, intent.text));
+      case 'rerun': {
+        // A schedule re-runs the thread's notebook as its creator's own code: run time only, never recorded again.
+        const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));
+        const { turn, notes } = await rerunInFreshContainer({
+          sandbox,
+          store: this.deps.store,
+          threadKey,
+          restore: () => this.restore(threadKey, adapter, signal),
+          run: (cell) =>
+            this.interpreter.runDirect({ threadKey, ...cell }, { signal, onProgress, ...(budget ? { budget } : {}) }),
+        });
+        notes.push(...(budget?.notices ?? []));
+        verdict.budgetSpent = turn.outcome === 'budget';
+        return rerunReply(turn, prefix(notes, await this.toReply(turn, threadKey, adapter)));
       }
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);
@@ -373,25 +420,4 @@ export class ThreadWorker {
 function prefix(notes: string[], reply: Reply): Reply {
   if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
   return reply;
-}
-
-/** Whether the queue aborted the job because this process is shutting down (a retryable cancel). */
-function isShutdown(signal: AbortSignal): boolean {
-  return signal.aborted && isThreadlabError(signal.reason, 'cancelled') && signal.reason.isRetryable;
-}
-
-/** What the user reads when a job fails for a reason that is not their code. */
-function userFacing(error: ThreadlabError): string {
-  switch (error.code) {
-    case 'cancelled':
-      return 'Stopped.';
-    case 'docker_unreachable':
-    case 'sandbox_image_missing':
-    case 'sandbox_start_failed':
-      return `The code sandbox is unavailable right now (${error.code}). An operator can run \`threadlab doctor\` to see why.`;
-    default:
-      return error.isPolicy
-        ? error.message
-        : `Something went wrong on our side (${error.code}); nothing of yours was lost. Please try again.`;
-  }
 }

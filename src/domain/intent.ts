@@ -28,9 +28,13 @@ export type Intent =
    */
   | { kind: 'runScript'; attachment?: string; problem?: string }
   /** Anything else is for the model; `text` is empty when the message only brings files. */
-  | { kind: 'ask'; text: string };
+  | { kind: 'ask'; text: string }
+  /** A schedule command: `text` is what follows `schedule` (the core parses it when the job runs). */
+  | { kind: 'schedule'; text: string }
+  /** Re-run the thread's notebook (its recorded code, in order): what a `rerun` schedule fires. Never typed. */
+  | { kind: 'rerun' };
 
-const KINDS_WITHOUT_FIELDS = new Set(['stop', 'reset', 'files', 'help', 'export', 'usage']);
+const KINDS_WITHOUT_FIELDS = new Set(['stop', 'reset', 'files', 'help', 'export', 'usage', 'rerun']);
 
 /**
  * Whether `value` is an Intent (a job's intent read back from a store is a claim): anything else is
@@ -39,7 +43,7 @@ const KINDS_WITHOUT_FIELDS = new Set(['stop', 'reset', 'files', 'help', 'export'
 export function isIntent(value: unknown): value is Intent {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as { kind?: unknown; language?: unknown; code?: unknown; text?: unknown };
-  if (v.kind === 'ask') return typeof v.text === 'string';
+  if (v.kind === 'ask' || v.kind === 'schedule') return typeof v.text === 'string';
   if (v.kind === 'run') return typeof v.code === 'string' && LANGUAGES.includes(v.language as Language);
   if (v.kind === 'runCells') return isCells(value) && Array.isArray((value as { skipped?: unknown }).skipped);
   if (v.kind === 'runScript') return isOptionalString(value, 'attachment') && isOptionalString(value, 'problem');

@@ -33,7 +33,9 @@ export type InboundCommand =
    * fenced blocks, read from `text` (the message's text as its author wrote it), else its attached script (the
    * message's attachments are this message's). Who asked is the message's `user`; `source` says whose it was.
    */
-  | { name: 'runMessage'; text: string };
+  | { name: 'runMessage'; text: string }
+  /** Scheduled reports: `text` is what follows the command (`every day 09:00 …`, `list`, `cancel 2`), parsed by the core. */
+  | { name: 'schedule'; text: string };
 
 /** The message a `runMessage` command runs: who wrote it, so their code is never taken as the invoker's. */
 export interface MessageSource {
@@ -61,6 +63,8 @@ export interface InboundUser {
   isBot?: boolean;
   /** Role ids the platform sent with the message (Discord's member roles); checked by the access allowlists. */
   roles?: string[];
+  /** The user's own time zone (an IANA name), where the platform says it (Slack's `users.info` `tz`). */
+  timeZone?: string;
 }
 
 /** One message for the core, the same for every platform. Plain data: it crosses a queue. */

@@ -13,6 +13,25 @@ export interface CommandTyping {
   prefix?: string;
   /** Further whole messages read as a command, lower case (`export` where other commands are native). */
   also?: Readonly<Record<string, ThreadCommandName>>;
+  /**
+   * How `schedule` is typed with its arguments: the words that lead it (`/schedule`, `schedule`). A bare word
+   * (no `/`) counts only before what a schedule starts with (`every`, `list`, `cancel`, `TZ=`), so a question that
+   * begins with "schedule" stays a question. Unset: not typed.
+   */
+  schedule?: readonly string[];
+}
+
+/** What a bare `schedule` must be followed by to be the command rather than a question's first word. */
+const SCHEDULE_START = /^(every|list|cancel|tz=)/i;
+
+/** The text after a typed `schedule` command, or undefined when `text` is not one. Pure. */
+export function typedScheduleOf(text: string, typing: CommandTyping): string | undefined {
+  const trimmed = text.trim();
+  const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (!match || !typing.schedule?.includes(match[1]!.toLowerCase())) return undefined;
+  const rest = match[2] ?? '';
+  if (!match[1]!.startsWith('/') && !SCHEDULE_START.test(rest)) return undefined;
+  return rest;
 }
 
 /** The thread command `text` is, typed as `typing` says, or undefined. Pure. */
@@ -32,6 +51,8 @@ export function typedCommandOf(text: string, typing: CommandTyping): ThreadComma
  */
 export function withTypedCommand(message: InboundMessage, typing: CommandTyping): InboundMessage {
   if (message.command) return message;
+  const schedule = typedScheduleOf(message.text, typing);
+  if (schedule !== undefined) return { ...message, command: { name: 'schedule', text: schedule }, commandTyped: true };
   const name = typedCommandOf(message.text, typing);
   if (!name) return message;
   const command: InboundCommand = { name };

@@ -4,12 +4,20 @@ import type { Platform } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalHook, ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { ApprovalBoard } from '../ports/approval-board.js';
-import type { AnsweredTurn, Governance, GovernanceSurface, GovernedTurn, TurnGovernance } from '../ports/governance.js';
+import type {
+  AnsweredTurn,
+  Governance,
+  GovernanceSurface,
+  GovernedTurn,
+  ScheduledRun,
+  TurnGovernance,
+} from '../ports/governance.js';
 import type { Admission, AdmitOptions } from '../ports/platform-adapter.js';
 import { AccessGate } from './access/access-gate.js';
 import { restricts } from './access/access-policy.js';
 import { ApprovalGate } from './approval/approval-gate.js';
 import { answerRecord } from './audit/audit-answer.js';
+import { scheduleRecord } from './audit/audit-schedule.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { DailyBudgets } from './budget/budget.js';
 
@@ -115,6 +123,14 @@ export class ThreadlabGovernance implements Governance {
     } catch (err) {
       // AuditLog.write does not throw; building the line must not fail the reply either.
       this.options.logger.warn({ err, thread: turn.threadKey }, 'could not write the answer audit line');
+    }
+  }
+
+  recordScheduledRun(run: ScheduledRun): void {
+    try {
+      this.options.audit?.write(scheduleRecord(run));
+    } catch (err) {
+      this.options.logger.warn({ err, thread: run.threadKey }, 'could not write the schedule audit line');
     }
   }
 

@@ -65,6 +65,26 @@ export interface AnsweredTurn {
 }
 
 /**
+ * How a scheduled run ended: `ok`, `failed`, `cancelled` (someone pressed Stop), `skipped` (a queue limit let this
+ * due time pass), or the schedule stopped before it ran (`stopped_access`, `stopped_budget`).
+ */
+export type ScheduledRunOutcome = 'ok' | 'failed' | 'cancelled' | 'skipped' | 'stopped_access' | 'stopped_budget';
+
+/** A scheduled run as its audit line records it (kind `schedule`, `origin: "schedule"`). */
+export interface ScheduledRun {
+  threadKey: string;
+  /** The schedule's creator, as whom it ran. */
+  userId: string;
+  scheduleId: string;
+  task: 'rerun' | 'ask';
+  outcome: ScheduledRunOutcome;
+  /** The queue job that ran it, when one did. */
+  jobId?: string;
+  /** The schedule's failed runs in a row after this one, when counted. */
+  failuresInRow?: number;
+}
+
+/**
  * Governance, behind one seam: who may use the bot where (access allowlists), who may stop a run, the daily
  * budgets, approval of the model's code, the audit trail and who wrote where (retention). Built once, in
  * main.ts, from configuration; the core asks it and never reads its settings.
@@ -88,6 +108,8 @@ export interface Governance {
    * figures' check, no content). Never throws into the reply path.
    */
   recordAnswer(turn: AnsweredTurn): void;
+  /** The audit line of a scheduled run (kind `schedule`, `origin: "schedule"`). Never throws into the reply path. */
+  recordScheduledRun(run: ScheduledRun): void;
   /** Records who wrote in a thread, so `threadlab purge --user` finds it. Never throws into the reply path. */
   recordWriter(threadKey: string, userId: string): Promise<void>;
   /** Releases counters and boards (the bot's stop). */

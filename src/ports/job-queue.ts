@@ -1,5 +1,6 @@
 import type { Intent } from '../domain/intent.js';
 import type { InboundMessage, InboundUser } from '../domain/messages.js';
+import type { JobOrigin } from '../domain/schedule.js';
 
 /** One unit of work: a message of a thread. */
 export interface Job {
@@ -11,6 +12,8 @@ export interface Job {
    * without it): the worker reads it from `message` then.
    */
   intent?: Intent;
+  /** Set when no person sent the message just now: a schedule fired it for its creator. */
+  origin?: JobOrigin;
   /** 1 on first delivery; higher when retried after a worker died. */
   attempt: number;
   enqueuedAtMs: number;
@@ -24,6 +27,8 @@ export type EnqueueResult =
 export interface EnqueueOptions {
   /** What the message asks for, as the core read it on arrival. */
   intent?: Intent;
+  /** Who or what queued it, when not the message's sender just now (a schedule); rides on the job. */
+  origin?: JobOrigin;
 }
 
 export interface JobContext {

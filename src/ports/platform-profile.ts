@@ -25,6 +25,8 @@ export interface ReplyBounds {
 export interface PlatformProfile {
   /** How a user of this platform writes each command, as the help and budget texts name it (`/usage`). */
   commandNames: Readonly<Record<NamedCommand, string>>;
+  /** How a schedule is made in a thread (`/schedule`); unset where scheduled reports cannot be made (the CLI). */
+  scheduleCommand?: string;
   /** How thread commands are typed as a message; the adapter reads them into `message.command`. */
   commandTyping: CommandTyping;
   /** How much one reply may carry (files, their bytes, notes). */

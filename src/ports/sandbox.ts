@@ -63,6 +63,12 @@ export interface Sandbox {
   prepare(key: string): Promise<void>;
   /** Forgets variables and files of the session and removes its container. */
   reset(key: string): Promise<void>;
+  /**
+   * Retires the session's container, its variables saved first and its files kept, so its next run starts in a
+   * fresh container restored from them (a scheduled re-run). Nothing happens without a live container. Absent: an
+   * implementation without containers to recycle.
+   */
+  recycle?(key: string): Promise<void>;
   /** Whether the session has a live interpreter (its variables exist). */
   isLive(key: string): boolean;
   environment(): Promise<SandboxEnvironment>;

@@ -92,6 +92,7 @@ export class InProcessJobQueue implements JobQueue {
     const key = threadKey(message.thread);
     const job: Job = { id: message.id, threadKey: key, message, attempt: 1, enqueuedAtMs: this.now() };
     if (options.intent) job.intent = options.intent;
+    if (options.origin) job.origin = options.origin;
     let state = this.threads.get(key);
     if (!state) {
       state = { waiting: [] };

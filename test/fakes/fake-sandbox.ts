@@ -68,7 +68,17 @@ export interface FakeSandboxOptions {
 
 /** One recorded call to the fake, in order. */
 export interface FakeSandboxCall {
-  method: 'run' | 'putFile' | 'listFiles' | 'readFile' | 'previewFiles' | 'prepare' | 'reset' | 'environment' | 'close';
+  method:
+    | 'run'
+    | 'putFile'
+    | 'listFiles'
+    | 'readFile'
+    | 'previewFiles'
+    | 'prepare'
+    | 'reset'
+    | 'recycle'
+    | 'environment'
+    | 'close';
   key?: string;
   detail?: unknown;
 }
@@ -257,6 +267,13 @@ export class FakeSandbox implements Sandbox {
   async reset(key: string): Promise<void> {
     this.record({ method: 'reset', key });
     this.sessions.delete(key);
+  }
+
+  /** As the real sandbox: a fresh interpreter whose variables come back from their saved state, files kept. */
+  async recycle(key: string): Promise<void> {
+    this.record({ method: 'recycle', key });
+    const session = this.sessions.get(key);
+    if (session?.live) session.live = false;
   }
 
   isLive(key: string): boolean {

@@ -168,12 +168,32 @@ export interface AuditAnswerRecord extends AuditCommon {
   verificationRound: boolean;
 }
 
+/**
+ * One run of a schedule (added to v1 like `approval`): it ran as its creator (`user`), and its runs and model calls
+ * have lines of their own with the same `job`.
+ */
+export interface AuditScheduleRecord extends AuditCommon {
+  kind: 'schedule';
+  origin: 'schedule';
+  schedule: string;
+  /** `rerun` (the thread's notebook) or `ask` (the question again). */
+  task: 'rerun' | 'ask';
+  outcome: 'ok' | 'failed' | 'cancelled' | 'skipped' | 'stopped_access' | 'stopped_budget';
+  /** Failed runs in a row after this one; `null` when not counted. */
+  failuresInRow: number | null;
+}
+
 /** One line of the audit trail. */
 export type AuditRecord =
-  AuditRunRecord | AuditModelCallRecord | AuditEgressRecord | AuditApprovalRecord | AuditAnswerRecord;
+  | AuditRunRecord
+  | AuditModelCallRecord
+  | AuditEgressRecord
+  | AuditApprovalRecord
+  | AuditAnswerRecord
+  | AuditScheduleRecord;
 
 /** The kinds of line, as `threadlab audit --kind` accepts them. */
-export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer'] as const;
+export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer', 'schedule'] as const;
 
 /** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
 export { threadHash } from '../../domain/thread-key.js';

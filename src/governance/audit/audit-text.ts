@@ -65,6 +65,13 @@ function lineText(line: AuditLine): string {
     }
     case 'answer':
       return `${head}  ${String(l.model ?? '-')} ${String(l.outcome)} ${String(l.durationMs)} ms  runs ${String(l.runs)}  ${tokens(l.tokens as never)}  ${figures(l)}`;
+    case 'schedule': {
+      const failures =
+        l.failuresInRow === null || l.failuresInRow === undefined
+          ? ''
+          : `  failures in a row ${String(l.failuresInRow)}`;
+      return `${head}  ${String(l.task)} ${String(l.outcome)}  schedule ${String(l.schedule)}  job ${String(l.job ?? '-')}${failures}`;
+    }
     default:
       return `${head}  ${JSON.stringify(line)}`;
   }

@@ -37,6 +37,7 @@ export function auditedSandbox(inner: Sandbox, audit: AuditLog): Sandbox {
     previewFiles: (key, paths, options) => inner.previewFiles(key, paths, options),
     prepare: (key) => inner.prepare(key),
     reset: (key) => inner.reset(key),
+    ...(inner.recycle ? { recycle: (key: string) => inner.recycle!(key) } : {}),
     isLive: (key) => inner.isLive(key),
     environment: () => inner.environment(),
     close: () => inner.close(),

@@ -50,8 +50,8 @@ describe('Discord: command registration', () => {
       });
       expect(global).toEqual({
         scope: 'global',
-        names: ['run', 'reset', 'files', 'help', 'usage', 'export', 'Run code'],
-        shown: ['/run', '/reset', '/files', '/help', '/usage', '/export', 'Apps → Run code'],
+        names: ['run', 'reset', 'files', 'help', 'usage', 'schedule', 'export', 'Run code'],
+        shown: ['/run', '/reset', '/files', '/help', '/usage', '/schedule', '/export', 'Apps → Run code'],
       });
       const guild = await registerCommands({
         token: FAKE_TOKEN,

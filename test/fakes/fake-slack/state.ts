@@ -94,6 +94,8 @@ export class FakeSlackState {
   readonly channelsWithoutBot = new Set<string>();
   /** User groups of the workspace (`usergroups.users.list`): group id → member user ids. */
   readonly userGroups = new Map<string, string[]>();
+  /** Time zones of users (`users.info` `tz`), by user id; a user not listed has `tz` absent, as bots do. */
+  readonly userTimeZones = new Map<string, string>();
   private tsCounter = 0;
   private fileCounter = 0;
 

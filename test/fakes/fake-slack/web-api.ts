@@ -107,6 +107,12 @@ export function handleMethod(
       const members = state.userGroups.get(str(args.usergroup));
       return members ? { ok: true, users: members } : { ok: false, error: 'no_such_subteam' };
     }
+    case 'users.info': {
+      const user = str(args.user);
+      if (!/^[UW][A-Z0-9]+$/.test(user)) return { ok: false, error: 'user_not_found' };
+      const tz = state.userTimeZones.get(user);
+      return { ok: true, user: { id: user, name: user.toLowerCase(), ...(tz ? { tz } : {}) } };
+    }
     case 'reactions.add':
     case 'reactions.remove':
       return { ok: true };

@@ -31,6 +31,7 @@ describe('Slack app manifest', () => {
         'files:write', // filesUploadV2
         'groups:history', // message.groups
         'im:history', // message.im: direct messages
+        'users:read', // users.info: a schedule's time zone
       ].sort(),
     );
   });
