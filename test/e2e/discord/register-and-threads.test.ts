@@ -32,7 +32,7 @@ describe('Discord: command registration', () => {
       );
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe(
-        `Registered /run, /reset, /files, /help, /usage, /export, Apps → Run code (guild ${fake.guildId}).\n`,
+        `Registered /run, /reset, /files, /help, /usage, /schedule, /export, Apps → Run code (guild ${fake.guildId}).\n`,
       );
     } finally {
       await fake.stop();
