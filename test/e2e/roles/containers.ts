@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import { LABELS } from '../../../sandbox/container-spec.js';
+import { LABELS, POOL_SESSION } from '../../../sandbox/container-spec.js';
 
 export const docker = new Docker();
 
@@ -23,6 +23,14 @@ export async function sandboxContainers(pids: number[]): Promise<SandboxContaine
       session: c.Labels[LABELS.session] ?? '',
     }))
     .filter((c) => pids.includes(c.pid));
+}
+
+/**
+ * Whether a container belongs to a thread: started for it (its session label), or a warm-pool container a thread
+ * took, which keeps the label `pool` and is renamed `threadlab-<instance>-<hash>-<6 hex>` (sandbox/container-retention.ts).
+ */
+export function isThreadContainer(c: Pick<SandboxContainer, 'name' | 'session'>): boolean {
+  return (c.session !== '' && c.session !== POOL_SESSION) || /-[0-9a-f]{24}-[0-9a-f]{6}$/.test(c.name);
 }
 
 /**

@@ -5,7 +5,7 @@
  * no sandbox session; the same mention in the allowed channel is answered from a run in the sandbox.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POOL_SESSION } from '../../../sandbox/container-spec.js';
+import { isThreadContainer } from '../roles/containers.js';
 import { ShippedBot } from './shipped-bot.js';
 
 const bot = new ShippedBot({ discord: true });
@@ -28,7 +28,7 @@ describe('access allowlists through threadlab start (Discord)', () => {
   const mention = (channelId: string) =>
     fake().userMessage({ channelId, content: `<@${fake().bot.id}> ${CODE}`, mentionBot: true });
   const threadsCreated = () => fake().requests.filter((r) => r.method === 'POST' && r.path.endsWith('/threads'));
-  const sessions = async () => (await bot.containers()).filter((c) => c.session !== POOL_SESSION);
+  const sessions = async () => (await bot.containers()).filter(isThreadContainer);
 
   it('a channel not on the list: a DM with how to get access, and nothing runs', async () => {
     mention(fake().otherTextChannelId);
