@@ -40,9 +40,9 @@ export interface ThreadsRow {
   restored: number;
   /** Time to the answer of a thread's first message (a container from the pool, or started). */
   fresh: BenchStats;
-  /** First messages that found a ready container: back to back, most start their own. */
+  /** First messages that found a ready container. */
   freshHits: number;
-  /** Threads coming back that found a ready container (they come back to a full pool). */
+  /** Threads coming back that found a ready container. */
   backHits: number;
   /** Time to the answer of a message to a thread whose container went idle: a container, files and variables back. */
   back: BenchStats;
@@ -63,6 +63,9 @@ export interface ThreadsRow {
   seconds: number;
 }
 
+/** How long a batch waits for the pool's containers before the bench fails rather than wait forever. */
+const POOL_WAIT_MS = 120_000;
+
 /** A thread's first message: a small state (a list and a dict) to save, and a printed answer to check. */
 const FIRST = (i: number) => `x = list(range(${500 + i}))\nmeta = {"thread": ${i}}\nprint(len(x))`;
 /** A later message, answered from the saved variables. */
@@ -77,7 +80,8 @@ const percentile = (values: number[]) => stats(values);
  * the state is saved and the idle time passed; every `revisitEvery`-th thread then gets a second message, which
  * brings its container and variables back. Printed per runtime: the peak fall of the host's available memory, the
  * most containers alive at once, and p50/p95 time to answer for a thread's first message and for a thread coming
- * back. The idle time is seconds, not THREADLAB_SANDBOX_IDLE_TTL_MS's minutes, so the hour fits in minutes; the
+ * back. The idle time is seconds, not THREADLAB_SANDBOX_IDLE_TTL_MS's minutes, so the hour fits in minutes, and
+ * messages come `concurrency` at a time once the pool is full again (as after the minutes between messages); the
  * pool, sessions and save delay are the configured ones.
  */
 export async function benchThreads(options: ThreadsBenchOptions): Promise<ThreadsRow[]> {
@@ -167,7 +171,7 @@ async function measure(
   const key = (i: number) => `bench-threads-${i}`;
   try {
     await sandbox.start();
-    const fresh = await inTurns(o.threads, o.concurrency, async (i) => {
+    const fresh = await inBatches(sandbox, o.threads, o.concurrency, async (i) => {
       const t = performance.now();
       const result = await sandbox.run(key(i), { language: 'python', code: FIRST(i) });
       if (result.status !== 'ok' || result.stdout !== `${500 + i}\n`) {
@@ -182,11 +186,9 @@ async function measure(
     while (revisits.some((i) => sandbox.isLive(key(i))) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    // The idle time is minutes in use, and the pool refills meanwhile: the threads come back to a full pool.
-    await sandbox.pool.whenFull();
     hits.count = 0;
     let restored = 0;
-    const back = await inTurns(revisits.length, o.concurrency, async (n) => {
+    const back = await inBatches(sandbox, revisits.length, o.concurrency, async (n) => {
       const i = revisits[n]!;
       const t = performance.now();
       const result = await sandbox.run(key(i), { language: 'python', code: AGAIN });
@@ -253,16 +255,28 @@ async function containersMemoryMb(docker: Docker, instanceId: string): Promise<n
   return known.reduce((a, b) => a + b, 0) / (1024 * 1024);
 }
 
-/** Runs `count` jobs, `concurrency` at a time, in order of index; returns their results by index. */
-async function inTurns(count: number, concurrency: number, job: (i: number) => Promise<number>): Promise<number[]> {
+/**
+ * Runs `count` jobs in batches of `concurrency` at once, each batch once the pool has a container for each: the hour of use the
+ * bench compresses has minutes between a thread's messages, in which the pool refills, so messages meet ready
+ * containers as they would (`threadlab bench burst` measures what many at once cost). Returns results by index.
+ */
+async function inBatches(
+  sandbox: DockerSandbox,
+  count: number,
+  concurrency: number,
+  job: (i: number) => Promise<number>,
+): Promise<number[]> {
   const results: number[] = new Array<number>(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      results[i] = await job(i);
+  for (let start = 0; start < count; start += concurrency) {
+    const batch = Array.from({ length: Math.min(concurrency, count - start) }, (_, k) => start + k);
+    // Ready containers for the whole batch (the pool's full target, when it is smaller).
+    const deadline = Date.now() + POOL_WAIT_MS;
+    while (sandbox.pool.available < Math.min(batch.length, sandbox.pool.target)) {
+      if (Date.now() > deadline)
+        throw new Error(`bench threads: the pool had no ready containers in ${POOL_WAIT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+    await Promise.all(batch.map(async (i) => (results[i] = await job(i))));
+  }
   return results;
 }
