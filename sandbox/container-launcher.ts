@@ -8,6 +8,7 @@ import { buildContainerSpec, type SandboxLimits } from './container-spec.js';
 import { startFailure } from './docker-errors.js';
 import type { SandboxRuntime } from './runtime.js';
 import { LiveContainer } from './live-container.js';
+import { demuxAttach } from './attach-demux.js';
 import { RunnerConnection } from './runner-connection.js';
 import { EgressLink } from './egress-link.js';
 
@@ -63,7 +64,7 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
     })) as unknown as Duplex;
     const connection = new RunnerConnection({
       stream,
-      demux: (s, out, err) => docker.modem.demuxStream(s, out, err),
+      demux: (s, out, err) => demuxAttach(s, out, err, (reason) => s.destroy(new Error(reason))),
       logger: logger.child({ container: name }),
     });
     const egress = options.egress ? new EgressLink(connection, logger.child({ container: name })) : undefined;

@@ -16,7 +16,10 @@ export interface SandboxLimits {
   /** Time budget of one request for file previews. */
   previewTimeoutMs: number;
   outputBytes: number;
+  /** Idle time before a container goes when nothing would be lost with it (variables saved). */
   idleTtlMs: number;
+  /** Idle time of a container whose variables are not saved. @defaultValue `idleTtlMs` */
+  unsavedIdleTtlMs?: number;
   maxAgeMs: number;
   maxSessions: number;
   /** Containers always kept ready (THREADLAB_SANDBOX_POOL_SIZE). */

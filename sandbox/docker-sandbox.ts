@@ -78,6 +78,11 @@ export class DockerSandbox implements Sandbox {
     this.registry = new SessionRegistry({
       dataDir: options.dataDir,
       idleTtlMs: limits.idleTtlMs,
+      ...(limits.unsavedIdleTtlMs !== undefined ? { unsavedIdleTtlMs: limits.unsavedIdleTtlMs } : {}),
+      // Nothing is lost with the container once the variables of its last Python run are saved and it holds no
+      // R or JavaScript session (those are never saved).
+      isSaved: (session) =>
+        limits.stateMaxBytes > 0 && !session.stateDirty && !session.stateIncomplete && !session.holdsUnsavedSession,
       maxAgeMs: limits.maxAgeMs,
       onExpire: (session, reason) =>
         void this.registry.serialize(session, () => this.containers.retire(session, reason)),
@@ -227,6 +232,9 @@ export class DockerSandbox implements Sandbox {
       }
       if (!outcome.lost && request.language === 'python') {
         this.state.changed(session);
+      }
+      if (request.language === 'r' || request.language === 'javascript') {
+        if (session.live === live) session.holdsUnsavedSession = true;
       }
       return outcome.result;
     });

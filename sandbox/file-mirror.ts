@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
+import { BatchedWriter } from './batched-writer.js';
 import { STATE_DIR_PARTS } from './session-state.js';
 
 /** Whether sandbox-relative path parts are in the saved-state directory, which is not one of the thread's files. */
@@ -59,12 +60,14 @@ export class FileMirror {
     await mkdir(dirname(target), { recursive: true });
     const temp = `${target}.threadlab-tmp`;
     const handle = await open(temp, 'w', 0o600);
+    const out = new BatchedWriter(handle);
     let written = 0;
     try {
       await produce(async (chunk) => {
-        await handle.write(chunk);
+        await out.write(chunk);
         written += chunk.length;
       });
+      await out.flush();
       await handle.close();
     } catch (err) {
       await handle.close().catch(() => undefined);

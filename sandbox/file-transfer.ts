@@ -1,12 +1,9 @@
 import type { SandboxFile } from '../src/domain/execution.js';
 import { ThreadlabError } from '../src/domain/errors.js';
 import type { RunnerConnection } from './runner-connection.js';
-import type { FinalFrame } from './runner-protocol.js';
+import type { FinalFrame, StreamFrame } from './runner-protocol.js';
 
-/**
- * Bytes per read frame. A chunk travels raw after its frame's line (no base64, no JSON string), so it costs
- * one Buffer outside V8's heap.
- */
+/** Bytes per chunk the host reads from its own copies (state file, mirror) to send them into the container. */
 export const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** Bytes per put frame: raw as well, one request and its answer per MiB. */
@@ -62,42 +59,144 @@ export async function putChunks(
 export interface StreamFileOptions {
   /** Bytes allowed for this file; more aborts the transfer with {@link FileTooLargeError}. */
   maxBytes: number;
-  /** Receives each chunk in order; the next one is requested once it resolves. */
+  /** Receives each chunk in order; while the promises it returns hold more than a few chunks, the runner waits. */
   onChunk: (chunk: Buffer) => Promise<void> | void;
+  /** Deletes the file in the container once it was sent (one request instead of two). */
+  remove?: boolean;
+}
+
+/** Bytes of chunks handed to `onChunk` and not yet written before the connection stops reading the container. */
+export const STREAM_AHEAD_BYTES = 16 * 1024 * 1024;
+
+export interface ChunkReceiverOptions {
+  /** What is being received, for messages. */
+  path: string;
+  /** Bytes allowed in all (after the last reset); an honest runner never sends more, so more ends the connection. */
+  maxBytes: number;
+  /** Receives each chunk in order; while the promises it returns are behind, the runner waits. */
+  onChunk: (chunk: Buffer) => Promise<void> | void;
+  /** The runner said what it sent so far is void (a save that wrote its file anew); called in order with chunks. */
+  onReset?: () => Promise<void> | void;
+  /** Resets allowed; one more ends the connection. @defaultValue 0 */
+  maxResets?: number;
 }
 
 /**
- * Streams a file out of the container chunk by chunk, so no more than one chunk is held at a time.
- * The runner shares its process with the user's code: its size claims only stop a transfer early; the
- * bytes actually received are what is counted against `maxBytes`. Returns the bytes received.
+ * The host's side of `chunk` frames: counts what arrives against its limits (the counts are claims of the
+ * container; a broken one ends the connection), hands the bytes on in order, and stops reading the container
+ * while more than {@link STREAM_AHEAD_BYTES} wait to be written, so little is held here however fast it writes.
+ */
+export class ChunkReceiver {
+  /** Bytes received since the last reset. */
+  received = 0;
+  private behind = 0;
+  private resets = 0;
+  private failure: unknown;
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly connection: RunnerConnection,
+    private readonly options: ChunkReceiverOptions,
+  ) {}
+
+  readonly onFrame = (frame: StreamFrame): void => {
+    if (frame.type !== 'chunk' || this.connection.isClosed) return;
+    const { connection, options } = this;
+    if (frame.reset) {
+      this.resets += 1;
+      if (this.resets > (options.maxResets ?? 0)) {
+        connection.abandon(`The sandbox runner restarted the transfer of ${options.path} more often than it may.`);
+        return;
+      }
+      this.received = 0;
+      this.queue(async () => options.onReset?.());
+      return;
+    }
+    this.received += frame.data.length;
+    if (this.received > options.maxBytes) {
+      connection.abandon(
+        `The sandbox runner streamed more than the ${options.maxBytes} bytes allowed for ${options.path}.`,
+      );
+      return;
+    }
+    if (frame.data.length === 0) return;
+    const chunk = frame.data;
+    this.behind += chunk.length;
+    this.queue(async () => {
+      try {
+        await options.onChunk(chunk);
+      } finally {
+        this.behind -= chunk.length;
+      }
+    });
+    if (this.behind > STREAM_AHEAD_BYTES) connection.hold(this.writes);
+  };
+
+  private queue(step: () => Promise<unknown>): void {
+    this.writes = this.writes.then(async () => {
+      if (this.failure !== undefined) return;
+      try {
+        await step();
+      } catch (err) {
+        this.failure = err;
+      }
+    });
+  }
+
+  /** Stops handing chunks on (the request failed): those still queued are dropped. */
+  abort(err: unknown): void {
+    this.failure ??= err;
+  }
+
+  /** Waits for every chunk to be handed on; throws what `onChunk` or `onReset` threw. */
+  async settle(): Promise<void> {
+    await this.writes;
+    if (this.failure !== undefined) throw this.failure;
+  }
+}
+
+export interface StreamFileOptions {
+  /** Bytes allowed for this file; more aborts the transfer with {@link FileTooLargeError}. */
+  maxBytes: number;
+  /** Receives each chunk in order; while the promises it returns are behind, the runner waits. */
+  onChunk: (chunk: Buffer) => Promise<void> | void;
+  /** Deletes the file in the container once it was sent (one request instead of two). */
+  remove?: boolean;
+}
+
+/**
+ * Streams a file out of the container in one request: the runner sends it chunk after chunk as the pipe takes
+ * them ({@link ChunkReceiver}). The runner's size claim only stops a transfer early; the bytes actually received
+ * are what is counted against `maxBytes`. Returns the bytes received.
  */
 export async function streamFile(
   connection: RunnerConnection,
   path: string,
   options: StreamFileOptions,
 ): Promise<number> {
-  let offset = 0;
-  const ask = (at: number) =>
-    connection.request({ op: 'read_file', path, offset: at, length: Math.min(CHUNK_BYTES, options.maxBytes - at + 1) });
-  let next = ask(0);
-  for (;;) {
-    const frame = await next;
-    if (frame.type !== 'file') throw rejected(path, frame);
-    if (frame.size > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
-    const chunk = frame.data;
-    offset += chunk.length;
-    if (offset > options.maxBytes) throw new FileTooLargeError(path, options.maxBytes);
-    const last = frame.eof || chunk.length === 0;
-    // The next chunk travels while this one is written: two chunks at most are held.
-    if (!last) next = ask(offset);
-    try {
-      if (chunk.length > 0) await options.onChunk(chunk);
-    } catch (err) {
-      if (!last) await next.catch(() => undefined);
-      throw err;
-    }
-    if (last) return offset;
+  const { maxBytes } = options;
+  const receiver = new ChunkReceiver(connection, { path, maxBytes, onChunk: options.onChunk });
+  let final: FinalFrame;
+  try {
+    final = await connection.request(
+      { op: 'stream_file', path, maxBytes, ...(options.remove ? { remove: true } : {}) },
+      receiver.onFrame,
+    );
+  } catch (err) {
+    receiver.abort(err);
+    await receiver.settle().catch(() => undefined);
+    throw err;
   }
+  await receiver.settle();
+  if (final.type !== 'file') throw rejected(path, final);
+  if (final.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
+  if (receiver.received !== final.size) {
+    throw new ThreadlabError(
+      'sandbox_protocol',
+      `File transfer of ${path} failed: ${receiver.received} of ${final.size} bytes came.`,
+    );
+  }
+  return receiver.received;
 }
 
 /** Reads a whole file of the container into memory; refuses files larger than `maxBytes`. */

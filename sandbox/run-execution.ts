@@ -100,6 +100,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
       (frame.type === 'stdout' ? request.onStdout : request.onStderr)?.(frame.text);
       return;
     }
+    if (frame.type !== 'display') return; // a run streams no file chunks; one that came is not the run's
     const size = Object.values(frame.data).reduce((n, v) => n + v.length, 0);
     if (displays.length >= MAX_DISPLAYS || displayChars + size > MAX_DISPLAY_CHARS) {
       droppedDisplays += 1;

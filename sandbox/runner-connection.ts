@@ -6,6 +6,7 @@ import {
   isFinalFrame,
   type EgressFrame,
   type EgressMessage,
+  type ChunkFrame,
   type FileFrame,
   type FinalFrame,
   type Frame,
@@ -51,8 +52,11 @@ export class RunnerConnection {
   /** The start of a frame line whose newline has not come yet. */
   private parts: Buffer[] = [];
   private partsLength = 0;
-  /** A `file` frame whose raw bytes are still arriving. */
-  private receiving: { frame: Omit<FileFrame, 'data'>; chunks: Buffer[]; missing: number } | undefined;
+  /** A `file` or `chunk` frame whose raw bytes are still arriving. */
+  private receiving:
+    { frame: Omit<FileFrame, 'data'> | Omit<ChunkFrame, 'data'>; chunks: Buffer[]; missing: number } | undefined;
+  /** Holds of the input (a consumer behind on streamed bytes): the stream is paused while any is pending. */
+  private holds = 0;
   private isClosedFlag = false;
   private readonly stream: Duplex;
   private readonly logger: Logger;
@@ -149,6 +153,29 @@ export class RunnerConnection {
     return result;
   }
 
+  /**
+   * Reads nothing more from the container until `until` settles: a consumer of streamed bytes that is behind
+   * (a disk write) holds the runner back through the pipe instead of buffering here.
+   */
+  hold(until: Promise<unknown>): void {
+    if (this.isClosedFlag) return;
+    this.holds += 1;
+    if (this.holds === 1) this.stream.pause();
+    const release = () => {
+      this.holds -= 1;
+      if (this.holds === 0 && !this.isClosedFlag) this.stream.resume();
+    };
+    until.then(release, release);
+  }
+
+  /**
+   * Ends the connection because the runner broke a claim the frames can't show (it streamed more than it may):
+   * the container is replaced, as for a frame that cannot be read.
+   */
+  abandon(reason: string): void {
+    this.broken(reason);
+  }
+
   /** Interrupts the request in flight now, bypassing the queue. */
   interrupt(): void {
     if (!this.isClosedFlag) this.stream.write('{"op":"interrupt"}\n');
@@ -171,11 +198,19 @@ export class RunnerConnection {
     let rest = chunk;
     while (rest.length > 0 && !this.isClosedFlag) {
       if (this.receiving) {
-        // The raw bytes of a `file` frame: exactly as many as it said, then lines again.
+        // The raw bytes of a `file` or `chunk` frame: exactly as many as it said, then lines again. A chunk's
+        // bytes are handed on piece by piece as they come (views of the socket's reads, never collected here).
         const take = Math.min(this.receiving.missing, rest.length);
-        this.receiving.chunks.push(rest.subarray(0, take));
+        const piece = rest.subarray(0, take);
         this.receiving.missing -= take;
         rest = rest.subarray(take);
+        if (this.receiving.frame.type === 'chunk') {
+          const { frame } = this.receiving;
+          if (this.receiving.missing === 0) this.receiving = undefined;
+          this.onFrame({ ...frame, bytes: piece.length, data: piece });
+          continue;
+        }
+        this.receiving.chunks.push(piece);
         if (this.receiving.missing === 0) {
           const { frame, chunks } = this.receiving;
           this.receiving = undefined;
@@ -210,15 +245,15 @@ export class RunnerConnection {
     try {
       parsed = frameSchema.parse(JSON.parse(line));
     } catch (err) {
-      // A `file` frame that cannot be read leaves its raw bytes unaccounted for: the stream cannot go on.
-      if (/^\{"type":"file"/.test(line)) {
+      // A `file` or `chunk` frame that cannot be read leaves its raw bytes unaccounted for: the stream cannot go on.
+      if (/^\{"type":"(file|chunk)"/.test(line)) {
         this.broken('The sandbox runner sent a file frame that cannot be read.');
         return;
       }
       this.logger.warn({ err, line: line.slice(0, 200) }, 'unparseable sandbox frame ignored');
       return;
     }
-    if (parsed.type === 'file') {
+    if (parsed.type === 'file' || parsed.type === 'chunk') {
       if (parsed.bytes === 0) this.onFrame({ ...parsed, data: Buffer.alloc(0) });
       else this.receiving = { frame: parsed, chunks: [], missing: parsed.bytes };
       return;

@@ -101,6 +101,8 @@ export const stateFrameSchema = z.object({
   /** The modules a `warm` loaded. */
   loaded: z.array(z.string().max(100)).max(10).optional(),
   kernelRestart: kernelRestartSchema.optional(),
+  /** The saved file came before this frame, in `chunk` frames (a save asked with `stream`), and is gone from the container. */
+  streamed: z.boolean().optional(),
 });
 
 /**
@@ -143,7 +145,7 @@ const previewSchema = z.object({
   error: z.string().optional(),
 });
 
-/** Most raw bytes one frame carries (sandbox/image/runner/protocol.py MAX_PAYLOAD_BYTES); the bot uses 1 MiB. */
+/** Most raw bytes one frame carries (sandbox/image/runner/protocol.py MAX_PAYLOAD_BYTES). */
 export const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -158,6 +160,18 @@ const fileFrameSchema = z.object({
   bytes: z.number().int().nonnegative().max(MAX_PAYLOAD_BYTES),
 });
 
+/**
+ * A piece of a streamed file (`stream_file`): `bytes` raw bytes follow the line, like a `file` frame's, and more
+ * pieces or the request's final `file` frame come after it. A streaming frame: the request stays in flight.
+ */
+const chunkFrameSchema = z.object({
+  type: z.literal('chunk'),
+  id: z.string(),
+  bytes: z.number().int().nonnegative().max(MAX_PAYLOAD_BYTES),
+  /** What was sent so far is void and the file comes again from its start (a save that wrote its file anew). */
+  reset: z.boolean().optional(),
+});
+
 export const frameSchema = z.discriminatedUnion('type', [
   readyFrameSchema,
   resultFrameSchema,
@@ -168,21 +182,24 @@ export const frameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
   z.object({ type: z.literal('ok'), id: z.string(), file: fileInfoSchema.optional() }),
   fileFrameSchema,
+  chunkFrameSchema,
   z.object({ type: z.literal('files'), id: z.string(), files: z.array(fileInfoSchema) }),
   z.object({ type: z.literal('previews'), id: z.string(), previews: z.array(previewSchema) }),
   z.object({ type: z.literal('error'), id: z.string().nullable(), code: z.string().optional(), message: z.string() }),
 ]);
 
-/** A frame as the connection delivers it: a `file` frame with the raw bytes that followed it. */
-export type Frame = Exclude<z.infer<typeof frameSchema>, { type: 'file' }> | FileFrame;
+/** A frame as the connection delivers it: a `file` or `chunk` frame with the raw bytes that followed it. */
+export type Frame = Exclude<z.infer<typeof frameSchema>, { type: 'file' | 'chunk' }> | FileFrame | ChunkFrame;
 export type FileFrame = z.infer<typeof fileFrameSchema> & { data: Buffer };
+/** A piece of a `chunk` frame as the connection hands it on: one frame's bytes may come as several pieces. */
+export type ChunkFrame = z.infer<typeof chunkFrameSchema> & { data: Buffer };
 export type ReadyFrame = z.infer<typeof readyFrameSchema>;
 export type ResultFrame = z.infer<typeof resultFrameSchema>;
 export type StateFrame = z.infer<typeof stateFrameSchema>;
 export type EgressFrame = z.infer<typeof egressFrameSchema>;
 /** Frames that answer a request (as opposed to streaming frames). */
 export type FinalFrame = Exclude<Frame, { type: 'ready' | 'stdout' | 'stderr' | 'display' | 'egress' }>;
-export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display' }>;
+export type StreamFrame = Extract<Frame, { type: 'stdout' | 'stderr' | 'display' | 'chunk' }>;
 
 /** Out-of-band messages for the egress relay: the bot's side of a relayed connection. */
 export interface EgressMessage {
@@ -217,6 +234,12 @@ export type RunnerRequest =
       more?: boolean;
     }
   | { op: 'read_file'; path: string; offset: number; length: number }
+  /**
+   * The whole file in `chunk` frames, one after another as the stream takes them, then a `file` frame (`eof`, no
+   * bytes) with its size. A file larger than `maxBytes` is not sent: the `file` frame says its size. `remove`
+   * deletes it once sent.
+   */
+  | { op: 'stream_file'; path: string; maxBytes: number; remove?: boolean }
   | { op: 'list_files' }
   | { op: 'delete_file'; path: string }
   | { op: 'preview'; paths: string[]; timeoutMs: number }
@@ -229,6 +252,8 @@ export type RunnerRequest =
       previousDigest: string | null;
       timeoutMs: number;
       graceMs: number;
+      /** Send the file in `chunk` frames while the kernel writes it, before the answer (and delete it after). */
+      stream?: boolean;
     }
   | { op: 'restore_state'; timeoutMs: number; graceMs: number }
   /** Loads numpy, pandas and pyplot into the kernel (answered by a `state` frame with `loaded`). */

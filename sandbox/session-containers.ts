@@ -57,6 +57,11 @@ export class SessionContainers {
       session.pendingReset ??= 'the sandbox container stopped unexpectedly';
     }
     await this.makeRoom(session);
+    // The pool refills once this session has its container and its files and variables back.
+    return this.options.pool.quietWhile(() => this.takeAndRestore(session));
+  }
+
+  private async takeAndRestore(session: Session): Promise<LiveContainer> {
     this.starting.add(session);
     let live: LiveContainer;
     try {
@@ -75,6 +80,7 @@ export class SessionContainers {
       this.starting.delete(session);
     }
     session.live = live;
+    session.holdsUnsavedSession = false;
     session.generation += 1;
     void live.connection.closed.then(() => {
       if (session.live !== live) return;

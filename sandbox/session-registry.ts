@@ -28,13 +28,22 @@ export interface Session {
   stateNotSaved: string | undefined;
   /** What was loaded into a new container, told in the next result. */
   stateRestored: StateRestore | undefined;
+  /** The last save of the variables failed, was too large or left some out: they would be lost with the container. */
+  stateIncomplete: boolean;
+  /** The live container holds an R or JavaScript session, whose variables are never saved. */
+  holdsUnsavedSession: boolean;
   queue: Promise<unknown>;
 }
 
 export interface SessionRegistryOptions {
   /** Host directory holding one file mirror per session. */
   dataDir: string;
+  /** Idle time of a session whose container holds nothing unsaved (`isSaved`). */
   idleTtlMs: number;
+  /** Idle time of a session whose container holds what would be lost. @defaultValue `idleTtlMs` */
+  unsavedIdleTtlMs?: number;
+  /** Whether the session's container could go without losing anything. @defaultValue always true */
+  isSaved?: (session: Session) => boolean;
   maxAgeMs: number;
   /** Called by the reaper for a live, idle session past its idle TTL or maximum age. */
   onExpire: (session: Session, reason: string) => void;
@@ -69,6 +78,8 @@ export class SessionRegistry {
         stateTimer: undefined,
         stateNotSaved: undefined,
         stateRestored: undefined,
+        stateIncomplete: false,
+        holdsUnsavedSession: false,
         queue: Promise.resolve(),
       };
       this.sessions.set(key, session);
@@ -118,7 +129,7 @@ export class SessionRegistry {
 
   startReaper(): void {
     if (this.timer) return;
-    const shorter = Math.min(this.options.idleTtlMs, this.options.maxAgeMs);
+    const shorter = Math.min(this.options.idleTtlMs, this.unsavedIdleTtlMs, this.options.maxAgeMs);
     const sweepMs = this.options.sweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(shorter / 4)));
     this.timer = setInterval(() => this.sweep(), sweepMs);
     this.timer.unref();
@@ -129,11 +140,21 @@ export class SessionRegistry {
     this.timer = undefined;
   }
 
+  private get unsavedIdleTtlMs(): number {
+    return this.options.unsavedIdleTtlMs ?? this.options.idleTtlMs;
+  }
+
+  /** The idle time after which the session's container goes: short once its variables are saved. */
+  idleTtlOf(session: Session): number {
+    const saved = this.options.isSaved?.(session) ?? true;
+    return saved ? this.options.idleTtlMs : Math.max(this.options.idleTtlMs, this.unsavedIdleTtlMs);
+  }
+
   /** Expires idle and old sessions now; the reaper calls this on its timer. */
   sweep(now = Date.now()): void {
     for (const session of this.all()) {
       if (!session.live || session.busy > 0) continue;
-      if (now - session.lastUsedMs >= this.options.idleTtlMs) {
+      if (now - session.lastUsedMs >= this.idleTtlOf(session)) {
         this.options.onExpire(session, `the session was idle for ${formatMs(now - session.lastUsedMs)}`);
       } else if (now - session.live.startedMs >= this.options.maxAgeMs) {
         this.options.onExpire(session, `the session reached its maximum age of ${formatMs(this.options.maxAgeMs)}`);

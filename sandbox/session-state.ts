@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { StateRestore } from '../src/domain/execution.js';
-import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
+import { BatchedWriter } from './batched-writer.js';
+import { CHUNK_BYTES, ChunkReceiver, putChunks } from './file-transfer.js';
 import { processAlive } from './orphans.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { StateFrame } from './runner-protocol.js';
@@ -58,38 +59,20 @@ export class StateStore {
   }
 
   /**
-   * Replaces the saved state with what `produce` writes, if its SHA-256 is `digest` (what the kernel said it
-   * wrote): a transfer that failed, ran over or was tampered with on the way leaves the previous state.
+   * A new state file being received: it replaces the saved state on {@link StateWriter.commit} if its SHA-256 is
+   * the digest the kernel said it wrote; a transfer that failed, ran over or was changed on the way leaves the
+   * previous state.
    */
-  async replace(
-    meta: StateMeta,
-    produce: (write: (chunk: Buffer) => Promise<void>) => Promise<unknown>,
-  ): Promise<boolean> {
+  async writer(): Promise<StateWriter> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const temp = `${this.file}.tmp`;
-    const handle = await open(temp, 'w', 0o600);
-    const hash = createHash('sha256');
-    try {
-      await produce(async (chunk) => {
-        hash.update(chunk);
-        await handle.write(chunk);
-      });
-      await handle.close();
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      await unlink(temp).catch(() => undefined);
-      throw err;
-    }
-    if (hash.digest('hex') !== meta.digest) {
-      await unlink(temp).catch(() => undefined);
-      return false;
-    }
-    // The description goes first: with the old file still in place a crash leaves a digest that does not
-    // match, which restore() treats as no state, never as someone else's.
-    await writeFile(`${this.metaFile}.tmp`, JSON.stringify(meta), { mode: 0o600 });
-    await rename(`${this.metaFile}.tmp`, this.metaFile);
-    await rename(temp, this.file);
-    return true;
+    return new StateWriter(temp, await open(temp, 'w', 0o600), async (meta) => {
+      // The description goes first: with the old file still in place a crash leaves a digest that does not
+      // match, which restore() treats as no state, never as someone else's.
+      await writeFile(`${this.metaFile}.tmp`, JSON.stringify(meta), { mode: 0o600 });
+      await rename(`${this.metaFile}.tmp`, this.metaFile);
+      await rename(temp, this.file);
+    });
   }
 
   /** The state file's bytes in chunks, checked against the description's digest as they are read. */
@@ -149,6 +132,58 @@ export class StateStore {
   }
 }
 
+/** The bytes of a state file on their way to the host: hashed as written, put in place only if they match. */
+export class StateWriter {
+  private hash = createHash('sha256');
+  private bytes = 0;
+  private done = false;
+  private readonly out: BatchedWriter;
+
+  constructor(
+    private readonly temp: string,
+    private handle: FileHandle,
+    private readonly install: (meta: StateMeta) => Promise<void>,
+  ) {
+    this.out = new BatchedWriter(handle);
+  }
+
+  /** Takes a piece (it may be a view of a socket's read: kept as is until written). */
+  async write(chunk: Buffer): Promise<void> {
+    this.hash.update(chunk);
+    this.bytes += chunk.length;
+    await this.out.write(chunk);
+  }
+
+  /** Drops what was written: the file comes again from its start. */
+  async reset(): Promise<void> {
+    await this.handle.close();
+    this.handle = await open(this.temp, 'w', 0o600);
+    this.out.restart(this.handle);
+    this.hash = createHash('sha256');
+    this.bytes = 0;
+  }
+
+  /** Puts the file in place with its description if it is what `meta` says; false (and nothing changed) if not. */
+  async commit(meta: StateMeta): Promise<boolean> {
+    this.done = true;
+    await this.out.flush();
+    await this.handle.close();
+    if (this.bytes !== meta.bytes || this.hash.digest('hex') !== meta.digest) {
+      await unlink(this.temp).catch(() => undefined);
+      return false;
+    }
+    await this.install(meta);
+    return true;
+  }
+
+  async discard(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.temp).catch(() => undefined);
+  }
+}
+
 /** A save in progress, as the saving process wrote it. */
 interface SaveLock {
   pid: number;
@@ -185,8 +220,9 @@ function named(entries: { name: string; type: string }[] | undefined, more: numb
 async function stateRequest(
   connection: RunnerConnection,
   request: Parameters<RunnerConnection['request']>[0],
+  onFrame?: Parameters<RunnerConnection['request']>[1],
 ): Promise<StateFrame> {
-  const frame = await connection.request(request);
+  const frame = await connection.request(request, onFrame);
   if (frame.type !== 'state') {
     throw new Error(frame.type === 'error' ? frame.message : `unexpected answer ${frame.type}`);
   }
@@ -194,8 +230,9 @@ async function stateRequest(
 }
 
 /**
- * Has the kernel save the thread's variables and copies the file to the host (counted against the limit
- * again as it arrives), then deletes it from the container.
+ * Has the kernel save the thread's variables; the runner streams the file to the host while the kernel writes
+ * it (counted against the limit again as it arrives, checked against the kernel's digest when it is done) and
+ * deletes it from the container.
  */
 export async function saveState(
   connection: RunnerConnection,
@@ -204,14 +241,37 @@ export async function saveState(
   now: () => Date = () => new Date(),
 ): Promise<SaveOutcome> {
   const previous = await store.meta();
-  const frame = await stateRequest(connection, {
-    op: 'save_state',
+  const writer = await store.writer();
+  const receiver = new ChunkReceiver(connection, {
+    path: STATE_PATH_IN_SANDBOX,
     maxBytes: limits.maxBytes,
-    previousDigest: previous?.digest ?? null,
-    timeoutMs: limits.timeoutMs,
-    graceMs: limits.graceMs,
+    onChunk: (chunk) => writer.write(chunk),
+    onReset: () => writer.reset(),
+    maxResets: 1,
   });
+  let frame: StateFrame;
+  try {
+    frame = await stateRequest(
+      connection,
+      {
+        op: 'save_state',
+        maxBytes: limits.maxBytes,
+        previousDigest: previous?.digest ?? null,
+        timeoutMs: limits.timeoutMs,
+        graceMs: limits.graceMs,
+        stream: true,
+      },
+      receiver.onFrame,
+    );
+    await receiver.settle();
+  } catch (err) {
+    receiver.abort(err);
+    await receiver.settle().catch(() => undefined);
+    await writer.discard();
+    throw err;
+  }
   if (frame.failed !== undefined || (!frame.tooLarge && !frame.digest)) {
+    await writer.discard();
     await store.clear();
     return {
       kind: 'failed',
@@ -220,10 +280,14 @@ export async function saveState(
     };
   }
   if (frame.tooLarge) {
+    await writer.discard();
     await store.clear();
     return { kind: 'tooLarge', bytes: frame.bytes ?? limits.maxBytes + 1 };
   }
-  if (frame.unchanged && previous && previous.digest === frame.digest) return { kind: 'unchanged' };
+  if (frame.unchanged && previous && previous.digest === frame.digest) {
+    await writer.discard();
+    return { kind: 'unchanged' };
+  }
   const meta: StateMeta = {
     savedAt: now().toISOString(),
     variables: frame.variables ?? 0,
@@ -232,20 +296,10 @@ export async function saveState(
     bytes: frame.bytes ?? 0,
     digest: frame.digest as string,
   };
-  try {
-    const matches = await store.replace(meta, (write) =>
-      streamFile(connection, STATE_PATH_IN_SANDBOX, { maxBytes: limits.maxBytes, onChunk: write }),
-    );
-    if (!matches) {
-      await store.clear();
-      return { kind: 'failed', reason: 'the state file changed while it was copied' };
-    }
-  } catch (err) {
+  if (!frame.streamed || !(await writer.commit(meta))) {
+    await writer.discard();
     await store.clear();
-    if (err instanceof FileTooLargeError) return { kind: 'tooLarge', bytes: limits.maxBytes + 1 };
-    throw err;
-  } finally {
-    await connection.request({ op: 'delete_file', path: STATE_PATH_IN_SANDBOX }).catch(() => undefined);
+    return { kind: 'failed', reason: 'the state file changed while it was copied' };
   }
   return {
     kind: 'saved',

@@ -72,6 +72,9 @@ export class StateKeeper {
     const lost = 'if the sandbox is recycled they are lost (files are kept)';
     try {
       const outcome = await session.state.whileSaving(() => saveState(live.connection, session.state, this.limits));
+      if (outcome.kind !== 'unchanged') {
+        session.stateIncomplete = outcome.kind !== 'saved' || outcome.notSaved.length > 0;
+      }
       if (outcome.kind === 'saved') {
         logger.debug({ session: session.hash, bytes: outcome.bytes, variables: outcome.variables }, 'variables saved');
         session.stateNotSaved = undefined;
@@ -85,6 +88,7 @@ export class StateKeeper {
       return outcome;
     } catch (err) {
       logger.warn({ err, session: session.hash }, 'could not save the variables of a session');
+      session.stateIncomplete = true;
       session.stateNotSaved = `they could not be saved (${(err as Error).message}): ${lost}`;
       return { kind: 'failed', reason: (err as Error).message };
     }

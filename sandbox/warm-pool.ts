@@ -60,6 +60,7 @@ export class WarmPool {
   private readonly demand: number[] = [];
   private closed = false;
   /** Session starts that missed the pool, in flight: the pool starts none of its own meanwhile. */
+  /** Sessions starting their own container or restoring into a pooled one: the pool starts nothing meanwhile. */
   private missesStarting = 0;
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -109,10 +110,18 @@ export class WarmPool {
    * Runs the start of a session that found the pool empty. Until it (and every other such start) is done the pool
    * starts nothing itself: on a burst the waiting sessions have the CPU, and the pool refills after them.
    */
-  async missStart<T>(start: () => Promise<T>): Promise<T> {
+  missStart<T>(start: () => Promise<T>): Promise<T> {
+    return this.quietWhile(start);
+  }
+
+  /**
+   * Runs `work` while the pool starts nothing, and refills after it: a session taking a ready container and
+   * restoring its files and variables into it, so a container start (seconds of CPU) does not slow its restore.
+   */
+  async quietWhile<T>(work: () => Promise<T>): Promise<T> {
     this.missesStarting += 1;
     try {
-      return await start();
+      return await work();
     } finally {
       this.missesStarting -= 1;
       this.fill();

@@ -115,7 +115,13 @@ const sandbox = {
   /** Time budget of one request for file previews. */
   previewTimeoutMs: v('THREADLAB_PREVIEW_TIMEOUT_MS', int(100, 600_000).default(10_000)),
   outputBytes: v('THREADLAB_SANDBOX_OUTPUT_BYTES', int(1024).default(256 * 1024)),
-  idleTtlMs: v('THREADLAB_SANDBOX_IDLE_TTL_MS', int(1000).default(60 * 60_000)),
+  /**
+   * A thread's container goes after this idle time once nothing would be lost with it: its Python variables are
+   * saved (durable threads) and it holds no R or JavaScript session. The next message brings it back.
+   */
+  idleTtlMs: v('THREADLAB_SANDBOX_IDLE_TTL_MS', int(1000).default(5 * 60_000)),
+  /** The idle time of a container whose variables are not saved (durable threads off, a save that failed, R or JavaScript). */
+  unsavedIdleTtlMs: v('THREADLAB_SANDBOX_UNSAVED_IDLE_TTL_MS', int(1000).default(60 * 60_000)),
   maxAgeMs: v('THREADLAB_SANDBOX_MAX_AGE_MS', int(1000).default(24 * 60 * 60_000)),
   maxSessions: v('THREADLAB_SANDBOX_MAX_SESSIONS', int(1).default(32)),
   poolSize: v('THREADLAB_SANDBOX_POOL_SIZE', int(0, 64).default(2)),

@@ -222,7 +222,8 @@ function createQueue(
     limits: queueLimits(config.queue),
     onDropped: hooks.onDropped,
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
-    affinityTtlMs: config.sandbox.idleTtlMs,
+    // A thread stays with the worker holding its container for as long as that container may live.
+    affinityTtlMs: Math.max(config.sandbox.idleTtlMs, config.sandbox.unsavedIdleTtlMs),
   });
 }
 

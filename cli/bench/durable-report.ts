@@ -23,10 +23,32 @@ export function printDurableRows<R extends DurableFigures>(
 ): void {
   const first = runtimes[0];
   if (!first) return;
+  printDurableStateRows(runtimes, row, cell);
+  const pause = `pause ${(first.durableRuns.pauseMs / 1000).toFixed(1)} s (save lands)`;
+  const onOff = (name: string, pick: (r: R) => CellLatency) => {
+    row(`(h) ${name} back to back: durable threads on`, (r) => cell(pick(r).backToBack.on));
+    row(`(h) ${name} back to back: durable threads off`, (r) => cell(pick(r).backToBack.off));
+    row(`(h) ${name}, ${pause}: on`, (r) => cell(pick(r).paused.on));
+    row(`(h) ${name}, ${pause}: off`, (r) => cell(pick(r).paused.off));
+  };
+  onOff('print(1)', (r) => r.durableRuns.print);
+  onOff('pandas cell', (r) => r.durableRuns.pandasCell);
+}
+
+/** The rows (g) of the bench's table: save and restore of a DataFrame and of small variables, per runtime. */
+export function printDurableStateRows<R extends Pick<DurableFigures, 'durableState'>>(
+  runtimes: R[],
+  row: Row<R>,
+  cell: (s: BenchStats) => string,
+): void {
+  const first = runtimes[0];
+  if (!first) return;
   const mb = first.durableState.dataFrame.megabytes;
   const frame = `${mb} MB DataFrame`;
   row(`(g) durable, ${frame}: save (asked to on host)`, (r) => cell(r.durableState.dataFrame.save));
-  row(`(g) durable, ${frame}: save, of which pickling`, (r) => cell(r.durableState.dataFrame.pickleInKernel));
+  row(`(g) durable, ${frame}: save: the kernel pickling (the copy overlaps it)`, (r) =>
+    cell(r.durableState.dataFrame.pickleInKernel),
+  );
   row(`(g) durable, ${frame}: restore, extra on 1st run`, (r) => cell(r.durableState.dataFrame.restoreExtra));
   row('(g) durable, 1,000 small variables: save', (r) => cell(r.durableState.smallVariables.save));
   row('(g) durable, 1,000 small variables: restore, extra on 1st run', (r) =>
@@ -38,15 +60,6 @@ export function printDurableRows<R extends DurableFigures>(
     const { dataFrame, smallVariables } = r.durableState;
     return `${mib(dataFrame.savedBytes)} / ${mib(smallVariables.savedBytes)}`;
   });
-  const pause = `pause ${(first.durableRuns.pauseMs / 1000).toFixed(1)} s (save lands)`;
-  const onOff = (name: string, pick: (r: R) => CellLatency) => {
-    row(`(h) ${name} back to back: durable threads on`, (r) => cell(pick(r).backToBack.on));
-    row(`(h) ${name} back to back: durable threads off`, (r) => cell(pick(r).backToBack.off));
-    row(`(h) ${name}, ${pause}: on`, (r) => cell(pick(r).paused.on));
-    row(`(h) ${name}, ${pause}: off`, (r) => cell(pick(r).paused.off));
-  };
-  onOff('print(1)', (r) => r.durableRuns.print);
-  onOff('pandas cell', (r) => r.durableRuns.pandasCell);
 }
 
 /** The ratios behind (g) and (h), and the limits they ran with, one line per runtime. */

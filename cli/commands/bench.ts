@@ -17,16 +17,20 @@ import { benchEgress } from '../bench/egress-bench.js';
 import { benchGovernance } from '../bench/governance-bench.js';
 import { benchFigures } from '../bench/figures-bench.js';
 import { benchBurst } from '../bench/burst-bench.js';
+import { benchDurable } from '../bench/durable-bench.js';
+import { benchThreads } from '../bench/threads-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
 import { createRenderer } from '../../src/main.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|render|queue|egress|governance|figures|burst [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads [--iterations N] [--threads N] [--messages N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
             a container start; plus the naive docker run / docker exec baselines on the same image
+  durable   save and restore of a 100 MB DataFrame and of 1,000 small variables (durable threads), under runc
+            and runsc one after the other, with the targets (1 s; 50 ms) checked on p50
   render    bytes saved and milliseconds per image over matplotlib charts generated in the sandbox
   queue     sustained messages/s and p95 queue wait for concurrent threads in direct mode, in-process and
             BullMQ with one and two workers (starts a private redis-server unless REDIS_URL is set)
@@ -38,12 +42,17 @@ export const benchCommand: Command = {
   burst     N new threads at the same moment (--threads, default 10) through the web chat's API to their
             answers, under runc and runsc: a fixed warm pool beside the pool that grows with demand
             (THREADLAB_SANDBOX_POOL_SIZE..THREADLAB_SANDBOX_POOL_MAX), p50/p95 time to the first result
+  threads   N threads in active use on one worker (--threads, default 200) through the sandbox, under runc and
+            runsc: each a message leaving a small state, then idle until its container goes; every 4th comes back
+            with its variables. Peak host memory (MemAvailable fall), most containers alive, p50/p95 time to
+            answer a new thread and a thread coming back (the idle time is 3 s here, standing in for minutes)
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
             answers; no Docker or Redis)
-  --iterations N   samples per measurement (sandbox; default 30), charts (render; default 12),
+  --iterations N   samples per measurement (sandbox; default 30; durable; default 5), charts (render; default 12),
                    requests per side (egress; default 200) or samples per row (governance; default 200;
                    figures; default 30)
-  --threads N      concurrent threads (queue; default 30) or threads started at once (burst; default 10)
+  --threads N      concurrent threads (queue; default 30), threads started at once (burst; default 10) or
+                   threads in use (threads; default 200)
   --messages N     messages in all (queue; default 300)`,
   async run(argv, io) {
     const { values, positionals } = parse(
@@ -55,7 +64,7 @@ export const benchCommand: Command = {
     if (
       values.help ||
       !which ||
-      !['sandbox', 'render', 'queue', 'egress', 'governance', 'figures', 'burst'].includes(which)
+      !['sandbox', 'durable', 'render', 'queue', 'egress', 'governance', 'figures', 'burst', 'threads'].includes(which)
     ) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
@@ -101,6 +110,17 @@ export const benchCommand: Command = {
     try {
       if (which === 'burst') {
         await benchBurst({ docker, image, env: io.env, threads: number(values.threads, 10), dataDir, logger, out });
+        return 0;
+      }
+      if (which === 'threads') {
+        const threads = number(values.threads, 200);
+        const concurrency = config.queue.concurrency;
+        await benchThreads({ docker, image, limits: config.sandbox, dataDir, logger, threads, concurrency, out });
+        return 0;
+      }
+      if (which === 'durable') {
+        const samples = number(values.iterations, 5);
+        await benchDurable({ docker, image, limits: config.sandbox, dataDir, logger, samples, out });
         return 0;
       }
       if (which === 'egress') {

@@ -16,8 +16,8 @@ export const daemonCommand: Command = {
 
 \`threadlab exec\` and \`threadlab chat\` start this daemon on first use, in the background: it holds
 the sandbox sessions and conversation memory between invocations (on a unix socket in
-THREADLAB_DATA_DIR, mode 600) and exits, removing its containers, after THREADLAB_SANDBOX_IDLE_TTL_MS
-idle. A command run with another configuration (endpoint, key, .env) replaces it: the old daemon
+THREADLAB_DATA_DIR, mode 600) and exits, removing its containers, after THREADLAB_SANDBOX_UNSAVED_IDLE_TTL_MS
+idle (or THREADLAB_SANDBOX_IDLE_TTL_MS, if longer). A command run with another configuration (endpoint, key, .env) replaces it: the old daemon
 finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; it is made private (700).
   stop    stop it now (its sessions end)`,
   async run(argv, io) {
@@ -53,7 +53,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
       configFingerprint: configFingerprint(config),
       stagingDir: join(config.dataDir, 'cli-staging'),
       maxFileBytes: config.sandbox.maxFileBytes,
-      idleMs: config.sandbox.idleTtlMs,
+      idleMs: Math.max(config.sandbox.idleTtlMs, config.sandbox.unsavedIdleTtlMs),
       onShutdown: () => resolveDone(),
     });
     await server.listen();

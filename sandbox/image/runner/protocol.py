@@ -1,11 +1,12 @@
 """The protocol channel with the bot: newline-delimited JSON on private copies of the container's stdin and
 stdout, held by the supervisor alone (the kernel is started without them). A frame that carries file bytes says
 how many in its `bytes` field and the raw bytes follow its newline (no base64): `put_file` requests in, `file`
-answers out.
+answers and a streamed file's `chunk` frames out.
 
 fd 0/1 are duplicated before anything else runs and then re-pointed (fd 0 to /dev/null, fd 1 to the
 diagnostics stream), so a stray print can never interleave with a frame.
 """
+import errno
 import json
 import os
 import threading
@@ -13,8 +14,10 @@ import threading
 import framing
 
 MAIN_PID = os.getpid()
-#: Most raw bytes one frame carries (the bot sends and asks for 1 MiB).
+#: Most raw bytes one frame carries (the bot sends up to 4 MiB; a streamed file goes out in STREAM_CHUNK_BYTES).
 MAX_PAYLOAD_BYTES = 4 << 20
+#: Bytes per `chunk` frame of a streamed file: the pipe to the bot takes them one after another.
+STREAM_CHUNK_BYTES = 1 << 20
 
 
 class ChannelBroken(Exception):
@@ -47,6 +50,32 @@ class Channel:
             framing.write_all(self.out_fd, data)
             if payload:
                 framing.write_all(self.out_fd, payload)
+
+    def send_from_file(self, frame, fd, offset, count):
+        """Writes one frame whose `count` raw bytes are read from `fd` at `offset` by the kernel (sendfile: the
+        bytes never enter Python). Returns how many were sent: fewer only if the file got shorter meanwhile, and
+        then the frame's `bytes` would be a lie, so the rest is padded with zeros and the caller stops."""
+        if os.getpid() != MAIN_PID:
+            return 0
+        data = framing.encode({**frame, "bytes": count})
+        sent = 0
+        with self._lock:
+            framing.write_all(self.out_fd, data)
+            while sent < count:
+                try:
+                    n = os.sendfile(self.out_fd, fd, offset + sent, count - sent)
+                except OSError as exc:
+                    if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                        raise
+                    block = os.pread(fd, min(count - sent, 1 << 20), offset + sent)
+                    n = len(block)
+                    if n:
+                        framing.write_all(self.out_fd, block)
+                if n == 0:
+                    framing.write_all(self.out_fd, bytes(count - sent))
+                    break
+                sent += n
+        return sent
 
     def diag(self, text):
         try:

@@ -18,6 +18,7 @@ STATE_DIR = "/mnt/data/.threadlab/state"
 STATE_FILE = os.path.join(STATE_DIR, "state.dill")
 FORMAT = 1
 MAX_LISTED = 50
+_PIECE_BYTES = 4 << 20
 _WHY_CHARS = 200
 
 
@@ -40,7 +41,12 @@ class _Sink:
             raise TooLarge(self.written)
         self.digest.update(data)
         if self.fh is not None:
-            self.fh.write(data)
+            # In pieces, each flushed: the supervisor streams the file to the bot as it grows (state_stream.py),
+            # and one write of a 100 MB array would show it nothing until the end.
+            view = memoryview(data).cast("B")
+            for start in range(0, len(view), _PIECE_BYTES):
+                self.fh.write(view[start:start + _PIECE_BYTES])
+                self.fh.flush()
         return len(data)
 
 
@@ -78,7 +84,9 @@ def save(namespace, limit, previous_digest=None):
             raise  # over the limit, or /mnt/data is full: trying value by value would not help
         except Exception:
             # One or more values refuse pickling: find them, one at a time, into a sink that keeps nothing,
-            # and save the rest (in one pickle, so objects shared between variables stay shared).
+            # and save the rest (in one pickle, so objects shared between variables stay shared). The file is
+            # written anew under a new inode, which tells the supervisor that what it streamed is not the start.
+            _remove(temp)
             kept = {}
             for name, value in values.items():
                 try:

@@ -16,7 +16,7 @@ import privileges  # noqa: E402
 DEVICES_LEFT = devices.remove_unneeded()  # while still uid 0, the owner of gVisor's /dev
 privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
 
-from protocol import MAX_PAYLOAD_BYTES, Channel, ChannelBroken  # noqa: E402
+from protocol import MAX_PAYLOAD_BYTES, STREAM_CHUNK_BYTES, Channel, ChannelBroken  # noqa: E402
 
 CHANNEL = Channel()
 
@@ -33,6 +33,7 @@ import processes  # noqa: E402
 from capture import OUTPUT_DIR, RunOutput  # noqa: E402
 from isolated import IsolatedRun  # noqa: E402
 from kernel_link import KernelLink  # noqa: E402
+from state_stream import StateStream  # noqa: E402
 import language_session  # noqa: E402
 
 #: How long a kernel may take to import the data stack and say ready.
@@ -263,6 +264,8 @@ class Supervisor:
             length = min(int(request.get("length", 1 << 20)), MAX_PAYLOAD_BYTES)
             data, info = files.read_chunk(request["path"], int(request.get("offset", 0)), length)
             return {"type": "file", **info, "_payload": data}
+        if op == "stream_file":
+            return self.stream_file(request)
         if op == "list_files":
             return {"type": "files", "files": files.list_files()}
         if op == "delete_file":
@@ -273,6 +276,29 @@ class Supervisor:
         if op == "ping":
             return {"type": "ok"}
         return {"type": "error", "code": "unknown_op", "message": f"unknown op {op!r}"}
+
+    def stream_file(self, request):
+        """A whole file in `chunk` frames written back to back (the pipe to the bot paces them), then a `file`
+        frame with the bytes sent as its size; only the size when it is over the request's `maxBytes`."""
+        rid = request.get("id")
+        path = request["path"]
+        limit = max(0, int(request.get("maxBytes", 0)))
+        fd = files.open_file(path, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            sent = 0
+            if size <= limit:
+                while sent < size:
+                    count = min(STREAM_CHUNK_BYTES, size - sent)
+                    n = CHANNEL.send_from_file({"type": "chunk", "id": rid}, fd, sent, count)
+                    sent += n
+                    if n < count:
+                        break  # the file got shorter while it was sent
+        finally:
+            os.close(fd)
+        if request.get("remove"):
+            files.delete(path)
+        return {"type": "file", "size": size if size > limit else sent, "eof": True, "_payload": b""}
 
     def _output_name(self):
         try:
@@ -374,9 +400,11 @@ class Supervisor:
     def state(self, request):
         """Has the kernel save or load the user's variables (state.py), or load the data stack (`warm`), within the
         request's time limit: past it the kernel is interrupted, and killed and replaced if it does not yield. The
-        answer is a `state` frame."""
+        answer is a `state` frame; a save asked with `stream` sends the file before it, in `chunk` frames, while the
+        kernel writes it."""
         rid = request.get("id")
         op = request.get("op")
+        stream = None  # a save's file streamed to the bot while the kernel writes it (`stream`)
         with self.state_lock:
             self.run_id, self.run_kernel, self.interrupted, self.unresponsive = rid, None, False, False
             self.over_memory = False
@@ -388,6 +416,9 @@ class Supervisor:
             if op == "save_state":
                 command["maxBytes"] = int(request.get("maxBytes", 0))
                 command["previousDigest"] = request.get("previousDigest")
+                if request.get("stream"):
+                    stream = StateStream(CHANNEL, rid, command["maxBytes"])
+                    stream.start()
             kernel.begin(_Discard(), rid)
             kernel.send(command)
             with self.state_lock:
@@ -411,8 +442,14 @@ class Supervisor:
                 self.restarted = restart  # the next run says the variables are gone
                 return {"type": "state", "failed": restart["detail"], "kernelRestart": restart}
             report = outcome[2] if isinstance(outcome[2], dict) else {"failed": "the kernel gave no answer"}
+            if stream is not None:
+                report = stream.finish(report)
+                stream = None
             return {"type": "state", **report}
         finally:
+            if stream is not None:
+                stream.stop()
+                stream.finish({"failed": "stopped"})
             with self.state_lock:
                 self.run_id, self.run_kernel, self.kill_at = None, None, None
 

@@ -83,7 +83,8 @@ afterAll(() => {
 describe('durable threads', () => {
   it('after the idle TTL, the next run has its DataFrame, function, class instance and module alias back, and names what was not saved', async () => {
     const dataDir = newDataDir();
-    const sandbox = await sandboxOn(dataDir, { idleTtlMs: 1500 });
+    // conn and it cannot be saved, so the container holds what would be lost: it waits for the unsaved idle time.
+    const sandbox = await sandboxOn(dataDir, { idleTtlMs: 1500, unsavedIdleTtlMs: 1500 });
     expect((await sandbox.run('idle', { language: 'python', code: SETUP })).stdout).toBe('set\n');
     await savedMeta(dataDir, 'idle');
     const deadline = Date.now() + 15_000;
@@ -98,6 +99,25 @@ describe('durable threads', () => {
     expect((await sandbox.listFiles('idle')).map((f) => f.path)).toEqual([]);
     await expect(sandbox.readFile('idle', '.threadlab/state/state.dill')).rejects.toThrow(/Unsafe file path/);
   });
+
+  it(
+    'a container whose variables are all saved goes after the short idle time; one holding what cannot be saved stays',
+    anyRuntime,
+    async () => {
+      const dataDir = newDataDir();
+      const sandbox = await sandboxOn(dataDir, { idleTtlMs: 1000, unsavedIdleTtlMs: 120_000 });
+      await sandbox.run('all-saved', { language: 'python', code: 'x = [1, 2, 3]' });
+      await sandbox.run('partly', { language: 'python', code: 'import sqlite3\nconn = sqlite3.connect(":memory:")' });
+      await Promise.all([savedMeta(dataDir, 'all-saved'), savedMeta(dataDir, 'partly')]);
+      const deadline = Date.now() + 15_000;
+      while (sandbox.isLive('all-saved') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(sandbox.isLive('all-saved')).toBe(false);
+      expect(sandbox.isLive('partly')).toBe(true); // its connection would be lost: it keeps THREADLAB_SANDBOX_UNSAVED_IDLE_TTL_MS
+      const back = await sandbox.run('all-saved', { language: 'python', code: 'print(sum(x))' });
+      expect(back).toMatchObject({ status: 'ok', stdout: '6\n' });
+      expect(back.stateRestored).toMatchObject({ variables: 1, reason: expect.stringMatching(/idle for/) });
+    },
+  );
 
   it(
     'an evicted session (THREADLAB_SANDBOX_MAX_SESSIONS) gets its variables back when it runs again',

@@ -4,7 +4,8 @@ import { RunnerConnection } from '../../../sandbox/runner-connection.js';
 
 /**
  * A scripted runner on the far side of a RunnerConnection: records requests (a `put_file`'s raw bytes as its
- * `payload`), sends frames (a `file` frame's bytes raw after its line, as sandbox/image/runner/protocol.py does).
+ * `payload`), sends frames (a `file` or `chunk` frame's bytes raw after its line, as sandbox/image/runner/protocol.py
+ * does).
  */
 export class FakeRunner {
   readonly requests: Record<string, unknown>[] = [];
@@ -56,6 +57,12 @@ export class FakeRunner {
       return;
     }
     for (let i = 0; i < all.length; i += 7) this.stream.push(all.subarray(i, i + 7));
+  }
+
+  /** A `chunk` frame of a streamed file: its line, then `data` raw (`bytes` says how many unless `claimBytes` lies). */
+  sendChunk(id: unknown, data: Buffer, info: { reset?: boolean; claimBytes?: number } = {}): void {
+    const frame = { type: 'chunk', id, bytes: info.claimBytes ?? data.length, ...(info.reset ? { reset: true } : {}) };
+    this.stream.push(Buffer.concat([Buffer.from(`${JSON.stringify(frame)}\n`), data]));
   }
 
   ready(): void {

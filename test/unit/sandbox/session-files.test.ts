@@ -21,20 +21,23 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A runner that serves `read_file` from `files`, claiming `claimed` sizes (lies included). */
+/**
+ * A runner that streams files from `files` as the supervisor does (`stream_file`: nothing of a file over the
+ * request's maxBytes, only its size), while its run results claim `claimed` sizes (lies included).
+ */
 function lyingRunner(files: Record<string, Buffer>, claimed: (path: string) => number = (p) => files[p]!.length) {
   const runner = new FakeRunner();
   let reads = 0;
   runner.onRequest = (req) => {
-    if (req.op !== 'read_file') return;
+    if (req.op !== 'stream_file') return;
     reads += 1;
     const data = files[String(req.path)]!;
-    const offset = Number(req.offset);
-    const chunk = data.subarray(offset, offset + Number(req.length));
-    const eof = offset + chunk.length >= data.length;
-    runner.sendFile(req.id, chunk, { size: claimed(String(req.path)), eof });
+    if (data.length <= Number(req.maxBytes)) {
+      for (let at = 0; at < data.length; at += 256) runner.sendChunk(req.id, data.subarray(at, at + 256));
+    }
+    runner.sendFile(req.id, Buffer.alloc(0), { size: data.length, eof: true });
   };
-  return { connection: runner.connect(), reads: () => reads };
+  return { connection: runner.connect(), reads: () => reads, claimed };
 }
 
 function outcome(artifacts: Artifact[], extra: Partial<ExecutionResult> = {}, skippedMore = 0): RunOutcome {

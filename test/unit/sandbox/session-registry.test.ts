@@ -84,4 +84,32 @@ describe('SessionRegistry', () => {
     expect(expired[0]?.[1]).toMatch(/idle for 1\.5 s/);
     expect(expired[1]?.[1]).toMatch(/maximum age/);
   });
+
+  it('a session whose variables are saved goes after the short idle time; one that would lose something waits for the long one', () => {
+    const expired: [string, string][] = [];
+    const r = new SessionRegistry({
+      dataDir: '/tmp/unused',
+      idleTtlMs: 1000,
+      unsavedIdleTtlMs: 60_000,
+      isSaved: (s) => !s.stateDirty && !s.stateIncomplete && !s.holdsUnsavedSession,
+      maxAgeMs: 600_000,
+      onExpire: (session: Session, reason: string) => expired.push([session.key, reason]),
+    });
+    const now = 1_000_000;
+    const idleFor = (key: string, ms: number, change: (s: Session) => void = () => undefined) => {
+      const s = r.get(key);
+      s.live = live(now - ms);
+      s.lastUsedMs = now - ms;
+      change(s);
+    };
+    idleFor('saved', 2000);
+    idleFor('dirty', 2000, (s) => (s.stateDirty = true));
+    idleFor('failed', 2000, (s) => (s.stateIncomplete = true));
+    idleFor('r-session', 2000, (s) => (s.holdsUnsavedSession = true));
+    idleFor('failed-long-ago', 61_000, (s) => (s.stateIncomplete = true));
+    r.sweep(now);
+    expect(expired.map(([k]) => k)).toEqual(['saved', 'failed-long-ago']);
+    expect(r.idleTtlOf(r.get('dirty'))).toBe(60_000);
+    expect(r.idleTtlOf(r.get('saved'))).toBe(1000);
+  });
 });

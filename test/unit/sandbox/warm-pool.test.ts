@@ -214,6 +214,29 @@ describe('WarmPool', () => {
       await pool.close();
     });
 
+    it('a session that took a ready container keeps the pool from starting one until its restore is done', async () => {
+      const g = gatedLauncher();
+      const pool = new WarmPool({ size: 1, logger, launch: g.launch });
+      pool.fill();
+      await g.finishAll();
+      expect(pool.available).toBe(1);
+      let releaseRestore!: () => void;
+      const restoring = pool.quietWhile(async () => {
+        const live = pool.take();
+        await new Promise<void>((r) => (releaseRestore = r));
+        return live;
+      });
+      await new Promise((r) => setTimeout(r, 0));
+      expect(pool.available).toBe(0);
+      expect(g.inFlight()).toBe(0); // no start competes with the restore
+      releaseRestore();
+      expect(await restoring).toBeDefined();
+      expect(g.inFlight()).toBe(1);
+      await g.finishAll();
+      expect(pool.available).toBe(1);
+      await pool.close();
+    });
+
     it('a fixed pool (no maximum) and a pool of size 0 do not grow', async () => {
       const g = gatedLauncher();
       const fixed = new WarmPool({ size: 1, logger, launch: g.launch });
