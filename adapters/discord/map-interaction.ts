@@ -89,15 +89,22 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
     attachments: [],
     command,
     receivedAtMs: view.createdAtMs,
-    replyContext: {
-      kind: 'interaction',
-      channelId: view.channel.id,
-      applicationId: view.applicationId,
-      interactionId: view.id,
-      interactionToken: view.token,
-      interactionAtMs: view.createdAtMs,
-      attachmentSizeLimit: view.attachmentSizeLimit ?? null,
-    },
+    replyContext: interactionReplyContext(view),
+  };
+}
+
+/** Where an interaction is answered: its token (webhook edits within 15 minutes) and the channel it was used in. */
+export function interactionReplyContext(
+  view: Pick<CommandView, 'id' | 'channel' | 'applicationId' | 'token' | 'createdAtMs' | 'attachmentSizeLimit'>,
+): InboundMessage['replyContext'] {
+  return {
+    kind: 'interaction',
+    channelId: view.channel.id,
+    applicationId: view.applicationId,
+    interactionId: view.id,
+    interactionToken: view.token,
+    interactionAtMs: view.createdAtMs,
+    attachmentSizeLimit: view.attachmentSizeLimit ?? null,
   };
 }
 

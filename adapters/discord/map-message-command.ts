@@ -1,6 +1,6 @@
 import type { InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
-import type { CommandView } from './map-interaction.js';
+import { interactionReplyContext, type CommandView } from './map-interaction.js';
 import { threadName, toInboundAttachments, type MessageView } from './map-message.js';
 
 /** The name of the message command (Apps → Run code) as registered and as interactions carry it. */
@@ -30,15 +30,7 @@ export function toRunMessage(
 ): InboundMessage {
   const replyContext: InboundMessage['replyContext'] =
     via === 'interaction'
-      ? {
-          kind: 'interaction',
-          channelId: view.channel.id,
-          applicationId: view.applicationId,
-          interactionId: view.id,
-          interactionToken: view.token,
-          interactionAtMs: view.createdAtMs,
-          attachmentSizeLimit: view.attachmentSizeLimit ?? null,
-        }
+      ? interactionReplyContext(view)
       : { kind: 'channel', channelId: ref.thread, messageId: view.target.id };
   return {
     id: `discord:interaction:${view.id}`,

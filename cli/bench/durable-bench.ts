@@ -8,7 +8,7 @@ import { benchRuntimes } from './bench-runtimes.js';
 import { printDurableStateRows } from './durable-report.js';
 import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
 
-export interface DurableBenchOptions {
+export interface DurableCommandOptions {
   docker: Docker;
   image: string;
   limits: SandboxLimits;
@@ -36,7 +36,7 @@ export interface DurableRow {
  * `threadlab bench durable`: only the save and restore figures of `threadlab bench sandbox` (g), under each
  * runtime one after the other, with the targets checked on p50.
  */
-export async function benchDurable(options: DurableBenchOptions): Promise<DurableRow[]> {
+export async function benchDurable(options: DurableCommandOptions): Promise<DurableRow[]> {
   const { out } = options;
   const frameMb = options.frameMb ?? 100;
   const { runtimes, runscSkipped } = await benchRuntimes(options.docker, options.runtimes);
