@@ -113,10 +113,12 @@ export class Interpreter {
     ];
 
     // While the model writes its first code, the thread's sandbox gets ready for it (container, variables, data
-    // stack); the first run queues behind that. Not awaited: a failure is the run's to report.
-    this.options.sandbox
-      .prepare(input.threadKey)
-      .catch((err: unknown) => logger.debug({ err }, 'sandbox prepare failed; the first run will say why'));
+    // stack); the first run queues behind that. Not awaited: a failure is the run's to report. With approval
+    // before running, a person's Run comes first and may never come: nothing is claimed for it meanwhile.
+    if (!options.approve)
+      this.options.sandbox
+        .prepare(input.threadKey)
+        .catch((err: unknown) => logger.debug({ err }, 'sandbox prepare failed; the first run will say why'));
     // The tool offers the languages the image has (R and JavaScript where it has them).
     const languages = languagesOf(await this.options.sandbox.environment());
     // The turn's clock starts with the loop: reading memory and previewing files are not the model's time.

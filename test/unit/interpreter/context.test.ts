@@ -39,6 +39,11 @@ describe('what the model is shown', () => {
     expect(methods.indexOf('prepare')).toBeGreaterThan(methods.indexOf('previewFiles'));
     expect(methods.indexOf('prepare')).toBeLessThan(methods.indexOf('run'));
 
+    // With approval before running, nothing is claimed for code a person may never let run.
+    const gated = rig({ llm: new ScriptedLlm({ steps: [answer('no code needed')] }) });
+    await gated.interpreter.handle(input('hello'), { approve: async () => ({ kind: 'run' as const, by: 'U-ADMIN' }) });
+    expect(gated.sandbox.calls.map((c) => c.method)).not.toContain('prepare');
+
     const direct = rig({ llm: new ScriptedLlm({ steps: [] }) });
     await direct.interpreter.runDirect({ threadKey: THREAD, language: 'python', code: 'print(1)' }, {});
     expect(direct.sandbox.calls.map((c) => c.method)).not.toContain('prepare');
