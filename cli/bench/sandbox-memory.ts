@@ -101,7 +101,7 @@ export async function measurePoolMemory(
   docker: Docker,
   instanceId: string,
 ): Promise<{ containers: number; cgroupMb: number; engineMb: number }> {
-  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  // Pooled containers ran nothing since they became ready: there is nothing to settle.
   return containerMemory(docker, [`${LABELS.instance}=${instanceId}`, `${LABELS.session}=${POOL_SESSION}`]);
 }
 
