@@ -1,5 +1,5 @@
 /**
- * Time zones through Intl only: a zone is whatever IANA name the runtime's Intl knows, and wall-clock times are
+ * Time zones through Intl only: a zone is whatever IANA name Node's Intl knows, and wall-clock times are
  * read and made with its formatter. Pure apart from a bounded cache of formatters.
  */
 
