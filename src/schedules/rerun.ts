@@ -1,6 +1,7 @@
 import type { Language } from '../domain/execution.js';
 import type { Reply } from '../domain/reply.js';
-import type { TurnResult, TurnRun } from '../interpreter/turn.js';
+import type { TurnResult } from '../interpreter/turn.js';
+import { runInOrder } from '../core/run-cells.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 
@@ -22,19 +23,7 @@ export async function rerunNotebook(o: {
   const cells = (await o.store.readExport(o.threadKey)).entries.flatMap((e) =>
     e.kind === 'run' ? [{ language: e.language, code: e.code }] : [],
   );
-  const runs: TurnRun[] = [];
-  let outcome: TurnResult['outcome'] = 'answer';
-  let stoppedBy: string | undefined;
-  for (const cell of cells.slice(0, MAX_RERUN_CELLS)) {
-    const turn = await o.run(cell);
-    runs.push(...turn.runs);
-    if (turn.outcome !== 'answer') {
-      outcome = turn.outcome;
-      stoppedBy = turn.text;
-      break;
-    }
-    if (turn.runs.some((r) => r.result.status !== 'ok')) break;
-  }
+  const { runs, outcome, text: stoppedBy } = await runInOrder(cells.slice(0, MAX_RERUN_CELLS), o.run);
   const lines = [`Re-ran ${runs.length} of ${cells.length} cells of this thread's notebook.`];
   if (cells.length === 0) lines[0] = "This thread's notebook has no code to re-run (it may have expired).";
   if (cells.length > MAX_RERUN_CELLS) lines.push(`Only the first ${MAX_RERUN_CELLS} cells are re-run.`);
