@@ -20,6 +20,14 @@ export interface ScriptLimits {
   downloadMaxBytes: number;
 }
 
+/** An attached script, the adapter that fetches it, and the limits it is read within. */
+interface ScriptSource {
+  attachment: InboundAttachment;
+  adapter: PlatformAdapter;
+  limits: ScriptLimits;
+  signal?: AbortSignal;
+}
+
 /** A script's cells and notes for the reply, or why it does not run (a sentence for the user). */
 export type ScriptCells = { cells: CodeCell[]; notes: string[] } | { refused: string };
 
@@ -28,12 +36,7 @@ export type ScriptCells = { cells: CodeCell[]; notes: string[] } | { refused: st
  * claim), and reads its cells: the whole file in its language, or a notebook's code cells. A script over a limit,
  * not UTF-8 text, or an invalid notebook is refused with what to do.
  */
-export async function readScript(o: {
-  attachment: InboundAttachment;
-  adapter: PlatformAdapter;
-  limits: ScriptLimits;
-  signal?: AbortSignal;
-}): Promise<ScriptCells> {
+export async function readScript(o: ScriptSource): Promise<ScriptCells> {
   const { attachment, limits } = o;
   const kind = scriptKindOf(attachment.name);
   if (!kind) return { refused: `\`${attachment.name}\` is not a script I run: attach a ${SCRIPT_EXTENSIONS} file.` };
@@ -74,12 +77,7 @@ export async function readScript(o: {
   return { cells: notebook.cells, notes };
 }
 
-async function fetchBytes(o: {
-  attachment: InboundAttachment;
-  adapter: PlatformAdapter;
-  limits: ScriptLimits;
-  signal?: AbortSignal;
-}): Promise<Buffer> {
+async function fetchBytes(o: ScriptSource): Promise<Buffer> {
   const { attachment, limits } = o;
   const over = () =>
     new ThreadlabError('attachment_rejected', 'over the script limit', { isPolicy: true, details: { tooLarge: true } });
