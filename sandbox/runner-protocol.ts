@@ -233,7 +233,6 @@ export type RunnerRequest =
       /** More chunks follow: the runner answers only the last, with the first failure if one failed. */
       more?: boolean;
     }
-  | { op: 'read_file'; path: string; offset: number; length: number }
   /**
    * The whole file in `chunk` frames, one after another as the stream takes them, then a `file` frame (`eof`, no
    * bytes) with its size. A file larger than `maxBytes` is not sent: the `file` frame says its size. `remove`

@@ -223,16 +223,6 @@ def put_chunk(rel, data, append):
     return {"path": rel, "bytes": st.st_size, "mime": mime_of(rel), "modifiedMs": st.st_mtime_ns // 1_000_000}
 
 
-def read_chunk(rel, offset, length):
-    fd = open_file(rel, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        data = os.pread(fd, max(0, min(length, size - offset)), offset)
-    finally:
-        os.close(fd)
-    return data, {"size": size, "eof": offset + len(data) >= size}
-
-
 def size_of(rel):
     fd = open_file(rel, os.O_RDONLY)
     try:

@@ -16,7 +16,7 @@ import privileges  # noqa: E402
 DEVICES_LEFT = devices.remove_unneeded()  # while still uid 0, the owner of gVisor's /dev
 privileges.supervisor_setup()  # before any thread starts: threads inherit ids and capabilities
 
-from protocol import MAX_PAYLOAD_BYTES, STREAM_CHUNK_BYTES, Channel, ChannelBroken  # noqa: E402
+from protocol import STREAM_CHUNK_BYTES, Channel, ChannelBroken  # noqa: E402
 
 CHANNEL = Channel()
 
@@ -260,10 +260,6 @@ class Supervisor:
                 return {"type": "error", "code": code, "message": message}
             info = files.put_chunk(request["path"], request.get("payload", b""), bool(request.get("append")))
             return {"type": "ok", "file": info}
-        if op == "read_file":
-            length = min(int(request.get("length", 1 << 20)), MAX_PAYLOAD_BYTES)
-            data, info = files.read_chunk(request["path"], int(request.get("offset", 0)), length)
-            return {"type": "file", **info, "_payload": data}
         if op == "stream_file":
             return self.stream_file(request)
         if op == "list_files":

@@ -92,10 +92,10 @@ describe('RunnerConnection', () => {
       const connection = runner.connect();
       const data = Buffer.from('line one\n{"type":"ok","id":"9"}\n\u00ff\u0000binary', 'latin1');
       runner.onRequest = (req) => {
-        if (req.op === 'read_file') runner.sendFile(req.id, data, { size: data.length, eof: true }, true);
+        if (req.op === 'stream_file') runner.sendFile(req.id, data, { size: data.length, eof: true }, true);
         else runner.send({ type: 'ok', id: req.id }, true);
       };
-      const frame = await connection.request({ op: 'read_file', path: 'a.bin', offset: 0, length: 1 << 20 });
+      const frame = await connection.request({ op: 'stream_file', path: 'a.bin', maxBytes: 1 << 20 });
       expect(frame.type).toBe('file');
       if (frame.type === 'file') expect(Buffer.compare(frame.data, data)).toBe(0);
       await expect(connection.request({ op: 'ping' })).resolves.toMatchObject({ type: 'ok' });
@@ -130,7 +130,7 @@ describe('RunnerConnection', () => {
       const connection = runner.connect();
       runner.onRequest = (req) =>
         runner.sendFile(req.id, Buffer.alloc(10), { size: 10, eof: true, claimBytes: 5 * 1024 * 1024 });
-      await expect(connection.request({ op: 'read_file', path: 'a', offset: 0, length: 10 })).rejects.toThrow(
+      await expect(connection.request({ op: 'stream_file', path: 'a', maxBytes: 10 })).rejects.toThrow(
         /file frame that cannot be read/,
       );
       expect(connection.isClosed).toBe(true);
