@@ -41,7 +41,10 @@ export interface RuntimeBench {
    * sandbox was prepared (as a model turn prepares it while the model writes the code).
    */
   newSessionPandas: BenchStats;
-  /** (b) The same sent as code to run as is: no prepare, so the run pays for the import. */
+  /**
+   * (b) The same sent as code to run as is: no prepare. The pool primes the containers it starts while sessions
+   * begin, so this pays the import only in a container started at rest.
+   */
   newSessionPandasDirect: BenchStats;
   /** (e) What an idle pooled sandbox holds at rest (no session began lately: no data stack), in MiB. */
   poolMemory: { containers: number; cgroupMb: number; engineMb: number };
@@ -304,7 +307,9 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   out(`${''.padEnd(60)}${header}`);
   row('(a) warm session: print(1)', (r) => cell(r.warmPrint));
   row('(b) new thread, first run: import pandas (pool hit, prepared)', (r) => cell(r.newSessionPandas));
-  row('(b) the same sent as code to run as is (import paid)', (r) => cell(r.newSessionPandasDirect));
+  row('(b) the same sent as is (no prepare; the pool primes while sessions begin)', (r) =>
+    cell(r.newSessionPandasDirect),
+  );
   row('(d) matplotlib chart end to end (PNG back)', (r) => cell(r.chart));
   row('(e) memory per idle pooled sandbox at rest, host view (MiB)', (r) => String(r.poolMemory.cgroupMb));
   row('(e) the same, primed while sessions begin (MiB)', (r) => String(r.primedPoolMemory.cgroupMb));

@@ -24,13 +24,17 @@ export class ScriptedWebHandler implements InboundHandler {
   readonly messages: InboundMessage[] = [];
   readonly cancels: string[] = [];
   readonly downloads: { name: string; data: Buffer }[] = [];
+  /** Errors of answers that could not be posted. */
+  readonly failures: unknown[] = [];
   private readonly running = new Map<string, AbortController>();
 
   constructor(private readonly adapter: () => PlatformAdapter) {}
 
   async onMessage(message: InboundMessage): Promise<void> {
     this.messages.push(message);
-    void this.process(message);
+    // Not awaited, as the Bot answers after accepting; a failure (a test's data dir removed while its answer is
+    // still posted) is kept for the test, never an unhandled rejection.
+    this.process(message).catch((err: unknown) => this.failures.push(err));
   }
 
   async onCancel(key: string): Promise<void> {
