@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './free-port.js';
 
 /** A private redis-server on a free loopback port, for tests and `threadlab bench queue`. */
 export interface PrivateRedis {
@@ -7,18 +8,6 @@ export interface PrivateRedis {
   port: number;
   process: ChildProcess;
   stop(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function ping(port: number): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../free-port.js';
 import type Docker from 'dockerode';
 import { loadConfig } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
@@ -48,15 +48,6 @@ const ANSWER_TIMEOUT_MS = 120_000;
 
 const percentile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no loopback port');
-  return address.port;
-}
 
 /** Waits for the `reply` event of a thread's event stream; resolves with the time it came. */
 async function replyTime(base: string, threadId: string, signal: AbortSignal): Promise<() => Promise<number>> {
