@@ -146,6 +146,8 @@ const sandbox = {
 const replies = {
   maxImageDimensionPx: v('THREADLAB_REPLY_MAX_IMAGE_PX', int(256, 8192).default(DEFAULT_MAX_IMAGE_DIMENSION_PX)),
   maxOutputLines: v('THREADLAB_REPLY_MAX_OUTPUT_LINES', int(5).default(60)),
+  /** PNGs up to this size are posted as the sandbox made them; larger ones are re-encoded smaller. */
+  keepPngKb: v('THREADLAB_REPLY_KEEP_PNG_KB', int(0, 10_240).default(64)),
 };
 
 const queue = {

@@ -205,8 +205,8 @@ export function createAdapters(config: Config, logger: Logger, renderer: Artifac
 }
 
 /** The renderer of charts and images into platform-sized files (sharp). */
-export function createRenderer(logger?: Logger): ArtifactRenderer {
-  return new SharpArtifactRenderer(logger ? { logger } : {});
+export function createRenderer(config: Pick<Config, 'replies'>, logger?: Logger): ArtifactRenderer {
+  return new SharpArtifactRenderer({ keepPngBytes: config.replies.keepPngKb * 1024, ...(logger ? { logger } : {}) });
 }
 
 /** The in-process queue by default; BullMQ on Redis when REDIS_URL is set. */
@@ -317,7 +317,7 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
   // The queue tells the bot about jobs that will not run, so their users hear of it.
   const late: { bot?: Bot } = {};
   const onDropped: OnDropped = (job, reason) => late.bot?.onDropped(job, reason);
-  const renderer = o.renderer ?? createRenderer(logger);
+  const renderer = o.renderer ?? createRenderer(config, logger);
   const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }));
   const sandbox =
     o.sandbox ??

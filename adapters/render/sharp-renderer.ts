@@ -4,7 +4,7 @@ import type { ReplyImage } from '../../src/domain/reply.js';
 import type { ArtifactRenderer, ImageInput, RenderOptions } from '../../src/ports/artifact-renderer.js';
 import type { Logger } from '../../src/logger.js';
 import { renderContactSheet, type ContactSheetOptions } from './contact-sheet.js';
-import { encodeForChat, type EncodeOptions, type RawImage } from './encode.js';
+import { encodeForChat, type EncodeOptions, type Encoded, type RawImage } from './encode.js';
 import { sniffImageFormat, type ImageFormat } from './sniff.js';
 
 export interface SharpArtifactRendererOptions {
@@ -15,22 +15,38 @@ export interface SharpArtifactRendererOptions {
    * `maxImageDimensionPx`. @defaultValue 2
    */
   svgScale?: number;
+  /**
+   * A PNG at most this many bytes, within the size limit and upright, is posted as the sandbox made it (after
+   * decoding it whole, so a broken one is still refused): re-encoding it as a palette PNG costs 10–40 ms on a
+   * 2-core machine to save some tens of KB, longer than drawing the chart took to send. 0 re-encodes every image.
+   * @defaultValue {@link DEFAULT_KEEP_PNG_BYTES}
+   */
+  keepPngBytes?: number;
 }
+
+/** The bytes posted: re-encoded, or the input's own (`kept`). */
+type Chosen = Omit<Encoded, 'strategy'> & { strategy: Encoded['strategy'] | 'kept' };
+
+/** PNGs up to 64 KiB (matplotlib's default 640×480 charts land at 15–60 KB) are posted as they are. */
+export const DEFAULT_KEEP_PNG_BYTES = 64 * 1024;
 
 /**
  * The ArtifactRenderer on sharp (libvips). Trusts the bytes, not the declared type: PNG, JPEG, WebP, GIF (first
  * frame) and SVG (rasterised) are decoded, EXIF-rotated, scaled to fit `maxImageDimensionPx`, and re-encoded by
- * {@link encodeForChat}; an untouched PNG or JPEG that is already smaller than the re-encoding is kept as is.
+ * {@link encodeForChat}; an untouched PNG or JPEG that is already smaller than the re-encoding is kept as is, and
+ * so is an untouched PNG of at most `keepPngBytes`, without trying (it is still decoded whole first).
  */
 export class SharpArtifactRenderer implements ArtifactRenderer {
   private readonly logger: Logger | undefined;
   private readonly encode: EncodeOptions;
   private readonly svgScale: number;
+  private readonly keepPngBytes: number;
 
   constructor(options: SharpArtifactRendererOptions = {}) {
     this.logger = options.logger;
     this.encode = options.encode ?? {};
     this.svgScale = options.svgScale ?? 2;
+    this.keepPngBytes = options.keepPngBytes ?? DEFAULT_KEEP_PNG_BYTES;
   }
 
   /**
@@ -45,9 +61,14 @@ export class SharpArtifactRenderer implements ArtifactRenderer {
     const { meta, raw } = await this.decodeInput(input, format, options);
     const resized = format === 'svg' || raw.width !== meta.autoOrient.width || raw.height !== meta.autoOrient.height;
     const rotated = (meta.orientation ?? 1) > 1;
-    let out = await encodeForChat(raw, { ...this.encode, fromJpeg: format === 'jpeg' });
-    const keepable = !resized && !rotated && (format === 'png' || format === 'jpeg') && format === out.format;
-    if (keepable && input.data.length <= out.data.length) out = { ...out, data: input.data };
+    const untouched = !resized && !rotated;
+    const small = untouched && format === 'png' && (meta.pages ?? 1) === 1 && input.data.length <= this.keepPngBytes;
+    let out: Chosen = small
+      ? { data: input.data, format: 'png', strategy: 'kept' }
+      : await encodeForChat(raw, { ...this.encode, fromJpeg: format === 'jpeg' });
+    const keepable = untouched && (format === 'png' || format === 'jpeg') && format === out.format;
+    if (!small && keepable && input.data.length <= out.data.length)
+      out = { ...out, data: input.data, strategy: 'kept' };
     const frames = format === 'gif' && (meta.pages ?? 1) > 1 ? ` (first frame of ${meta.pages})` : '';
     this.logger?.debug(
       {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
+import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import { LABELS, type SandboxLimits } from '../../sandbox/container-spec.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../sandbox/runtime.js';
@@ -10,6 +11,7 @@ import { round, stats, time, type BenchStats } from './bench-stats.js';
 import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';
 import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
 import { printDurableRows, printDurableSummary } from './durable-report.js';
+import { benchChartLatency, type ChartLatency } from './chart-latency.js';
 import { benchLanguages, type LanguageBench } from './language-bench.js';
 import { measureIdleMemory, measurePoolMemory, type IdleMemory } from './sandbox-memory.js';
 
@@ -21,6 +23,10 @@ export interface BenchOptions {
   limits: SandboxLimits;
   dataDir: string;
   logger: Logger;
+  /** Renders a chart's PNG as a reply posts it (the configured renderer). */
+  renderer: ArtifactRenderer;
+  /** Longest side of posted images (THREADLAB_REPLY_MAX_IMAGE_PX). @defaultValue 2048 */
+  maxImageDimensionPx?: number;
   /** Samples of the fast measurements; the slow baselines take fewer. @defaultValue 20 */
   iterations?: number;
   /** The runtimes to measure side by side. @defaultValue runc, and runsc when the engine has it */
@@ -50,8 +56,8 @@ export interface RuntimeBench {
   poolMemory: { containers: number; cgroupMb: number; engineMb: number };
   /** (e) The same while sessions are beginning (the pool primes its refills with the data stack). */
   primedPoolMemory: { containers: number; cgroupMb: number; engineMb: number };
-  /** (d) A small matplotlib chart, PNG back to the bot. */
-  chart: BenchStats;
+  /** (d) A small matplotlib chart end to end (rendered for chat as posted), beside the same figure rendered inside. */
+  chart: ChartLatency;
   /**
    * (e) Memory one idle session holds on the host after a typical first turn, in MiB: its cgroup's charge without the
    * shared file cache, gVisor's memory file included ({@link IdleMemory.cgroupMb}).
@@ -72,6 +78,7 @@ export interface RuntimeBench {
     newSessionP50Under50Ms: boolean;
     idleMemoryAtMost70Mb: boolean;
     poolMemoryAtMost70Mb: boolean;
+    chartAtMost115x: boolean;
   };
 }
 
@@ -101,7 +108,6 @@ const baselineLabels = (instanceId: string) => ({
 });
 
 const PANDAS = 'import pandas as pd; print(pd.__version__)';
-const CHART = 'import matplotlib.pyplot as plt\nplt.plot([1, 3, 2, 4]); plt.title("bench")';
 
 /**
  * Runs the sandbox benchmark under each runtime (runc and, when registered, gVisor's runsc) side by side,
@@ -200,11 +206,12 @@ async function benchRuntime(
         sandbox.run('bench-warm', { language: 'python', code: 'print(1)' }).then(() => undefined),
       ),
     );
-    const chart = stats(
-      await time(iterations, () =>
-        sandbox.run('bench-warm', { language: 'python', code: CHART }).then(() => undefined),
-      ),
-    );
+    const chart = await benchChartLatency(sandbox, {
+      key: 'bench-warm',
+      renderer: options.renderer,
+      maxImageDimensionPx: options.maxImageDimensionPx ?? 2048,
+      iterations,
+    });
     const languages = await benchLanguages(sandbox, { iterations, slow });
     const firstPandasRun = (key: string) => async () => {
       const result = await sandbox.run(key, { language: 'python', code: PANDAS });
@@ -262,6 +269,7 @@ async function benchRuntime(
         newSessionP50Under50Ms: newSessionPandas.p50Ms <= 50,
         idleMemoryAtMost70Mb: idleMemory.cgroupMb <= 70,
         poolMemoryAtMost70Mb: poolMemory.cgroupMb <= 70,
+        chartAtMost115x: chart.ratio <= 1.15,
       },
     };
   } finally {
@@ -310,7 +318,9 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   row('(b) the same sent as is (no prepare; the pool primes while sessions begin)', (r) =>
     cell(r.newSessionPandasDirect),
   );
-  row('(d) matplotlib chart end to end (PNG back)', (r) => cell(r.chart));
+  row('(d) a matplotlib chart rendered and saved inside the sandbox', (r) => cell(r.chart.inside));
+  row('(d) the same chart end to end (PNG back, rendered for chat)', (r) => cell(r.chart.endToEnd));
+  row('(d) end to end / inside, p50 (x)', (r) => r.chart.ratio.toFixed(2));
   row('(e) memory per idle pooled sandbox at rest, host view (MiB)', (r) => String(r.poolMemory.cgroupMb));
   row('(e) the same, primed while sessions begin (MiB)', (r) => String(r.primedPoolMemory.cgroupMb));
   row('(e) memory per idle session after a pandas turn (MiB)', (r) => String(r.idleMemory.cgroupMb));
@@ -341,7 +351,7 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
       .map(
         (r) =>
           `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
-          `(e) <= 70 MiB pooled ${mark(r.targets.poolMemoryAtMost70Mb)}, after a pandas turn ${mark(r.targets.idleMemoryAtMost70Mb)}, ` +
+          `(d) <= 1.15x ${mark(r.targets.chartAtMost115x)}, (e) <= 70 MiB pooled ${mark(r.targets.poolMemoryAtMost70Mb)}, after a pandas turn ${mark(r.targets.idleMemoryAtMost70Mb)}, ` +
           `(h) back to back p50 unchanged (within 10 % or 0.5 ms) ${mark(r.durableRuns.print.unchangedAtP50 && r.durableRuns.pandasCell.unchangedAtP50)}`,
       )
       .join('; ')}; (b) >= 15x faster than docker run ${mark(report.targets.newSession15xFasterThanDockerRun)}`,

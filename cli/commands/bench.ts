@@ -100,7 +100,7 @@ export const benchCommand: Command = {
       const images = await generateSandboxCharts({ docker, image, count: number(values.iterations, 12) });
       await benchRender({
         images,
-        renderer: createRenderer(),
+        renderer: createRenderer(config),
         maxImageDimensionPx: config.replies.maxImageDimensionPx,
         out,
       });
@@ -153,6 +153,8 @@ export const benchCommand: Command = {
         limits: config.sandbox,
         dataDir,
         logger,
+        renderer: createRenderer(config, logger),
+        maxImageDimensionPx: config.replies.maxImageDimensionPx,
         iterations: number(values.iterations, 30),
         out,
       });

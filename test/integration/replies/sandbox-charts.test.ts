@@ -11,6 +11,8 @@ import { fitImages } from '../../../src/replies/fit-images.js';
 const docker = new Docker();
 const names: string[] = [];
 const renderer = new SharpArtifactRenderer();
+/** Re-encodes every image, however small (THREADLAB_REPLY_KEEP_PNG_KB=0). */
+const reencoding = new SharpArtifactRenderer({ keepPngBytes: 0 });
 
 /** THREADLAB_TEST_SANDBOX_IMAGE (set by the global setup), else the newest local threadlab-sandbox tag. */
 async function sandboxImage(): Promise<string> {
@@ -72,7 +74,7 @@ describe('replies with charts made in the real sandbox image', () => {
     for (const [i, png] of charts.entries()) {
       const meta = await sharp(png).metadata();
       expect([meta.format, meta.width, meta.height]).toEqual(['png', ...EXPECTED_SIZES[i]!]);
-      const img = await renderer.renderImage(
+      const img = await reencoding.renderImage(
         { name: `chart-${i}.png`, data: png, alt: `Chart ${i}` },
         { maxImageDimensionPx: 2048 },
       );
@@ -93,6 +95,22 @@ describe('replies with charts made in the real sandbox image', () => {
       after += img.data.length;
     }
     expect(after / before).toBeLessThan(0.5);
+  });
+
+  it('posts charts up to 64 KiB as the sandbox made them and re-encodes the larger ones', async () => {
+    let kept = 0;
+    for (const [i, png] of charts.entries()) {
+      const img = await renderer.renderImage({ name: `chart-${i}.png`, data: png }, { maxImageDimensionPx: 2048 });
+      const [w, h] = EXPECTED_SIZES[i]!;
+      const within = Math.max(w!, h!) <= 2048;
+      if (png.length <= 64 * 1024 && within) {
+        expect(img.data.equals(png), `chart ${i}`).toBe(true);
+        kept += 1;
+      } else expect(img.data.length, `chart ${i}`).toBeLessThan(png.length * 0.6);
+    }
+    // Matplotlib's default-sized charts are the kept ones; the 200 dpi ones and the big figure are not.
+    expect(kept).toBeGreaterThanOrEqual(3);
+    expect(kept).toBeLessThan(charts.length);
   });
 
   it('golden: a matplotlib SVG is rasterised at twice its size', async () => {
@@ -129,7 +147,7 @@ describe('replies with charts made in the real sandbox image', () => {
     const lines: string[] = [];
     const result = await benchRender({
       images: charts,
-      renderer,
+      renderer: reencoding,
       maxImageDimensionPx: 2048,
       out: (l) => lines.push(l),
     });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { benchSandbox } from '../../../cli/bench/sandbox-bench.js';
 import { limitsForFrame } from '../../../cli/bench/durable-state-bench.js';
 import { registeredRuntimes } from '../../../sandbox/runtime.js';
@@ -19,6 +20,7 @@ describe('benchSandbox', () => {
         limits: testLimits({ poolSize: 1, stateSaveDelayMs: 300 }),
         dataDir,
         logger,
+        renderer: new SharpArtifactRenderer(),
         iterations: 3,
         durableFrameMb: 8,
         out: (l) => lines.push(l),
@@ -30,6 +32,10 @@ describe('benchSandbox', () => {
         expect(r.newSessionPandas.samples).toBe(3);
         expect(r.newSessionPandasDirect.samples).toBe(3);
         expect(r.containerStart.samples).toBe(3);
+        // (d) The chart both ways, sampled in alternation; the end-to-end one also renders the PNG for chat.
+        expect([r.chart.inside.samples, r.chart.endToEnd.samples]).toEqual([3, 3]);
+        expect(r.chart.inside.p50Ms).toBeGreaterThan(0);
+        expect(r.chart.ratio).toBe(Math.round((r.chart.endToEnd.p50Ms / r.chart.inside.p50Ms) * 100) / 100);
         // A pool hit skips the container start that (f) pays each time.
         expect(r.newSessionPandas.p50Ms).toBeLessThan(r.containerStart.p50Ms);
         // (e) A session that imported the data stack and drew a chart holds more than pandas alone (~38 MiB) on the
@@ -57,6 +63,8 @@ describe('benchSandbox', () => {
       expect(runc.newSessionPandas.p50Ms).toBeLessThan(report.naiveDockerExec.p50Ms);
       expect(lines.join('\n')).toMatch(/runc p50 \/ p95 ms/);
       expect(lines.join('\n')).toMatch(/\(a\) warm session/);
+      expect(lines.join('\n')).toMatch(/\(d\) end to end \/ inside, p50 \(x\) +\d+\.\d\d/);
+      expect(lines.at(-1)).toMatch(/\(d\) <= 1\.15x (met|MISSED)/);
       expect(lines.join('\n')).toMatch(/\(e\) memory per idle pooled sandbox at rest, host view \(MiB\)/);
       expect(lines.join('\n')).toMatch(/\(e\) memory per idle session after a pandas turn \(MiB\)/);
       expect(lines.at(-1)).toMatch(/\(e\) <= 70 MiB pooled (met|MISSED), after a pandas turn (met|MISSED)/);

@@ -10,6 +10,8 @@ import { isThreadlabError } from '../../../src/domain/errors.js';
 import { chartPng, chartSvg, photoJpeg } from './helpers.js';
 
 const renderer = new SharpArtifactRenderer();
+/** Re-encodes every image, however small (THREADLAB_REPLY_KEEP_PNG_KB=0). */
+const reencoding = new SharpArtifactRenderer({ keepPngBytes: 0 });
 
 /** Decodes both images to RGB at the output's size and compares them. */
 async function fidelityDb(original: Buffer, rendered: Buffer, width: number, height: number): Promise<number> {
@@ -42,7 +44,7 @@ describe('sniffImageFormat', () => {
 describe('SharpArtifactRenderer.renderImage', () => {
   it('golden: a 640×480 chart PNG keeps its size, loses over half its bytes, and stays visually identical', async () => {
     const png = await chartPng();
-    const img = await renderer.renderImage(
+    const img = await reencoding.renderImage(
       { name: 'chart.png', data: png, alt: 'Revenue by quarter' },
       { maxImageDimensionPx: 2048 },
     );
@@ -63,6 +65,49 @@ describe('SharpArtifactRenderer.renderImage', () => {
     expect(img.data.length).toBeLessThan(png.length * 0.5);
     expect(meta.isPalette).toBe(true);
     expect(await fidelityDb(png, img.data, 640, 480)).toBeGreaterThanOrEqual(45);
+  });
+
+  it('posts a PNG within keepPngBytes byte for byte, and re-encodes one over it', async () => {
+    const png = await chartPng();
+    expect(png.length).toBeLessThan(64 * 1024);
+    const kept = await renderer.renderImage(
+      { name: 'chart.png', data: png, alt: 'Chart' },
+      { maxImageDimensionPx: 2048 },
+    );
+    expect(kept.data.equals(png)).toBe(true);
+    expect([kept.name, kept.mime, kept.width, kept.height, kept.alt]).toEqual([
+      'chart.png',
+      'image/png',
+      640,
+      480,
+      'Chart',
+    ]);
+    const tight = new SharpArtifactRenderer({ keepPngBytes: png.length - 1 });
+    const reencoded = await tight.renderImage({ name: 'chart.png', data: png }, { maxImageDimensionPx: 2048 });
+    expect(reencoded.data.length).toBeLessThan(png.length * 0.5);
+    expect((await sharp(reencoded.data).metadata()).isPalette).toBe(true);
+  });
+
+  it('still decodes a small PNG whole: one whose pixel data is broken is refused, not posted', async () => {
+    const png = await chartPng();
+    const broken = Buffer.from(png);
+    const idat = broken.indexOf('IDAT');
+    // Keep the signature, IHDR and the IDAT chunk header; scramble the compressed pixels.
+    for (let i = idat + 40; i < broken.length - 200; i += 7) broken[i] = broken[i]! ^ 0x5a;
+    const err = await renderer.renderImage({ name: 'chart.png', data: broken }, { maxImageDimensionPx: 2048 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isThreadlabError(err, 'attachment_rejected')).toBe(true);
+  });
+
+  it('scales a small PNG over the maximum side instead of keeping it', async () => {
+    const png = await chartPng();
+    const img = await renderer.renderImage({ name: 'chart.png', data: png }, { maxImageDimensionPx: 320 });
+    expect([img.width, img.height]).toEqual([320, 240]);
+    expect(img.data.equals(png)).toBe(false);
+    const meta = await sharp(img.data).metadata();
+    expect([meta.width, meta.height]).toEqual([320, 240]);
   });
 
   it('golden: scales a 4000×3000 chart down to the maximum side, keeping the aspect ratio', async () => {
