@@ -17,6 +17,7 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { buildReply } from '../replies/build-reply.js';
+import { RenderAhead } from '../replies/render-ahead.js';
 import { formatBytes } from '../replies/format.js';
 import { AnswerLedger } from './answer-ledger.js';
 import { exportThread, recordTurn, type RecordTurnOptions } from '../export/index.js';
@@ -171,7 +172,14 @@ export class ThreadWorker {
     const { sandbox } = this.deps;
     // Read once, when the message arrived; a job queued before intents rode on jobs is read now.
     const intent = job.intent ?? intentOf(message);
-    const onProgress = (event: ProgressEvent) => progress.update(event);
+    // Figures start rendering for the reply as their runs send them, while the turn goes on.
+    const ahead = new RenderAhead(this.deps.renderer, {
+      maxImageDimensionPx: this.deps.config.replies.maxImageDimensionPx,
+    });
+    const onProgress = (event: ProgressEvent) => {
+      progress.update(event);
+      if (event.type === 'display') ahead.display(event.display);
+    };
     // A reset clears the files anyway and help needs none; the rest first gets back earlier uploads.
     switch (intent.kind) {
       case 'stop':
@@ -206,7 +214,7 @@ export class ThreadWorker {
         });
         notes.push(...(budget?.notices ?? []));
         verdict.budgetSpent = turn.outcome === 'budget';
-        return rerunReply(turn, prefix(notes, await this.toReply(turn, threadKey, adapter)));
+        return rerunReply(turn, prefix(notes, await this.toReply(turn, threadKey, adapter, ahead)));
       }
       case 'files': {
         const notes = await this.restore(threadKey, adapter, signal);
@@ -224,7 +232,7 @@ export class ThreadWorker {
         );
         notes.push(...(budget?.notices ?? []));
         notes.push(...(await this.recordExport({ threadKey, runs: turn.runs })));
-        return prefix(notes, await this.toReply(turn, threadKey, adapter));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter, ahead));
       }
       case 'runCells':
       case 'runScript': {
@@ -245,7 +253,7 @@ export class ThreadWorker {
           restore: () => this.restore(threadKey, adapter, signal),
           upload: async (m) => (await this.upload(m, threadKey, adapter, signal)).problems,
           recordExport: (runs) => this.recordExport({ threadKey, runs }),
-          toReply: (turn) => this.toReply(turn, threadKey, adapter),
+          toReply: (turn) => this.toReply(turn, threadKey, adapter, ahead),
         });
       }
       case 'ask': {
@@ -276,7 +284,7 @@ export class ThreadWorker {
         notes.push(
           ...(await this.recordExport({ threadKey, message: asked, runs: turn.runs, ...(answer ? { answer } : {}) })),
         );
-        return prefix(notes, await this.toReply(turn, threadKey, adapter));
+        return prefix(notes, await this.toReply(turn, threadKey, adapter, ahead));
       }
     }
   }
@@ -399,8 +407,13 @@ export class ThreadWorker {
     return textReply([`Files in \`/mnt/data\` (${files.length}):`, ...lines].join('\n'));
   }
 
-  private toReply(turn: TurnResult, threadKey: string, adapter: PlatformAdapter): Promise<Reply> {
-    const { config, sandbox, renderer, metrics } = this.deps;
+  private toReply(
+    turn: TurnResult,
+    threadKey: string,
+    adapter: PlatformAdapter,
+    renderer: ArtifactRenderer,
+  ): Promise<Reply> {
+    const { config, sandbox, metrics } = this.deps;
     metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
     return buildReply(turn, {
       sandbox,

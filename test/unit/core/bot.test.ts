@@ -15,6 +15,8 @@ import { MemoryConversationStore } from '../../../src/conversations/memory-conve
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';
+import type { ArtifactRenderer } from '../../../src/ports/artifact-renderer.js';
+import { chartPng, RecordingRenderer } from '../replies/helpers.js';
 
 const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
 
@@ -43,6 +45,7 @@ function setup(
     limits?: Partial<typeof DEFAULT_LIMITS>;
     store?: MemoryConversationStore;
     adapter?: RecordingAdapter;
+    renderer?: ArtifactRenderer;
   } = {},
 ) {
   const adapter = options.adapter ?? new RecordingAdapter('web');
@@ -61,7 +64,7 @@ function setup(
     ...(options.llm ? { llm: options.llm } : {}),
     store: options.store ?? new MemoryConversationStore({ sweepIntervalMs: 0 }),
     queue,
-    renderer: new SharpArtifactRenderer(),
+    renderer: options.renderer ?? new SharpArtifactRenderer(),
     adapters: [adapter],
   });
   late.rt = bot;
@@ -86,6 +89,32 @@ describe('Bot (core, with fakes of its ports)', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(adapter.closedSinks).toHaveLength(1);
     expect(adapter.replies).toHaveLength(1);
+  });
+
+  it('renders a figure while the model writes its next step, once, and posts it', async () => {
+    const png = await chartPng();
+    const renderer = new RecordingRenderer();
+    let renderedWhenAsked = -1;
+    const llm = new ScriptedLlm({
+      steps: [
+        runCode('import matplotlib.pyplot as plt\nplt.plot([1, 2])'),
+        () => {
+          renderedWhenAsked = renderer.rendered.length;
+          return answer('Here is the chart.');
+        },
+      ],
+    });
+    const sandbox = new FakeSandbox({
+      results: [{ displays: [{ data: { 'image/png': png.toString('base64') }, meta: { title: 'Sales' } }] }],
+    });
+    const { adapter, bot } = setup({ llm, sandbox, renderer });
+    await bot.start();
+    await adapter.handler!.onMessage(message('plot it'));
+    const { reply } = await adapter.nextReply();
+    expect(renderedWhenAsked).toBe(1);
+    expect(renderer.rendered.map((i) => i.name)).toEqual(['figure-1.png']);
+    expect(reply.images.map((i) => [i.name, i.alt])).toEqual([['figure-1.png', 'Sales']]);
+    expect(reply.images[0]!.data.equals(png)).toBe(true);
   });
 
   it('puts attachments into the sandbox and acknowledges an upload-only message with a preview', async () => {
