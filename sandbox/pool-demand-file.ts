@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../src/logger.js';
 
@@ -122,6 +122,24 @@ export async function readPoolDemand(options: ReadDemandOptions): Promise<number
     );
   }
   return maxEntries === 0 ? [] : past.slice(-maxEntries);
+}
+
+/** A temporary file older than this was left by a write that never finished (a crash): no write takes so long. */
+export const STALE_TEMP_MS = 60_000;
+
+/**
+ * Removes the temporary files of writes that never finished (a process killed between write and rename), so
+ * crashes do not pile them up; those of a write in flight in another process are younger and stay. Never throws.
+ */
+export async function removeStaleTemps(path: string, nowMs: number): Promise<void> {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names.filter((n) => n.startsWith(prefix) && n.endsWith('.tmp'))) {
+    const info = await lstat(join(dir, name)).catch(() => undefined);
+    if (info?.isFile() && info.mtimeMs < nowMs - STALE_TEMP_MS)
+      await rm(join(dir, name), { force: true }).catch(() => {});
+  }
 }
 
 /** Writes the starts atomically (a temporary file renamed over the old one): readers see the old or the new. */

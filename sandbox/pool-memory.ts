@@ -1,5 +1,5 @@
 import type { Logger } from '../src/logger.js';
-import { readPoolDemand, writePoolDemand } from './pool-demand-file.js';
+import { readPoolDemand, removeStaleTemps, writePoolDemand } from './pool-demand-file.js';
 
 /** How long after a change in demand it is saved: a crash loses at most this much of what the pool learned. */
 export const DEFAULT_DEMAND_SAVE_DELAY_MS = 2_000;
@@ -28,8 +28,12 @@ export class PoolMemory {
 
   constructor(private readonly options: PoolMemoryOptions) {}
 
-  /** The session starts saved by the last run (hostile files ignored with a warning), at most `maxEntries`. */
-  load(maxEntries: number, nowMs = Date.now()): Promise<number[]> {
+  /**
+   * The session starts saved by the last run (hostile files ignored with a warning), at most `maxEntries`; the
+   * temporary files of writes a crash interrupted go.
+   */
+  async load(maxEntries: number, nowMs = Date.now()): Promise<number[]> {
+    await removeStaleTemps(this.options.path, nowMs);
     return readPoolDemand({ path: this.options.path, maxEntries, nowMs, logger: this.options.logger });
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -87,5 +87,18 @@ describe('PoolMemory', () => {
     await memory.close();
     expect(counts.saves).toBe(2);
     expect(await memoryOf([]).memory.load(10, now)).toEqual([now - 1000]);
+  });
+
+  it('at load, removes temporary files a crash left behind, not those of a write in flight', async () => {
+    const dir = join(dataDir, 'sandbox-pool');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'demand.json.123-dead.tmp'), '{"half":');
+    const old = new Date(Date.now() - 10 * 60_000);
+    utimesSync(join(dir, 'demand.json.123-dead.tmp'), old, old);
+    writeFileSync(join(dir, 'demand.json.456-busy.tmp'), '{}');
+    writeFileSync(join(dir, 'other.tmp'), 'not ours');
+    utimesSync(join(dir, 'other.tmp'), old, old);
+    expect(await memoryOf([]).memory.load(10)).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(['demand.json.456-busy.tmp', 'other.tmp']);
   });
 });
