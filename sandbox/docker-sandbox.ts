@@ -41,8 +41,8 @@ export interface DockerSandboxOptions {
   /** Host directory for the per-session file mirrors. */
   dataDir: string;
   /**
-   * Where the warm pool saves what it learned about demand and reads it back at start (`poolDemandFile`, sandbox/pool-demand-file.ts),
-   * so a restarted process refills straight to it. @defaultValue none: each start begins at the pool's size
+   * Where the warm pool saves what it learned about demand and reads it back at start (`poolDemandFile`), so a
+   * restarted process refills straight to it. @defaultValue none: each start begins at the pool's size
    */
   demandFile?: string;
   logger: Logger;
@@ -111,7 +111,7 @@ export class DockerSandbox implements Sandbox {
       options.demandFile && this.pool.maxSize > 0
         ? new PoolMemory({
             path: options.demandFile,
-            snapshot: () => this.pool.learnedDemand(),
+            pool: this.pool,
             logger: options.logger,
           })
         : undefined;
@@ -158,7 +158,7 @@ export class DockerSandbox implements Sandbox {
     const removed = await removeOrphans(docker, { olderThanInstance: this.instanceId });
     if (removed.length > 0) logger.info({ removed }, 'removed orphaned sandbox containers');
     this.registry.startReaper();
-    await this.rememberDemand();
+    await this.memory?.restore();
     this.pool.fill();
     void this.pruneFiles();
     this.pruneTimer = setInterval(() => void this.pruneFiles(), Math.min(this.options.limits.filesTtlMs, 3_600_000));
@@ -166,18 +166,6 @@ export class DockerSandbox implements Sandbox {
     // A peer process that died while this one runs leaves containers behind: sweep, not only at start.
     this.orphanTimer = setInterval(() => void this.sweepOrphans(), this.options.orphanSweepMs ?? 60_000);
     this.orphanTimer.unref();
-  }
-
-  /** Gives the pool what the last run learned, so the first fill goes straight to that size, primed. */
-  private async rememberDemand(): Promise<void> {
-    if (!this.memory) return;
-    this.pool.remember(await this.memory.load(this.pool.maxSize));
-    const learned = this.pool.learnedDemand().length;
-    if (learned > 0)
-      this.options.logger.info(
-        { learned, target: this.pool.target },
-        'warm pool remembers the sessions that began before the restart; filling to its target',
-      );
   }
 
   private async sweepOrphans(): Promise<void> {

@@ -4,11 +4,19 @@ import { readPoolDemand, removeStaleTemps, writePoolDemand } from './pool-demand
 /** How long after a change in demand it is saved: a crash loses at most this much of what the pool learned. */
 export const DEFAULT_DEMAND_SAVE_DELAY_MS = 2_000;
 
+/** The part of the warm pool (`WarmPool`) whose demand is remembered. */
+export interface RememberingPool {
+  readonly maxSize: number;
+  readonly target: number;
+  /** When sessions began within its window, oldest first. */
+  learnedDemand(): readonly number[];
+  remember(sessionStartsMs: readonly number[]): void;
+}
+
 export interface PoolMemoryOptions {
   /** The demand file (`poolDemandFile` in THREADLAB_DATA_DIR). */
   path: string;
-  /** The pool's learned demand now: when sessions began within its window, oldest first. */
-  snapshot: () => readonly number[];
+  pool: RememberingPool;
   logger: Logger;
   /** Time from a change to its save; changes meanwhile ride along. @defaultValue 2000 */
   saveDelayMs?: number;
@@ -37,6 +45,18 @@ export class PoolMemory {
     return readPoolDemand({ path: this.options.path, maxEntries, nowMs, logger: this.options.logger });
   }
 
+  /** Gives the pool what the last run learned, before its first fill: it fills straight to that size, primed. */
+  async restore(): Promise<void> {
+    const { pool, logger } = this.options;
+    pool.remember(await this.load(pool.maxSize));
+    const learned = pool.learnedDemand().length;
+    if (learned > 0)
+      logger.info(
+        { learned, target: pool.target },
+        'warm pool remembers the sessions that began before the restart; filling to its target',
+      );
+  }
+
   /** Says the demand changed: it is saved within `saveDelayMs`. */
   changed(): void {
     if (this.closed) return;
@@ -54,7 +74,7 @@ export class PoolMemory {
     this.saving = this.saving.then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
-      const starts = [...this.options.snapshot()];
+      const starts = [...this.options.pool.learnedDemand()];
       try {
         await writePoolDemand(this.options.path, starts);
       } catch (err) {

@@ -14,20 +14,22 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A memory over `demand`, counting its saves (each save takes one snapshot). */
+/** A memory over a pool whose demand is `demand`, counting its saves (each save asks for the demand once). */
 function memoryOf(demand: number[], saveDelayMs = 30) {
   const log = recordingLogger();
   const counts = { saves: 0 };
-  const memory = new PoolMemory({
-    path: poolDemandFile(dataDir),
-    snapshot: () => {
+  const remembered: number[] = [];
+  const pool = {
+    maxSize: 2,
+    target: 2,
+    learnedDemand: () => {
       counts.saves += 1;
       return demand;
     },
-    logger: log.logger,
-    saveDelayMs,
-  });
-  return { memory, counts, log };
+    remember: (starts: readonly number[]) => remembered.push(...starts),
+  };
+  const memory = new PoolMemory({ path: poolDemandFile(dataDir), pool, logger: log.logger, saveDelayMs });
+  return { memory, counts, log, remembered };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -100,5 +102,17 @@ describe('PoolMemory', () => {
     utimesSync(join(dir, 'other.tmp'), old, old);
     expect(await memoryOf([]).memory.load(10)).toEqual([]);
     expect(readdirSync(dir).sort()).toEqual(['demand.json.456-busy.tmp', 'other.tmp']);
+  });
+});
+
+describe('PoolMemory.restore', () => {
+  it('gives the pool the saved starts, at most its maximum, and says so', async () => {
+    const now = Date.now();
+    const { memory } = memoryOf([now - 3000, now - 2000, now - 1000]);
+    memory.changed();
+    await memory.close();
+    const restarted = memoryOf([]);
+    await restarted.memory.restore();
+    expect(restarted.remembered).toEqual([now - 2000, now - 1000]);
   });
 });
