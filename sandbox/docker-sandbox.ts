@@ -26,6 +26,7 @@ import type { ReadyFrame } from './runner-protocol.js';
 import { SessionRegistry } from './session-registry.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
+import { PoolMemory } from './pool-memory.js';
 import { pruneMirrors } from './mirror-retention.js';
 import type { SaveOutcome } from './session-state.js';
 import { StateKeeper } from './state-keeper.js';
@@ -39,6 +40,11 @@ export interface DockerSandboxOptions {
   limits: SandboxLimits;
   /** Host directory for the per-session file mirrors. */
   dataDir: string;
+  /**
+   * Where the warm pool saves what it learned about demand and reads it back at start (`poolDemandFile`), so a
+   * restarted process refills straight to it. @defaultValue none: each start begins at the pool's size
+   */
+  demandFile?: string;
   logger: Logger;
   /** Labels this process's containers. @defaultValue a fresh id per process */
   instanceId?: string;
@@ -60,6 +66,7 @@ const MB = 1024 * 1024;
 export class DockerSandbox implements Sandbox {
   readonly instanceId: string;
   readonly pool: WarmPool;
+  private readonly memory: PoolMemory | undefined;
   private readonly registry: SessionRegistry;
   private readonly containers: SessionContainers;
   private readonly state: StateKeeper;
@@ -97,8 +104,17 @@ export class DockerSandbox implements Sandbox {
         if ('failed' in outcome) throw new Error(outcome.failed);
       },
       logger: options.logger,
+      onDemand: () => this.memory?.changed(),
       ...(options.observer ? { observer: options.observer } : {}),
     });
+    this.memory =
+      options.demandFile && this.pool.maxSize > 0
+        ? new PoolMemory({
+            path: options.demandFile,
+            pool: this.pool,
+            logger: options.logger,
+          })
+        : undefined;
     this.state = new StateKeeper({ registry: this.registry, limits, logger: options.logger });
     this.containers = new SessionContainers({
       registry: this.registry,
@@ -142,6 +158,7 @@ export class DockerSandbox implements Sandbox {
     const removed = await removeOrphans(docker, { olderThanInstance: this.instanceId });
     if (removed.length > 0) logger.info({ removed }, 'removed orphaned sandbox containers');
     this.registry.startReaper();
+    await this.memory?.restore();
     this.pool.fill();
     void this.pruneFiles();
     this.pruneTimer = setInterval(() => void this.pruneFiles(), Math.min(this.options.limits.filesTtlMs, 3_600_000));
@@ -384,6 +401,7 @@ export class DockerSandbox implements Sandbox {
     this.registry.stopReaper();
     clearInterval(this.pruneTimer);
     clearInterval(this.orphanTimer);
+    await this.memory?.close();
     await this.state.saveAll();
     await this.pool.close();
     await Promise.allSettled([...this.launches]);

@@ -40,6 +40,8 @@ export interface WarmPoolOptions {
    */
   prime?: (live: LiveContainer) => Promise<void>;
   logger: Logger;
+  /** Told whenever a session start is counted as demand (to save what the pool learned: `PoolMemory`). */
+  onDemand?: () => void;
   /** Delay before retrying after a failed start, doubled up to 30 s. @defaultValue 1000 */
   retryDelayMs?: number;
   /** The clock, in ms. @defaultValue Date.now */
@@ -66,7 +68,8 @@ export class WarmPool {
   private retryTimer: NodeJS.Timeout | undefined;
   private shrinkTimer: NodeJS.Timeout | undefined;
   private waiters: (() => void)[] = [];
-  private readonly maxSize: number;
+  /** The most containers the pool holds, and the most session starts it remembers (THREADLAB_SANDBOX_POOL_MAX). */
+  readonly maxSize: number;
   private readonly windowMs: number;
   private readonly now: () => number;
 
@@ -95,6 +98,7 @@ export class WarmPool {
     if (this.maxSize > 0) {
       this.demand.push(this.now());
       if (this.demand.length > this.maxSize) this.demand.shift();
+      this.options.onDemand?.();
     }
     let live: LiveContainer | undefined;
     while ((live = this.ready.shift())) {
@@ -104,6 +108,27 @@ export class WarmPool {
     if (live) this.fill();
     this.options.observer?.size(this.available);
     return live;
+  }
+
+  /** When the sessions still counted as demand began, oldest first: what a restart should remember. */
+  learnedDemand(): number[] {
+    this.forgetOldDemand();
+    return [...this.demand];
+  }
+
+  /**
+   * Adds session starts learned before (a previous run's {@link learnedDemand}) to the demand, before the first
+   * fill: the pool then refills straight to that size, primed, and lets it age out as usual. Starts outside the
+   * window, in the future or past `maxSize` (the oldest) are dropped, so nothing remembered grows the pool beyond
+   * `maxSize` or keeps it grown longer than the window.
+   */
+  remember(sessionStartsMs: readonly number[]): void {
+    const now = this.now();
+    const known = sessionStartsMs.filter((t) => Number.isFinite(t) && t <= now);
+    this.demand.push(...known);
+    this.demand.sort((a, b) => a - b);
+    this.demand.splice(0, Math.max(0, this.demand.length - this.maxSize));
+    this.forgetOldDemand();
   }
 
   /**

@@ -43,6 +43,7 @@ import type { ApprovalBoard } from './ports/approval-board.js';
 import { webHistoryRetention, webSurfaceHistories } from '../adapters/web/web-retention.js';
 import { ContainerRetention, liveThreadHashes } from '../sandbox/container-retention.js';
 import { savedStateRetention, threadFilesDir, threadFilesRetention } from '../sandbox/mirror-retention.js';
+import { poolDemandFile } from '../sandbox/pool-demand-file.js';
 import type { RetentionSource, ParticipantLookup } from './governance/retention/retention.js';
 import { MemoryRetention } from './governance/retention/retention-memory.js';
 import { ScheduleRetention } from './governance/retention/retention-schedules.js';
@@ -89,11 +90,16 @@ function noSandbox(): Sandbox {
   };
 }
 
-/** Creates and starts the Docker sandbox: checks the image, removes orphans, fills the warm pool. */
+/**
+ * Creates and starts the Docker sandbox: checks the image, removes orphans, fills the warm pool. With
+ * `rememberDemand` its pool saves what it learns about demand in the data directory and starts from it: the
+ * bot's own processes (`threadlab start`) do; the CLI's daemon and eval do not, since their demand (one
+ * person's commands) would replace the bot's record in a data directory they share.
+ */
 export async function createSandbox(
   config: Config,
   logger: Logger,
-  options: { instanceId?: string; metrics?: ThreadlabMetrics } = {},
+  options: { instanceId?: string; metrics?: ThreadlabMetrics; rememberDemand?: boolean } = {},
 ): Promise<Sandbox> {
   const { instanceId, metrics } = options;
   const egress = config.egress
@@ -109,6 +115,7 @@ export async function createSandbox(
     image: config.sandbox.image ?? sandboxImageTag(),
     limits: config.sandbox,
     dataDir: threadFilesDir(config.dataDir),
+    ...(options.rememberDemand ? { demandFile: poolDemandFile(config.dataDir) } : {}),
     runtime: config.sandbox.runtime,
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
@@ -323,7 +330,10 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
     o.sandbox ??
     (role === 'gateway'
       ? noSandbox()
-      : await createSandbox(config, logger, options.metrics ? { metrics: options.metrics } : {}));
+      : await createSandbox(config, logger, {
+          rememberDemand: true,
+          ...(options.metrics ? { metrics: options.metrics } : {}),
+        }));
   try {
     // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
     const audit = auditLogFor(config.audit, logger);

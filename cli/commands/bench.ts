@@ -41,7 +41,9 @@ export const benchCommand: Command = {
             process and through Redis; starts a private redis-server unless REDIS_URL is set)
   burst     N new threads at the same moment (--threads, default 10) through the web chat's API to their
             answers, under runc and runsc: a fixed warm pool beside the pool that grows with demand
-            (THREADLAB_SANDBOX_POOL_SIZE..THREADLAB_SANDBOX_POOL_MAX), p50/p95 time to the first result
+            (THREADLAB_SANDBOX_POOL_SIZE..THREADLAB_SANDBOX_POOL_MAX), p50/p95 time to the first result; then
+            the first burst after that bot restarts on the same data dir, its pool refilled to the demand it
+            remembered, beside the first burst of a cold start with no memory
   threads   N threads in active use on one worker (--threads, default 200) through the sandbox, under runc and
             runsc: each a message leaving a small state, then idle until its container goes; every 4th comes back
             with its variables. Peak host memory (MemAvailable fall), most containers alive, p50/p95 time to

@@ -50,14 +50,24 @@ export interface TestSandbox {
   close: () => Promise<void>;
 }
 
-/** A sandbox with a unique instance id and a temporary data dir, removed by `close()`. */
+/**
+ * A sandbox with a unique instance id and a temporary data dir, removed by `close()`; `extra.dataDir` reuses
+ * another's (a restart on the same data dir), and `extra.demandFile` gives its pool a memory.
+ */
 export async function makeSandbox(
   name: string,
   limits: Partial<SandboxLimits> = {},
   image?: string,
-  extra: { orphanSweepMs?: number; runtime?: RuntimeSetting; egress?: EgressPort; observer?: PoolObserver } = {},
+  extra: {
+    orphanSweepMs?: number;
+    runtime?: RuntimeSetting;
+    egress?: EgressPort;
+    observer?: PoolObserver;
+    dataDir?: string;
+    demandFile?: string;
+  } = {},
 ): Promise<TestSandbox> {
-  const dataDir = mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
+  const dataDir = extra.dataDir ?? mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));
   const instanceId = `test-${name}-${process.pid}-${Date.now().toString(36)}`;
   const sandbox = await createDockerSandbox({
     docker,

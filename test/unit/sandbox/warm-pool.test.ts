@@ -237,6 +237,56 @@ describe('WarmPool', () => {
       await pool.close();
     });
 
+    it('remembers the demand a previous run learned: refills straight to it, primed, parallelStarts at a time', async () => {
+      const nowMs = 100_000;
+      const g = gatedLauncher();
+      const primed: string[] = [];
+      const told: number[] = [];
+      const pool = new WarmPool({
+        size: 1,
+        maxSize: 4,
+        demandWindowMs: 60_000,
+        parallelStarts: 3,
+        logger,
+        launch: g.launch,
+        now: () => nowMs,
+        prime: async (live) => {
+          primed.push(live.id);
+        },
+        onDemand: () => told.push(pool.learnedDemand().length),
+      });
+      // Six remembered, one of them aged out and one from the future: four are left, up to the maximum.
+      pool.remember([10_000, 50_000, 60_000, 70_000, 80_000, 90_000, 200_000]);
+      expect(pool.learnedDemand()).toEqual([60_000, 70_000, 80_000, 90_000]);
+      expect(pool.target).toBe(4);
+      pool.fill();
+      expect(g.inFlight()).toBe(3);
+      await g.finishAll();
+      expect(pool.available).toBe(4);
+      expect(g.mostInFlight()).toBe(3);
+      expect(primed).toEqual(['0', '1', '2', '3']);
+      expect(told).toEqual([]); // remembering is not new demand: nothing to save
+      pool.take();
+      expect(told).toEqual([4]);
+      expect(pool.learnedDemand()).toEqual([70_000, 80_000, 90_000, 100_000]);
+      await g.finishAll();
+      await pool.close();
+    });
+
+    it('remembers nothing with the pool off, and never more than its maximum', async () => {
+      const g = gatedLauncher();
+      const off = new WarmPool({ size: 0, maxSize: 0, logger, launch: g.launch, now: () => 1000 });
+      off.remember([900, 950]);
+      expect(off.target).toBe(0);
+      expect(off.learnedDemand()).toEqual([]);
+      const capped = new WarmPool({ size: 1, maxSize: 2, logger, launch: g.launch, now: () => 1000 });
+      capped.remember([Number.NaN, 500, 900, 950, 990, Number.POSITIVE_INFINITY]);
+      expect(capped.learnedDemand()).toEqual([950, 990]);
+      expect(capped.target).toBe(2);
+      await off.close();
+      await capped.close();
+    });
+
     it('a fixed pool (no maximum) and a pool of size 0 do not grow', async () => {
       const g = gatedLauncher();
       const fixed = new WarmPool({ size: 1, logger, launch: g.launch });
