@@ -20,6 +20,11 @@ export interface SandboxLimits {
   idleTtlMs: number;
   /** Idle time of a container whose variables are not saved. @defaultValue `idleTtlMs` */
   unsavedIdleTtlMs?: number;
+  /**
+   * Idle time after which a saved session's Python kernel is replaced by a lean one (THREADLAB_SANDBOX_KERNEL_IDLE_MS).
+   * @defaultValue 0: never
+   */
+  kernelIdleMs?: number;
   maxAgeMs: number;
   maxSessions: number;
   /** Containers always kept ready (THREADLAB_SANDBOX_POOL_SIZE). */

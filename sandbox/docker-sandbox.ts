@@ -23,7 +23,8 @@ import { removeOrphans } from './orphans.js';
 import { requestPreviews } from './preview-request.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
-import { SessionRegistry } from './session-registry.js';
+import { formatMs, SessionRegistry } from './session-registry.js';
+import { LeanKernels } from './lean-kernels.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { PoolMemory } from './pool-memory.js';
@@ -70,6 +71,7 @@ export class DockerSandbox implements Sandbox {
   private readonly registry: SessionRegistry;
   private readonly containers: SessionContainers;
   private readonly state: StateKeeper;
+  private readonly lean: LeanKernels;
   private readonly launches = new Set<Promise<LiveContainer>>();
   private started: Promise<void> | undefined;
   private readyInfo: ReadyFrame | undefined;
@@ -93,6 +95,13 @@ export class DockerSandbox implements Sandbox {
       maxAgeMs: limits.maxAgeMs,
       onExpire: (session, reason) =>
         void this.registry.serialize(session, () => this.containers.retire(session, reason)),
+      kernelIdleMs: limits.kernelIdleMs ?? 0,
+      onKernelIdle: (session, idleMs) =>
+        void this.registry
+          .serialize(session, () => this.lean.recycle(session, `the thread was idle for ${formatMs(idleMs)}`), {
+            touch: false,
+          })
+          .catch((err: unknown) => options.logger.warn({ err }, 'could not make an idle kernel lean')),
     });
     this.pool = new WarmPool({
       size: limits.poolSize,
@@ -116,6 +125,7 @@ export class DockerSandbox implements Sandbox {
           })
         : undefined;
     this.state = new StateKeeper({ registry: this.registry, limits, logger: options.logger });
+    this.lean = new LeanKernels({ registry: this.registry, state: this.state, logger: options.logger });
     this.containers = new SessionContainers({
       registry: this.registry,
       pool: this.pool,
@@ -198,6 +208,8 @@ export class DockerSandbox implements Sandbox {
     const session = this.registry.get(key);
     return this.registry.serialize(session, async () => {
       const live = await this.containers.ensureLive(session);
+      // R and JavaScript have sessions of their own: the Python variables wait for the kernel's next use.
+      if (request.language !== 'r' && request.language !== 'javascript') await this.lean.restore(session, live);
       // The bot's own runs leave the notices for the user's next run.
       const pendingReset = request.internal ? undefined : session.pendingReset;
       if (!request.internal) session.pendingReset = undefined;
@@ -265,6 +277,16 @@ export class DockerSandbox implements Sandbox {
   async saveState(key: string): Promise<SaveOutcome | undefined> {
     const session = this.registry.peek(key);
     return session ? this.registry.serialize(session, () => this.state.saveNow(session)) : undefined;
+  }
+
+  /**
+   * Replaces the thread's idle kernel by a lean one now, as THREADLAB_SANDBOX_KERNEL_IDLE_MS does, if nothing would
+   * be lost; says whether it did. For `threadlab bench sandbox`, which measures the memory this gives back.
+   */
+  async makeLean(key: string): Promise<boolean> {
+    const session = this.registry.peek(key);
+    if (!session) return false;
+    return this.registry.serialize(session, () => this.lean.recycle(session, 'the thread was idle'), { touch: false });
   }
 
   async putFile(key: string, name: string, data: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
@@ -347,6 +369,8 @@ export class DockerSandbox implements Sandbox {
     const session = this.registry.get(key);
     await this.registry.serialize(session, async () => {
       const live = await this.containers.ensureLive(session);
+      // A lean kernel gets its variables back while the model writes the code (which loads most of the stack).
+      await this.lean.restore(session, live);
       const outcome = await loadDataStack(live.connection, this.options.limits.graceMs);
       if ('failed' in outcome)
         this.options.logger.info({ thread: session.hash, failed: outcome.failed }, 'data stack not loaded');

@@ -180,7 +180,13 @@ export const frameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stdout'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('stderr'), id: z.string().nullable(), text: z.string() }),
   z.object({ type: z.literal('display'), id: z.string().nullable() }).extend(displaySchema.shape),
-  z.object({ type: z.literal('ok'), id: z.string(), file: fileInfoSchema.optional() }),
+  z.object({
+    type: z.literal('ok'),
+    id: z.string(),
+    file: fileInfoSchema.optional(),
+    /** How long a `recycle_kernel` took, in seconds. */
+    seconds: z.number().nonnegative().optional(),
+  }),
   fileFrameSchema,
   chunkFrameSchema,
   z.object({ type: z.literal('files'), id: z.string(), files: z.array(fileInfoSchema) }),
@@ -256,7 +262,12 @@ export type RunnerRequest =
     }
   | { op: 'restore_state'; timeoutMs: number; graceMs: number }
   /** Loads numpy, pandas and pyplot into the kernel (answered by a `state` frame with `loaded`). */
-  | { op: 'warm'; timeoutMs: number; graceMs: number };
+  | { op: 'warm'; timeoutMs: number; graceMs: number }
+  /**
+   * Replaces the idle Python kernel by a fresh one without the data stack or variables, in the same container
+   * (sandbox/image/runner/kernel_recycle.py); answered `ok` once the new kernel is ready.
+   */
+  | { op: 'recycle_kernel' };
 
 const FINAL_TYPES = new Set(['result', 'state', 'ok', 'file', 'files', 'previews', 'error']);
 

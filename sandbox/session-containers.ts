@@ -81,6 +81,7 @@ export class SessionContainers {
     }
     session.live = live;
     session.holdsUnsavedSession = false;
+    session.leanReason = undefined; // a new kernel gets the saved variables here
     session.generation += 1;
     void live.connection.closed.then(() => {
       if (session.live !== live) return;

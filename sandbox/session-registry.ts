@@ -32,6 +32,11 @@ export interface Session {
   stateIncomplete: boolean;
   /** The live container holds an R or JavaScript session, whose variables are never saved. */
   holdsUnsavedSession: boolean;
+  /**
+   * Why the Python kernel was replaced by a lean one while the session was idle (lean-kernels.ts): its saved
+   * variables go back into it before the kernel's next use, and the result says this. Undefined otherwise.
+   */
+  leanReason: string | undefined;
   queue: Promise<unknown>;
 }
 
@@ -47,6 +52,13 @@ export interface SessionRegistryOptions {
   maxAgeMs: number;
   /** Called by the reaper for a live, idle session past its idle TTL or maximum age. */
   onExpire: (session: Session, reason: string) => void;
+  /**
+   * Idle time after which a live session whose container holds nothing unsaved (`isSaved`) gets a lean kernel
+   * (THREADLAB_SANDBOX_KERNEL_IDLE_MS); 0 or unset: never.
+   */
+  kernelIdleMs?: number;
+  /** Called by the reaper for a live, idle, saved session past `kernelIdleMs` whose kernel is not lean yet. */
+  onKernelIdle?: (session: Session, idleMs: number) => void;
   /** How often the reaper looks. @defaultValue a quarter of the shorter limit, between 1 s and 60 s */
   sweepMs?: number;
 }
@@ -80,6 +92,7 @@ export class SessionRegistry {
         stateRestored: undefined,
         stateIncomplete: false,
         holdsUnsavedSession: false,
+        leanReason: undefined,
         queue: Promise.resolve(),
       };
       this.sessions.set(key, session);
@@ -129,7 +142,8 @@ export class SessionRegistry {
 
   startReaper(): void {
     if (this.timer) return;
-    const shorter = Math.min(this.options.idleTtlMs, this.unsavedIdleTtlMs, this.options.maxAgeMs);
+    const kernelIdleMs = this.options.kernelIdleMs || Infinity;
+    const shorter = Math.min(this.options.idleTtlMs, this.unsavedIdleTtlMs, this.options.maxAgeMs, kernelIdleMs);
     const sweepMs = this.options.sweepMs ?? Math.min(60_000, Math.max(1000, Math.floor(shorter / 4)));
     this.timer = setInterval(() => this.sweep(), sweepMs);
     this.timer.unref();
@@ -146,24 +160,37 @@ export class SessionRegistry {
 
   /** The idle time after which the session's container goes: short once its variables are saved. */
   idleTtlOf(session: Session): number {
-    const saved = this.options.isSaved?.(session) ?? true;
-    return saved ? this.options.idleTtlMs : Math.max(this.options.idleTtlMs, this.unsavedIdleTtlMs);
+    return this.isSaved(session) ? this.options.idleTtlMs : Math.max(this.options.idleTtlMs, this.unsavedIdleTtlMs);
   }
 
-  /** Expires idle and old sessions now; the reaper calls this on its timer. */
+  /** Whether the session's container could go (or its kernel be replaced) without losing anything. */
+  isSaved(session: Session): boolean {
+    return this.options.isSaved?.(session) ?? true;
+  }
+
+  /** Expires idle and old sessions, and makes idle saved kernels lean, now; the reaper calls this on its timer. */
   sweep(now = Date.now()): void {
+    const kernelIdleMs = this.options.kernelIdleMs ?? 0;
     for (const session of this.all()) {
       if (!session.live || session.busy > 0) continue;
-      if (now - session.lastUsedMs >= this.idleTtlOf(session)) {
-        this.options.onExpire(session, `the session was idle for ${formatMs(now - session.lastUsedMs)}`);
+      const idleMs = now - session.lastUsedMs;
+      if (idleMs >= this.idleTtlOf(session)) {
+        this.options.onExpire(session, `the session was idle for ${formatMs(idleMs)}`);
       } else if (now - session.live.startedMs >= this.options.maxAgeMs) {
         this.options.onExpire(session, `the session reached its maximum age of ${formatMs(this.options.maxAgeMs)}`);
+      } else if (
+        kernelIdleMs > 0 &&
+        idleMs >= kernelIdleMs &&
+        session.leanReason === undefined &&
+        this.isSaved(session)
+      ) {
+        this.options.onKernelIdle?.(session, idleMs);
       }
     }
   }
 }
 
-function formatMs(ms: number): string {
+export function formatMs(ms: number): string {
   if (ms >= 3_600_000) return `${Math.round(ms / 360_000) / 10} h`;
   if (ms >= 60_000) return `${Math.round(ms / 6000) / 10} min`;
   return `${Math.round(ms / 100) / 10} s`;

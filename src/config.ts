@@ -122,6 +122,17 @@ const sandbox = {
   idleTtlMs: v('THREADLAB_SANDBOX_IDLE_TTL_MS', int(1000).default(5 * 60_000)),
   /** The idle time of a container whose variables are not saved (durable threads off, a save that failed, R or JavaScript). */
   unsavedIdleTtlMs: v('THREADLAB_SANDBOX_UNSAVED_IDLE_TTL_MS', int(1000).default(60 * 60_000)),
+  /**
+   * Once a live thread has been idle this long with its variables saved, its Python kernel (the data stack and
+   * variables in memory) is replaced by a lean one in the same container; the variables come back before its next
+   * run. 0 turns it off.
+   */
+  kernelIdleMs: v(
+    'THREADLAB_SANDBOX_KERNEL_IDLE_MS',
+    int(0)
+      .refine((ms) => ms <= 0 || ms >= 1000, { error: 'expected 0 (off) or at least 1000 ms' })
+      .default(60_000),
+  ),
   maxAgeMs: v('THREADLAB_SANDBOX_MAX_AGE_MS', int(1000).default(24 * 60 * 60_000)),
   maxSessions: v('THREADLAB_SANDBOX_MAX_SESSIONS', int(1).default(32)),
   poolSize: v('THREADLAB_SANDBOX_POOL_SIZE', int(0, 64).default(2)),

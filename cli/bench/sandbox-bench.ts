@@ -77,6 +77,8 @@ export interface RuntimeBench {
     warmPrintP50Under5Ms: boolean;
     newSessionP50Under50Ms: boolean;
     idleMemoryAtMost70Mb: boolean;
+    /** Per idle session after a pandas turn, once its kernel went lean. */
+    leanIdleMemoryAtMost70Mb: boolean;
     poolMemoryAtMost70Mb: boolean;
     chartAtMost115x: boolean;
   };
@@ -268,6 +270,7 @@ async function benchRuntime(
         warmPrintP50Under5Ms: warmPrint.p50Ms <= 5,
         newSessionP50Under50Ms: newSessionPandas.p50Ms <= 50,
         idleMemoryAtMost70Mb: idleMemory.cgroupMb <= 70,
+        leanIdleMemoryAtMost70Mb: idleMemory.lean.cgroupMb <= 70,
         poolMemoryAtMost70Mb: poolMemory.cgroupMb <= 70,
         chartAtMost115x: chart.ratio <= 1.15,
       },
@@ -326,6 +329,10 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   row('(e) memory per idle session after a pandas turn (MiB)', (r) => String(r.idleMemory.cgroupMb));
   row("(e) the engine's figure (docker stats) (MiB)", (r) => String(r.idleMemory.engineMb));
   row('(e) fall of host MemAvailable per session (MiB, noisy)', (r) => String(r.idleMemory.hostDropMb));
+  row('(e) memory per idle session after a pandas turn, once its kernel went lean (MiB)', (r) =>
+    String(r.idleMemory.lean.cgroupMb),
+  );
+  row("(e) the engine's figure, kernel lean (MiB)", (r) => String(r.idleMemory.lean.engineMb));
   row('(f) container start to ready, first print(1) (no pool)', (r) => cell(r.containerStart));
   for (const language of ['r', 'javascript'] as const) {
     const name = language === 'r' ? 'R' : 'JavaScript';
@@ -352,6 +359,7 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
         (r) =>
           `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
           `(d) <= 1.15x ${mark(r.targets.chartAtMost115x)}, (e) <= 70 MiB pooled ${mark(r.targets.poolMemoryAtMost70Mb)}, after a pandas turn ${mark(r.targets.idleMemoryAtMost70Mb)}, ` +
+          `once its kernel went lean ${mark(r.targets.leanIdleMemoryAtMost70Mb)}, ` +
           `(h) back to back p50 unchanged (within 10 % or 0.5 ms) ${mark(r.durableRuns.print.unchangedAtP50 && r.durableRuns.pandasCell.unchangedAtP50)}`,
       )
       .join('; ')}; (b) >= 15x faster than docker run ${mark(report.targets.newSession15xFasterThanDockerRun)}`,

@@ -14,6 +14,8 @@ const TYPICAL_TURN = [
 
 /** How long memory is left to settle after the sessions went idle (the state save, the chart's buffers freed). */
 const SETTLE_MS = 3000;
+/** How long memory is left to settle after the kernels went lean (the old processes are gone before they answer). */
+const LEAN_SETTLE_MS = 1000;
 
 /** The host memory of idle sandboxes, measured two ways. */
 export interface IdleMemory {
@@ -32,6 +34,11 @@ export interface IdleMemory {
    * process on the host moves this figure too, so it is printed beside the cgroup's, not instead of it.
    */
   hostDropMb: number;
+  /**
+   * The same sessions once their kernels went lean (THREADLAB_SANDBOX_KERNEL_IDLE_MS: variables saved, the kernel
+   * replaced by a fresh one in the same container), the cgroup's figure and the engine's, in MiB.
+   */
+  lean: { cgroupMb: number; engineMb: number };
 }
 
 interface MemoryStats {
@@ -70,7 +77,8 @@ export async function hostAvailableMb(): Promise<number> {
 
 /**
  * Starts `sessions` new threads on `sandbox` (no pool: each pays for its own container), gives each a typical first
- * turn, lets them go idle, and measures what they hold. The threads are reset afterwards.
+ * turn, lets them go idle, and measures what they hold; then has their kernels go lean, as an idle time of
+ * THREADLAB_SANDBOX_KERNEL_IDLE_MS does, and measures again. The threads are reset afterwards.
  */
 export async function measureIdleMemory(
   docker: Docker,
@@ -86,8 +94,21 @@ export async function measureIdleMemory(
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const after = await hostAvailableMb();
-    const { cgroupMb, engineMb } = await containerMemory(docker, [`${LABELS.instance}=${options.instanceId}`]);
-    return { sessions: keys.length, cgroupMb, engineMb, hostDropMb: round((before - after) / keys.length) };
+    const labels = [`${LABELS.instance}=${options.instanceId}`];
+    const { cgroupMb, engineMb } = await containerMemory(docker, labels);
+    for (const key of keys) {
+      await sandbox.saveState(key); // the deferred save, if it has not landed yet: only a saved thread goes lean
+      if (!(await sandbox.makeLean(key))) throw new Error(`the kernel of idle thread ${key} did not go lean`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, LEAN_SETTLE_MS));
+    const lean = await containerMemory(docker, labels);
+    return {
+      sessions: keys.length,
+      cgroupMb,
+      engineMb,
+      hostDropMb: round((before - after) / keys.length),
+      lean: { cgroupMb: lean.cgroupMb, engineMb: lean.engineMb },
+    };
   } finally {
     for (const key of keys) await sandbox.reset(key).catch(() => undefined);
   }

@@ -27,6 +27,7 @@ import time  # noqa: E402
 
 import egress_relay  # noqa: E402
 import files  # noqa: E402
+import kernel_recycle  # noqa: E402
 import memory_guard  # noqa: E402
 import preview  # noqa: E402
 import processes  # noqa: E402
@@ -227,6 +228,8 @@ class Supervisor:
                 frame = {"type": "error", "code": "kernel_failed", "message": str(exc)}
             except files.UnsafePath as exc:
                 frame = {"type": "error", "code": "unsafe_path", "message": str(exc)}
+            except kernel_recycle.RecycleFailed as exc:
+                frame = {"type": "error", "code": "recycle_failed", "message": str(exc)}
             except Exception as exc:  # noqa: BLE001
                 frame = {"type": "error", "code": "failed", "message": f"{type(exc).__name__}: {exc}"}
             frame["id"] = request.get("id")
@@ -271,6 +274,8 @@ class Supervisor:
             return {"type": "previews", "previews": preview.preview_files(request.get("paths", []), request.get("timeoutMs"))}
         if op == "ping":
             return {"type": "ok"}
+        if op == "recycle_kernel":
+            return kernel_recycle.recycle(self)
         return {"type": "error", "code": "unknown_op", "message": f"unknown op {op!r}"}
 
     def stream_file(self, request):

@@ -31,6 +31,21 @@ describe('configuration', () => {
     expect(configError({ THREADLAB_MAX_PARKED: '-1' }).message).toMatch(/THREADLAB_MAX_PARKED: expected an integer/);
   });
 
+  it('makes idle kernels lean after THREADLAB_SANDBOX_KERNEL_IDLE_MS: 60 s by default, 0 off, else at least 1 s', () => {
+    expect(loadConfig({}).sandbox.kernelIdleMs).toBe(60_000);
+    expect(loadConfig({ THREADLAB_SANDBOX_KERNEL_IDLE_MS: '0' }).sandbox.kernelIdleMs).toBe(0);
+    expect(loadConfig({ THREADLAB_SANDBOX_KERNEL_IDLE_MS: '1000' }).sandbox.kernelIdleMs).toBe(1000);
+    expect(configError({ THREADLAB_SANDBOX_KERNEL_IDLE_MS: '500' }).message).toContain(
+      'THREADLAB_SANDBOX_KERNEL_IDLE_MS: expected 0 (off) or at least 1000 ms (got "500")',
+    );
+    const negative = configError({ THREADLAB_SANDBOX_KERNEL_IDLE_MS: '-1' }).message;
+    expect(negative).toMatch(/THREADLAB_SANDBOX_KERNEL_IDLE_MS: expected an integer between 0 and \d+ \(got "-1"\)/);
+    expect(negative).not.toContain('at least 1000 ms');
+    expect(configError({ THREADLAB_SANDBOX_KERNEL_IDLE_MS: '1m' }).message).toMatch(
+      /THREADLAB_SANDBOX_KERNEL_IDLE_MS: expected an integer/,
+    );
+  });
+
   it('names the variable and what is expected for a bad number', () => {
     const err = configError({ THREADLAB_SANDBOX_MEMORY_MB: 'lots' });
     expect(err.code).toBe('config_invalid');

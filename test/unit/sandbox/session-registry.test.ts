@@ -113,3 +113,66 @@ describe('SessionRegistry', () => {
     expect(r.idleTtlOf(r.get('saved'))).toBe(1000);
   });
 });
+
+describe('SessionRegistry: idle kernels go lean', () => {
+  function leanRegistry(kernelIdleMs: number, lean: [string, number][]) {
+    return new SessionRegistry({
+      dataDir: '/tmp/unused',
+      idleTtlMs: 300_000,
+      unsavedIdleTtlMs: 3_600_000,
+      isSaved: (s) => !s.stateDirty && !s.stateIncomplete && !s.holdsUnsavedSession,
+      maxAgeMs: 86_400_000,
+      onExpire: () => undefined,
+      kernelIdleMs,
+      onKernelIdle: (session, idleMs) => lean.push([session.key, idleMs]),
+    });
+  }
+
+  it('only a live, idle, saved session whose kernel is not lean yet, never a busy one', () => {
+    const lean: [string, number][] = [];
+    const r = leanRegistry(60_000, lean);
+    const now = 10_000_000;
+    const idleFor = (key: string, ms: number, change: (s: Session) => void = () => undefined) => {
+      const s = r.get(key);
+      s.live = live(now - ms);
+      s.lastUsedMs = now - ms;
+      change(s);
+    };
+    idleFor('saved', 61_000);
+    idleFor('recent', 59_000);
+    idleFor('busy', 61_000, (s) => (s.busy = 1));
+    idleFor('dirty', 61_000, (s) => (s.stateDirty = true));
+    idleFor('not-all-saved', 61_000, (s) => (s.stateIncomplete = true));
+    idleFor('r-session', 61_000, (s) => (s.holdsUnsavedSession = true));
+    idleFor('already-lean', 61_000, (s) => (s.leanReason = 'idle'));
+    r.get('no-container').lastUsedMs = now - 61_000;
+    r.sweep(now);
+    expect(lean).toEqual([['saved', 61_000]]);
+  });
+
+  it('never with THREADLAB_SANDBOX_KERNEL_IDLE_MS=0; the expiry comes first once it is due', () => {
+    const lean: [string, number][] = [];
+    const now = 10_000_000;
+    const off = leanRegistry(0, lean);
+    const s = off.get('k');
+    s.live = live(now - 1000);
+    s.lastUsedMs = now - 200_000;
+    off.sweep(now);
+    expect(lean).toEqual([]);
+    const expired: string[] = [];
+    const both = new SessionRegistry({
+      dataDir: '/tmp/unused',
+      idleTtlMs: 1000,
+      maxAgeMs: 86_400_000,
+      onExpire: (session) => expired.push(session.key),
+      kernelIdleMs: 1000,
+      onKernelIdle: (session, idleMs) => lean.push([session.key, idleMs]),
+    });
+    const t = both.get('t');
+    t.live = live(now - 5000);
+    t.lastUsedMs = now - 2000;
+    both.sweep(now);
+    expect(expired).toEqual(['t']);
+    expect(lean).toEqual([]);
+  });
+});
