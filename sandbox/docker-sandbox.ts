@@ -24,7 +24,7 @@ import { requestPreviews } from './preview-request.js';
 import { executeRun } from './run-execution.js';
 import type { ReadyFrame } from './runner-protocol.js';
 import { formatMs, SessionRegistry } from './session-registry.js';
-import { LeanKernels } from './lean-kernels.js';
+import { LeanKernels, replaceKernel } from './lean-kernels.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { WarmPool, type PoolObserver } from './warm-pool.js';
 import { PoolMemory } from './pool-memory.js';
@@ -46,6 +46,8 @@ export interface DockerSandboxOptions {
    * restarted process refills straight to it. @defaultValue none: each start begins at the pool's size
    */
   demandFile?: string;
+  /** How long a session start counts as demand for the pool (tests and benchmarks). @defaultValue 10 min */
+  poolDemandWindowMs?: number;
   logger: Logger;
   /** Labels this process's containers. @defaultValue a fresh id per process */
   instanceId?: string;
@@ -107,10 +109,16 @@ export class DockerSandbox implements Sandbox {
       size: limits.poolSize,
       // THREADLAB_SANDBOX_POOL_SIZE=0 turns the pool off, growth included.
       maxSize: limits.poolSize === 0 ? 0 : (limits.poolMax ?? limits.poolSize),
+      ...(options.poolDemandWindowMs ? { demandWindowMs: options.poolDemandWindowMs } : {}),
       launch: () => this.launch(POOL_SESSION),
       prime: async (live) => {
         const outcome = await loadDataStack(live.connection, limits.graceMs);
         if ('failed' in outcome) throw new Error(outcome.failed);
+      },
+      // Once the demand it was primed for aged out, a pooled container waits lean again.
+      unprime: async (live) => {
+        const replaced = await replaceKernel(live);
+        if ('said' in replaced) throw new Error(replaced.said);
       },
       logger: options.logger,
       onDemand: () => this.memory?.changed(),

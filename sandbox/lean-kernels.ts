@@ -15,6 +15,28 @@ export interface LeanKernelsOptions {
 }
 
 /**
+ * Asks the runner to replace the container's Python kernel by a fresh, lean one (`recycle_kernel`): resolves with
+ * the seconds it took, or what the runner said when it could not; throws when no answer came within `timeoutMs`
+ * (or the connection failed), and then the runner is not to be trusted further.
+ */
+export async function replaceKernel(
+  live: LiveContainer,
+  timeoutMs = RECYCLE_TIMEOUT_MS,
+): Promise<{ seconds: number | undefined } | { said: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${formatMs(timeoutMs)}`)), timeoutMs);
+  });
+  try {
+    const frame = await Promise.race([live.connection.request({ op: 'recycle_kernel' }), bound]);
+    if (frame.type === 'ok') return { seconds: frame.seconds };
+    return { said: frame.type === 'error' ? frame.message : `unexpected answer ${frame.type}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Idle threads go lean without losing anything (THREADLAB_SANDBOX_KERNEL_IDLE_MS): once a live session has been
  * idle that long and holds nothing unsaved (its variables saved, no R or JavaScript session), its Python kernel,
  * which may hold the data stack and large variables, is replaced by a fresh one in the same container; the saved
@@ -37,27 +59,22 @@ export class LeanKernels {
     // Marked before the kernel goes: whatever the answer, the variables are loaded again before the next run
     // (into a kernel that may still hold them, which changes nothing), never saved over from an empty kernel.
     session.leanReason = `${reason}, so its Python process was replaced by a lean one to free memory (THREADLAB_SANDBOX_KERNEL_IDLE_MS)`;
-    const timeoutMs = this.options.recycleTimeoutMs ?? RECYCLE_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${formatMs(timeoutMs)}`)), timeoutMs);
-    });
     try {
-      const frame = await Promise.race([live.connection.request({ op: 'recycle_kernel' }), bound]);
-      if (frame.type !== 'ok') {
-        const said = frame.type === 'error' ? frame.message : `unexpected answer ${frame.type}`;
-        logger.warn({ container: live.name, said }, 'the kernel of an idle session could not be replaced');
+      const replaced = await replaceKernel(live, this.options.recycleTimeoutMs);
+      if ('said' in replaced) {
+        logger.warn(
+          { container: live.name, said: replaced.said },
+          'the kernel of an idle session could not be replaced',
+        );
         return false;
       }
-      logger.info({ container: live.name, seconds: frame.seconds }, 'idle session kernel replaced by a lean one');
+      logger.info({ container: live.name, seconds: replaced.seconds }, 'idle session kernel replaced by a lean one');
       return true;
     } catch (err) {
       // A runner that does not answer is not trusted further: the next request gets a new container.
       logger.warn({ err, container: live.name }, 'the kernel of an idle session could not be replaced');
       await live.kill();
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

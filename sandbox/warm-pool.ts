@@ -39,6 +39,12 @@ export interface WarmPoolOptions {
    * containers wait without it, holding less memory. A failure leaves the container as it was.
    */
   prime?: (live: LiveContainer) => Promise<void>;
+  /**
+   * Undoes `prime` once the demand it was for aged out (no session began within the window): the container's kernel
+   * is replaced by a lean one, so a quiet pool holds what one at rest holds. Taken out of the pool meanwhile; a
+   * failure removes the container (the pool refills with a fresh one).
+   */
+  unprime?: (live: LiveContainer) => Promise<void>;
   logger: Logger;
   /** Told whenever a session start is counted as demand (to save what the pool learned: `PoolMemory`). */
   onDemand?: () => void;
@@ -65,6 +71,9 @@ export class WarmPool {
   /** Sessions starting their own container or restoring into a pooled one: the pool starts nothing meanwhile. */
   private missesStarting = 0;
   private failures = 0;
+  /** Ready containers holding the data stack (primed), and how many are out being made lean again. */
+  private readonly primed = new Set<LiveContainer>();
+  private unpriming = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private shrinkTimer: NodeJS.Timeout | undefined;
   private waiters: (() => void)[] = [];
@@ -102,6 +111,7 @@ export class WarmPool {
     }
     let live: LiveContainer | undefined;
     while ((live = this.ready.shift())) {
+      this.primed.delete(live);
       if (live.isAlive) break;
       void live.remove();
     }
@@ -158,7 +168,7 @@ export class WarmPool {
     if (this.closed || this.retryTimer || this.missesStarting > 0) return;
     this.armShrink();
     const parallel = Math.max(1, this.options.parallelStarts ?? DEFAULT_PARALLEL_STARTS);
-    while (this.available + this.starts.size < this.target && this.starts.size < parallel) {
+    while (this.available + this.unpriming + this.starts.size < this.target && this.starts.size < parallel) {
       const start: Promise<void> = this.startOne().finally(() => {
         this.starts.delete(start);
         this.fill();
@@ -170,7 +180,7 @@ export class WarmPool {
   /** Resolves when the pool holds its target of ready containers (or is closed). For benchmarks and tests. */
   async whenFull(): Promise<void> {
     this.fill();
-    while (!this.closed && this.available < this.target) {
+    while (!this.closed && this.available + this.unpriming < this.target) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
@@ -181,6 +191,7 @@ export class WarmPool {
     clearInterval(this.shrinkTimer);
     this.wake();
     await Promise.all([...this.starts].map((s) => s.catch(() => undefined)));
+    this.primed.clear();
     await Promise.all(this.ready.splice(0).map((c) => c.remove()));
   }
 
@@ -189,9 +200,12 @@ export class WarmPool {
       const live = await this.options.launch();
       this.forgetOldDemand();
       if (!this.closed && this.demand.length > 0 && this.options.prime) {
-        await this.options.prime(live).catch((err: unknown) => {
-          this.options.logger.warn({ err }, 'warm pool could not prime a sandbox; it waits without the data stack');
-        });
+        await this.options.prime(live).then(
+          () => this.primed.add(live),
+          (err: unknown) => {
+            this.options.logger.warn({ err }, 'warm pool could not prime a sandbox; it waits without the data stack');
+          },
+        );
       }
       if (this.closed) {
         await live.remove();
@@ -216,24 +230,62 @@ export class WarmPool {
     }
   }
 
-  /** While the pool holds more than `size` may be wanted, it looks now and then for demand that aged out. */
+  /**
+   * While the pool may hold more than `size`, or containers primed for demand, it looks now and then for demand
+   * that aged out.
+   */
   private armShrink(): void {
-    if (this.shrinkTimer || this.maxSize <= this.options.size) return;
+    const mayGrow = this.maxSize > this.options.size;
+    const mayPrime = this.options.prime !== undefined && this.options.unprime !== undefined;
+    if (this.shrinkTimer || !(mayGrow || mayPrime)) return;
     const everyMs = Math.max(1000, Math.min(60_000, Math.floor(this.windowMs / 4)));
     this.shrinkTimer = setInterval(() => this.shrink(), everyMs);
     this.shrinkTimer.unref();
   }
 
-  /** Removes ready containers above the target, oldest first. */
+  /** Removes ready containers above the target, oldest first; once no demand is left, primed ones go lean. */
   shrink(): void {
     let surplus = this.available - this.target;
     while (surplus > 0 && !this.closed) {
       const oldest = this.ready.shift();
       if (!oldest) break;
+      this.primed.delete(oldest);
       if (oldest.isAlive) surplus -= 1;
       void oldest.remove();
     }
     this.options.observer?.size(this.available);
+    void this.unprimeWhenQuiet();
+  }
+
+  /**
+   * With no session begun within the window, takes primed containers out one at a time and makes them lean again
+   * (`unprime`), then puts them back; a failure removes the container. Resolves when none is left to do.
+   */
+  async unprimeWhenQuiet(): Promise<void> {
+    const { unprime } = this.options;
+    if (!unprime || this.unpriming > 0) return;
+    for (;;) {
+      this.forgetOldDemand();
+      if (this.closed || this.demand.length > 0) return;
+      const live = this.ready.find((c) => this.primed.has(c));
+      if (!live) return;
+      this.ready.splice(this.ready.indexOf(live), 1);
+      this.primed.delete(live);
+      this.unpriming += 1;
+      try {
+        await unprime(live);
+        if (this.closed || !live.isAlive) await live.remove();
+        else this.ready.push(live);
+      } catch (err) {
+        this.options.logger.warn({ err }, 'warm pool could not make a primed sandbox lean; it is replaced');
+        await live.remove();
+      } finally {
+        this.unpriming -= 1;
+      }
+      this.options.observer?.size(this.available);
+      this.wake();
+      this.fill();
+    }
   }
 
   private forgetOldDemand(): void {
@@ -242,6 +294,7 @@ export class WarmPool {
   }
 
   private onPooledClosed(live: LiveContainer): void {
+    this.primed.delete(live);
     const index = this.ready.indexOf(live);
     if (index < 0) return;
     this.ready.splice(index, 1);

@@ -214,6 +214,66 @@ describe('WarmPool', () => {
       await pool.close();
     });
 
+    it('makes primed containers lean again once the demand they were primed for aged out', async () => {
+      let nowMs = 0;
+      const made: ReturnType<typeof fakeContainer>[] = [];
+      const primed: string[] = [];
+      const unprimed: string[] = [];
+      let unprimeGate: Promise<void> = Promise.resolve();
+      let failUnprime = false;
+      const pool = new WarmPool({
+        size: 1,
+        demandWindowMs: 60_000,
+        logger,
+        now: () => nowMs,
+        launch: async () => {
+          const c = fakeContainer(made.length);
+          made.push(c);
+          return c.live;
+        },
+        prime: async (live) => void primed.push(live.id),
+        unprime: async (live) => {
+          await unprimeGate;
+          if (failUnprime) throw new Error('the runner could not start a new kernel');
+          unprimed.push(live.id);
+        },
+      });
+      await pool.whenFull();
+      pool.take();
+      await pool.whenFull();
+      expect(primed).toEqual(['1']);
+      // Demand still in the window: the primed container stays primed.
+      await pool.unprimeWhenQuiet();
+      expect(unprimed).toEqual([]);
+      // The window passed: it goes lean and back into the pool, where it is handed out as before.
+      nowMs = 61_000;
+      let open!: () => void;
+      unprimeGate = new Promise((r) => (open = r));
+      const quiet = pool.unprimeWhenQuiet();
+      await new Promise((r) => setTimeout(r, 0));
+      // While its kernel is replaced it is out of the pool, and the pool starts no replacement for it.
+      expect(pool.available).toBe(0);
+      expect(made).toHaveLength(2);
+      open();
+      await quiet;
+      expect(unprimed).toEqual(['1']);
+      expect(pool.available).toBe(1);
+      await pool.unprimeWhenQuiet(); // nothing left primed: nothing done twice
+      expect(unprimed).toEqual(['1']);
+      expect(pool.take()?.id).toBe('1');
+      // A container that could not be made lean is removed and replaced.
+      await pool.whenFull();
+      expect(primed).toEqual(['1', '2']);
+      nowMs = 200_000;
+      failUnprime = true;
+      await pool.unprimeWhenQuiet();
+      expect(made[2]!.state.removed).toBe(true);
+      await pool.whenFull();
+      expect(made).toHaveLength(4);
+      expect(pool.take()?.id).toBe('3');
+      await pool.close();
+    });
+
     it('a session that took a ready container keeps the pool from starting one until its restore is done', async () => {
       const g = gatedLauncher();
       const pool = new WarmPool({ size: 1, logger, launch: g.launch });
