@@ -12,12 +12,16 @@ export const SLOW_FILES: readonly string[] = [
   'integration:test/integration/sandbox/bench.test.ts', // 121 / 276-370: runc and runsc benchmarks
   'e2e:test/e2e/roles/failover.test.ts', // 110 / 130-150: 6-20 s runs killed mid-way, re-delivery
   'e2e:test/e2e/model-servers/shipped.test.ts', // 57 / 120-150: 11 servers x (chat + start) at once
+  'e2e:test/e2e/roles/schedules-redis.test.ts', // 46-85 three at a time: restarts, two workers
   'integration-runsc:test/integration/sandbox/contract.test.ts', // 49 / 108
   'integration:test/integration/cli/daemon-config.test.ts', // 49 / 100-164: daemons replaced
   'integration:test/integration/sandbox/durable-state.test.ts', // 80-115 three at a time
   'integration-runsc:test/integration/sandbox/supervisor.test.ts', // 37 / 77-89
   'integration-runsc:test/integration/sandbox/resilience.test.ts', // 39 / 66-84
   'e2e:test/e2e/roles/split-roles.test.ts', // 42-86 three at a time
+  'e2e:test/e2e/shipped/schedules.test.ts', // 37-45 three at a time
+  'e2e:test/e2e/shipped/verified-answers.test.ts', // 37-41 three at a time
+  'integration:test/integration/sandbox/lean-kernels.test.ts', // 35 three at a time: idle waits
   'integration:test/integration/cli/purge.test.ts', // 53-76 three at a time
   'integration:test/integration/cli/exec-chat.test.ts', // 50-102 three at a time
   'integration:test/integration/sandbox/contract.test.ts', // 47-70 three at a time
