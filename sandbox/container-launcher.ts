@@ -5,8 +5,9 @@ import type Docker from 'dockerode';
 import type { Logger } from '../src/logger.js';
 import { ThreadlabError } from '../src/domain/errors.js';
 import { buildContainerSpec, type SandboxLimits } from './container-spec.js';
-import { startFailure } from './docker-errors.js';
-import type { SandboxRuntime } from './runtime.js';
+import { dockerUnreachable, imageMissing, isNotFound, isUnreachable, startFailure } from './docker-errors.js';
+import { resolveRuntime, type RuntimeChoice, type RuntimeSetting, type SandboxRuntime } from './runtime.js';
+import type { ReadyFrame } from './runner-protocol.js';
 import { LiveContainer } from './live-container.js';
 import { demuxAttach } from './attach-demux.js';
 import { RunnerConnection } from './runner-connection.js';
@@ -103,4 +104,102 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, name: string): P
     );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface ContainerLauncherOptions {
+  docker: Docker;
+  image: string;
+  limits: SandboxLimits;
+  instanceId: string;
+  logger: Logger;
+  /** How long a new container may take to say ready. @defaultValue 60000 */
+  readyTimeoutMs?: number;
+  /** THREADLAB_SANDBOX_RUNTIME, decided by `check`. @defaultValue 'auto' */
+  runtime?: RuntimeSetting;
+  /** Containers start with the supervisor's egress relay linked to the bot. */
+  egress: boolean;
+}
+
+/**
+ * Starts the sandbox's containers: under the runtime chosen at start, counted while they start (so closing can wait
+ * for them), refused once closed; the first ready frame is kept, as what the image offers.
+ */
+export class ContainerLauncher {
+  private readonly launches = new Set<Promise<LiveContainer>>();
+  private readyInfo: ReadyFrame | undefined;
+  private runtimeChoice: RuntimeChoice | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ContainerLauncherOptions) {}
+
+  /** The runtime sandboxes get and why; undefined until `check` has asked the engine. */
+  get runtime(): RuntimeChoice | undefined {
+    return this.runtimeChoice;
+  }
+
+  /** Before the first launch: the image is there (sandbox_image_missing), and the runtime is chosen and logged. */
+  async check(): Promise<void> {
+    const { docker, image, logger } = this.options;
+    try {
+      await docker.getImage(image).inspect();
+    } catch (err) {
+      if (isUnreachable(err)) throw dockerUnreachable(err);
+      if (isNotFound(err)) throw imageMissing(image, err);
+      throw startFailure(image, err);
+    }
+    const choice = await resolveRuntime(docker, this.options.runtime ?? 'auto').catch((err: unknown) => {
+      throw isUnreachable(err) ? dockerUnreachable(err) : err;
+    });
+    if (choice.fallback) logger.warn({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
+    else logger.info({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
+    this.runtimeChoice = choice;
+  }
+
+  /** Starts a container labelled with `session` (a session hash, POOL_SESSION or a probe). */
+  async launch(session: string): Promise<LiveContainer> {
+    if (this.closed) throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
+    const launch = launchContainer({
+      docker: this.options.docker,
+      image: this.options.image,
+      limits: this.options.limits,
+      instanceId: this.options.instanceId,
+      session,
+      logger: this.options.logger,
+      readyTimeoutMs: this.options.readyTimeoutMs,
+      egress: this.options.egress,
+      ...(this.runtimeChoice ? { runtime: this.runtimeChoice.runtime } : {}),
+    });
+    this.launches.add(launch);
+    try {
+      const live = await launch;
+      this.readyInfo ??= live.ready;
+      if (this.closed) {
+        await live.remove();
+        throw new ThreadlabError('sandbox_start_failed', 'The sandbox is closed.');
+      }
+      return live;
+    } finally {
+      this.launches.delete(launch);
+    }
+  }
+
+  /** What the image offers, as a runner said it when ready. */
+  async imageReady(): Promise<ReadyFrame> {
+    // A container the pool is starting will say what the image offers; else start a probe.
+    if (!this.readyInfo && this.launches.size > 0) await Promise.race([...this.launches]).catch(() => undefined);
+    if (this.readyInfo) return this.readyInfo;
+    const probe = await this.launch('probe');
+    await probe.remove();
+    return this.readyInfo ?? probe.ready;
+  }
+
+  /** Refuses launches from now on; a container that becomes ready after this is removed. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Resolves once the launches under way have ended, however they ended. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.launches]);
+  }
 }

@@ -26,7 +26,7 @@ export interface SessionContainersOptions {
 /**
  * Gives sessions their containers: from the warm pool when one is ready, evicting the least recently
  * used idle session at the cap, restoring mirrored files; and takes them away (reaped, evicted, lost)
- * leaving a reason for the next result.
+ * leaving a reason for the next result, or with the session (reset) or the sandbox (close).
  */
 export class SessionContainers {
   private readonly starting = new Set<Session>();
@@ -46,6 +46,29 @@ export class SessionContainers {
     session.pendingReset = reason;
     this.options.logger.info({ container: live.name, reason }, 'sandbox session retired');
     await live.remove();
+  }
+
+  /**
+   * Removes the session's container, its variables unsaved, and its files; the registry forgets the session (a
+   * reset). Called inside the session's serialisation.
+   */
+  async discard(session: Session): Promise<void> {
+    const live = session.live;
+    session.live = undefined;
+    await live?.remove();
+    await session.mirror.clear();
+    this.options.registry.delete(session.key);
+  }
+
+  /** Removes every session's container as it is, saving nothing itself (closing: the saves of close come first). */
+  async removeAll(): Promise<void> {
+    await Promise.all(
+      this.options.registry.all().map(async (session) => {
+        const live = session.live;
+        session.live = undefined;
+        await live?.remove();
+      }),
+    );
   }
 
   /** The session's container: its own if alive, else one from the pool or a new one, files restored. */

@@ -1,10 +1,13 @@
-import type { Artifact, ExecutionResult } from '../src/domain/execution.js';
+import type { Artifact, ExecutionResult, SandboxFile } from '../src/domain/execution.js';
+import { ThreadlabError } from '../src/domain/errors.js';
 import { isInstalledPackageFile } from '../src/domain/file-names.js';
+import { mimeFromName } from '../src/domain/mime.js';
 import type { Logger } from '../src/logger.js';
 import type { FileMirror } from './file-mirror.js';
-import { CHUNK_BYTES, FileTooLargeError, putChunks, streamFile } from './file-transfer.js';
+import { CHUNK_BYTES, FileTooLargeError, PUT_CHUNK_BYTES, putChunks, readFile, streamFile } from './file-transfer.js';
 import type { RunOutcome } from './run-execution.js';
 import type { RunnerConnection } from './runner-connection.js';
+import type { Session } from './session-registry.js';
 
 /** Files brought back per run at most, whatever the runner lists (it shares a process with user code). */
 export const MAX_RUN_ARTIFACTS = 200;
@@ -15,11 +18,79 @@ export const MAX_RUN_DELETIONS = 20_000;
 /** Entries of a result's not-brought-back list; the rest are counted in one last entry. */
 export const MAX_SKIPPED_LISTED = 50;
 
+const MIB = 1024 * 1024;
+
 /** Puts every mirrored file into a fresh container, a chunk at a time; returns how many. */
 export async function restoreFiles(connection: RunnerConnection, mirror: FileMirror): Promise<number> {
   const files = await mirror.list();
   for (const file of files) await putChunks(connection, file.path, mirror.chunks(file.path, CHUNK_BYTES));
   return files.length;
+}
+
+/** The refusal of a file larger than THREADLAB_MAX_FILE_MB: a policy refusal, told to the user. */
+export function fileTooLarge(path: string, maxBytes: number): ThreadlabError {
+  return new ThreadlabError(
+    'sandbox_file_rejected',
+    `${path} is larger than ${maxBytes / MIB} MB (THREADLAB_MAX_FILE_MB).`,
+    {
+      isPolicy: true,
+    },
+  );
+}
+
+export interface PutSessionFileOptions {
+  /** The session's live container. */
+  connection: RunnerConnection;
+  /** The session's host copy. */
+  mirror: FileMirror;
+  /** Where the file goes in `/mnt/data`, already sanitised. */
+  path: string;
+  data: Buffer | AsyncIterable<Uint8Array>;
+  /** Largest file taken (THREADLAB_MAX_FILE_MB). */
+  maxBytes: number;
+}
+
+/** Writes a file given to the session into its host copy, then into its container; says what the container holds. */
+export async function putSessionFile(options: PutSessionFileOptions): Promise<SandboxFile> {
+  const { connection, mirror, path, data, maxBytes } = options;
+  // The bytes go to the host copy first, counted as they arrive: a source that fails or runs over
+  // leaves no partial file anywhere, and the container then reads the finished copy a chunk at a time.
+  await mirror.writeFrom(path, async (write) => {
+    let received = 0;
+    for await (const chunk of Buffer.isBuffer(data) ? [data] : data) {
+      received += chunk.length;
+      if (received > maxBytes) throw fileTooLarge(path, maxBytes);
+      await write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    }
+  });
+  try {
+    return await putChunks(connection, path, mirror.chunks(path, PUT_CHUNK_BYTES));
+  } catch (err) {
+    // Not in the container: the host copy would pass for it (reads prefer it), so it goes too.
+    await mirror.remove(path);
+    throw err;
+  }
+}
+
+/** The session's files as its live container lists them, else as its host copy holds them. */
+export async function listSessionFiles(session: Pick<Session, 'live' | 'mirror'>): Promise<SandboxFile[]> {
+  if (session.live?.isAlive) {
+    const frame = await session.live.connection.request({ op: 'list_files' });
+    if (frame.type === 'files') return frame.files;
+  }
+  return (await session.mirror.list()).map((f) => ({ ...f, mime: mimeFromName(f.path) }));
+}
+
+/** Reads a file of the session (`path` relative to `/mnt/data`), from its host copy when that has it. */
+export async function readSessionFile(
+  session: Pick<Session, 'live' | 'mirror'>,
+  file: { path: string; maxBytes: number },
+): Promise<Buffer> {
+  const { path, maxBytes } = file;
+  // The host copy is what the last run brought back, within its limits: the container's file may
+  // have grown since (a process left running), and reading it again would cost a second transfer.
+  if (!session.live?.isAlive || (await session.mirror.has(path))) return session.mirror.read(path);
+  return readFile(session.live.connection, path, maxBytes);
 }
 
 export interface SyncRunFilesOptions {
@@ -43,7 +114,6 @@ const MAX_SKIPPED_TEXT_CHARS = 300;
 
 type Skipped = NonNullable<ExecutionResult['skippedArtifacts']>[number];
 
-const MIB = 1024 * 1024;
 /** Bytes in MiB with one decimal, as the reasons for files not brought back say them. */
 export function formatMib(bytes: number): string {
   return `${Math.round((bytes / MIB) * 10) / 10} MiB`;

@@ -6,12 +6,16 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Artifact, ExecutionResult } from '../../../src/domain/execution.js';
 import { FileMirror } from '../../../sandbox/file-mirror.js';
+import type { LiveContainer } from '../../../sandbox/live-container.js';
 import type { RunOutcome } from '../../../sandbox/run-execution.js';
 import {
   MAX_RUN_ARTIFACTS,
   MAX_RUN_PACKAGE_FILES,
   MAX_RUN_DELETIONS,
   MAX_SKIPPED_LISTED,
+  listSessionFiles,
+  putSessionFile,
+  readSessionFile,
   syncRunFiles,
 } from '../../../sandbox/session-files.js';
 import { FakeRunner } from './fake-runner.js';
@@ -216,5 +220,92 @@ describe('syncRunFiles', () => {
     expect(kept.filter((p) => !p.startsWith('.local/'))).toHaveLength(MAX_RUN_ARTIFACTS);
     expect(run.result.skippedArtifacts?.map((s) => s.path)).toEqual(userFiles.slice(MAX_RUN_ARTIFACTS));
     expect(MAX_RUN_PACKAGE_FILES).toBeGreaterThan(MAX_RUN_ARTIFACTS);
+  });
+});
+
+/** A runner that answers each `put_file` awaiting an answer with `answer` (an ok frame naming the file, or an error). */
+function puttingRunner(answer: (req: Record<string, unknown>) => Record<string, unknown>) {
+  const runner = new FakeRunner();
+  runner.onRequest = (req) => {
+    if (req.op === 'put_file' && !req.more) runner.send({ id: req.id, ...answer(req) });
+  };
+  return runner;
+}
+
+async function* chunksOf(...parts: Buffer[]): AsyncIterable<Uint8Array> {
+  for (const part of parts) yield part;
+}
+
+describe('putSessionFile', () => {
+  const okFile = (req: Record<string, unknown>) => ({
+    type: 'ok',
+    file: { path: String(req.path), bytes: 6, mime: 'text/plain', modifiedMs: 1 },
+  });
+
+  it('writes the host copy, then the container, and says what the container holds', async () => {
+    const runner = puttingRunner(okFile);
+    const m = mirror();
+    const file = await putSessionFile({
+      connection: runner.connect(),
+      mirror: m,
+      path: 'a.txt',
+      data: chunksOf(Buffer.from('abc'), Buffer.from('def')),
+      maxBytes: 100,
+    });
+    expect(file).toMatchObject({ path: 'a.txt', bytes: 6 });
+    expect((await m.read('a.txt')).toString()).toBe('abcdef');
+    const payload = Buffer.concat(runner.requests.map((r) => r.payload as Buffer));
+    expect(payload.toString()).toBe('abcdef');
+  });
+
+  it('refuses a stream that runs past maxBytes, leaving no copy anywhere', async () => {
+    const runner = puttingRunner(okFile);
+    const m = mirror();
+    const put = putSessionFile({
+      connection: runner.connect(),
+      mirror: m,
+      path: 'big.bin',
+      data: chunksOf(Buffer.alloc(60), Buffer.alloc(60)),
+      maxBytes: 100,
+    });
+    await expect(put).rejects.toMatchObject({ code: 'sandbox_file_rejected', isPolicy: true });
+    await expect(put).rejects.toThrow(/THREADLAB_MAX_FILE_MB/);
+    expect(await m.has('big.bin')).toBe(false);
+    expect(runner.requests).toHaveLength(0);
+  });
+
+  it('removes the host copy when the container refuses the file', async () => {
+    const runner = puttingRunner(() => ({ type: 'error', code: 'unsafe_path', message: 'no' }));
+    const m = mirror();
+    const put = putSessionFile({
+      connection: runner.connect(),
+      mirror: m,
+      path: 'a.txt',
+      data: Buffer.from('abc'),
+      maxBytes: 100,
+    });
+    await expect(put).rejects.toMatchObject({ code: 'sandbox_file_rejected' });
+    expect(await m.has('a.txt')).toBe(false);
+  });
+});
+
+describe('readSessionFile and listSessionFiles', () => {
+  it("read the host copy without a live container, naming each file's type", async () => {
+    const m = mirror();
+    await m.writeFrom('t.csv', (write) => write(Buffer.from('a,b')));
+    const session = { live: undefined, mirror: m };
+    expect((await readSessionFile(session, { path: 't.csv', maxBytes: 100 })).toString()).toBe('a,b');
+    expect(await listSessionFiles(session)).toMatchObject([{ path: 't.csv', bytes: 3, mime: 'text/csv' }]);
+  });
+
+  it('read from the host copy when it has the file, else from the live container', async () => {
+    const { connection, reads } = lyingRunner({ 'new.txt': Buffer.from('from the container') });
+    const m = mirror();
+    await m.writeFrom('kept.txt', (write) => write(Buffer.from('from the host')));
+    const session = { live: { isAlive: true, connection } as unknown as LiveContainer, mirror: m };
+    expect((await readSessionFile(session, { path: 'kept.txt', maxBytes: 100 })).toString()).toBe('from the host');
+    expect(reads()).toBe(0);
+    expect((await readSessionFile(session, { path: 'new.txt', maxBytes: 100 })).toString()).toBe('from the container');
+    expect(reads()).toBe(1);
   });
 });
