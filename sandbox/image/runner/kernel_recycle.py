@@ -9,6 +9,7 @@ The run counter goes on from where it was: the thread's numbering does not resta
 """
 import time
 
+import kernel_keeper
 import processes
 
 #: How long the killed kernel may take to be gone (gVisor reaps a large process in well under a second).
@@ -21,7 +22,7 @@ class RecycleFailed(Exception):
 
 def recycle(supervisor):
     """Replaces `supervisor.kernel`; returns the answer frame. Raises RecycleFailed when the old kernel will not
-    exit; the supervisor's KernelFailed propagates when the new one does not say ready within KERNEL_READY_S (the
+    exit; kernel_keeper's KernelFailed propagates when the new one does not say ready within KERNEL_READY_S (the
     next run tries again)."""
     started = time.monotonic()
     old = supervisor.kernel
@@ -35,7 +36,7 @@ def recycle(supervisor):
             raise RecycleFailed(f"the Python process did not exit within {EXIT_WAIT_S} s of SIGKILL")
         old.close()
         supervisor.kernel = None
-        processes.stop_all(keep=supervisor._kept(old))
-    supervisor.start_kernel()
-    supervisor.ready_kernel()
+        processes.stop_all(keep=kernel_keeper.kept(supervisor, old))
+    kernel_keeper.start_kernel(supervisor)
+    kernel_keeper.ready_kernel(supervisor)
     return {"type": "ok", "seconds": round(time.monotonic() - started, 3)}
