@@ -5,9 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ShippedBot } from '../shipped/shipped-bot.js';
-import { WebClientForTests, type WebMessageView } from '../shipped/web-client.js';
+import { WebClientForTests } from '../shipped/web-client.js';
 import { sandboxContainers } from './containers.js';
-import { waitUntil } from './processes.js';
 import { pythonBlock } from './slack-thread.js';
 
 const log = (line: string) => process.stderr.write(`[durable restart] ${line}\n`);
@@ -21,25 +20,12 @@ afterAll(async () => {
   await bot.cleanup();
 }, 60_000);
 
-/** The `n`th answer (0-based) the bot gave in the thread, once it is there. */
-function nthAnswer(thread: string, n: number): Promise<WebMessageView> {
-  return waitUntil(
-    async () => {
-      const replies = (await web.messages(thread)).filter((m) => m.role === 'bot' && m.kind !== 'notice');
-      const reply = replies[n];
-      if (reply?.kind === 'error') throw new Error(`the web chat answered with an error: ${reply.text}`);
-      return reply;
-    },
-    { timeoutMs: 60_000, what: `answer ${n + 1} in web thread ${thread}`, intervalMs: 100 },
-  );
-}
-
 describe('SIGTERM of threadlab start, then a new threadlab start on the same data dir', () => {
   it('the thread has its variable back, and the answer says it was restored and when it was saved', async () => {
     await bot.start(ENV);
     const thread = await web.createThread();
     await web.post(thread, { text: pythonBlock('x = 41\nprint("set")') });
-    expect((await nthAnswer(thread, 0)).text).toContain('set');
+    expect((await web.nthAnswer(thread, 0)).text).toContain('set');
 
     const first = bot.process;
     const sentAt = Date.now();
@@ -55,7 +41,7 @@ describe('SIGTERM of threadlab start, then a new threadlab start on the same dat
     log(`restarted in ${Date.now() - startedAt} ms`);
     const askedAt = Date.now();
     await web.post(thread, { text: pythonBlock('print(x + 1)') });
-    const answer = await nthAnswer(thread, 1);
+    const answer = await web.nthAnswer(thread, 1);
     log(`answered ${Date.now() - askedAt} ms after the first message to the new process`);
     expect(answer.text).toContain('42');
     expect(answer.text).toMatch(

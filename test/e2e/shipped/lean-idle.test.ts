@@ -10,7 +10,7 @@ import { docker, isThreadContainer } from '../roles/containers.js';
 import { waitUntil } from '../roles/processes.js';
 import { pythonBlock } from '../roles/slack-thread.js';
 import { ShippedBot } from './shipped-bot.js';
-import { WebClientForTests, type WebMessageView } from './web-client.js';
+import { WebClientForTests } from './web-client.js';
 
 const ENV = {
   THREADLAB_SANDBOX_KERNEL_IDLE_MS: '1000',
@@ -25,18 +25,6 @@ const web = new WebClientForTests(() => bot.webUrl);
 afterAll(async () => {
   await bot.cleanup();
 }, 60_000);
-
-function nthAnswer(thread: string, n: number): Promise<WebMessageView> {
-  return waitUntil(
-    async () => {
-      const replies = (await web.messages(thread)).filter((m) => m.role === 'bot' && m.kind !== 'notice');
-      const reply = replies[n];
-      if (reply?.kind === 'error') throw new Error(`the web chat answered with an error: ${reply.text}`);
-      return reply;
-    },
-    { timeoutMs: 60_000, what: `answer ${n + 1} in web thread ${thread}`, intervalMs: 100 },
-  );
-}
 
 async function threadContainer(): Promise<string> {
   const found = (await bot.containers()).filter((c) => isThreadContainer(c) && c.state === 'running');
@@ -66,7 +54,7 @@ describe('threadlab start with THREADLAB_SANDBOX_KERNEL_IDLE_MS', () => {
         ].join('\n'),
       ),
     });
-    expect((await nthAnswer(thread, 0)).text).toContain('sum 499999500000');
+    expect((await web.nthAnswer(thread, 0)).text).toContain('sum 499999500000');
     const id = await threadContainer();
     // The kernel goes once the thread has been idle a second with its variables saved.
     const lean = await waitUntil(async () => ((await mib(id)) <= 70 ? true : undefined), {
@@ -79,7 +67,7 @@ describe('threadlab start with THREADLAB_SANDBOX_KERNEL_IDLE_MS', () => {
     await web.post(thread, {
       text: pythonBlock('print("again", int(df.v.sum()), open("kept.txt").read(), pid != os.getpid())'),
     });
-    const answer = await nthAnswer(thread, 1);
+    const answer = await web.nthAnswer(thread, 1);
     expect(answer.text).toContain('again 499999500000 still here True');
     expect(answer.text).toMatch(/Restored \d+ variables? saved at .*idle for .*replaced by a lean one/);
     expect(answer.text).not.toContain('Variables were reset');

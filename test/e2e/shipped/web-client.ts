@@ -62,6 +62,21 @@ export class WebClientForTests {
     }
   }
 
+  /**
+   * The `n`th answer (0-based) the bot gave in the thread, notices aside, once it is there; fails on an error
+   * reply or after `timeoutMs`.
+   */
+  async nthAnswer(threadId: string, n: number, timeoutMs = 60_000): Promise<WebMessageView> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const reply = (await this.messages(threadId)).filter((m) => m.role === 'bot' && m.kind !== 'notice')[n];
+      if (reply?.kind === 'error') throw new Error(`the web chat answered with an error: ${reply.text}`);
+      if (reply) return reply;
+      if (Date.now() > deadline) throw new Error(`no answer ${n + 1} in web thread ${threadId} within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** The bytes behind a relative `url` of a message (`/api/files/<id>`). */
   async download(url: string): Promise<Buffer> {
     const res = await fetch(new URL(url, this.baseUrl()));

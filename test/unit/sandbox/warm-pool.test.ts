@@ -28,6 +28,15 @@ function fakeContainer(id: number) {
   };
 }
 
+/** A launcher that makes fake containers, numbered from 0, and keeps them in `made`. */
+function launchInto(made: ReturnType<typeof fakeContainer>[]) {
+  return async () => {
+    const c = fakeContainer(made.length);
+    made.push(c);
+    return c.live;
+  };
+}
+
 describe('WarmPool', () => {
   const logger = pino({ level: 'silent' });
 
@@ -36,11 +45,7 @@ describe('WarmPool', () => {
     const pool = new WarmPool({
       size: 2,
       logger,
-      launch: async () => {
-        const c = fakeContainer(made.length);
-        made.push(c);
-        return c.live;
-      },
+      launch: launchInto(made),
     });
     await pool.whenFull();
     expect(pool.available).toBe(2);
@@ -61,11 +66,7 @@ describe('WarmPool', () => {
     const pool = new WarmPool({
       size: 1,
       logger,
-      launch: async () => {
-        const c = fakeContainer(made.length);
-        made.push(c);
-        return c.live;
-      },
+      launch: launchInto(made),
     });
     expect(pool.take()).toBeUndefined();
     await pool.whenFull();
@@ -183,11 +184,7 @@ describe('WarmPool', () => {
         demandWindowMs: 60_000,
         logger,
         now: () => nowMs,
-        launch: async () => {
-          const c = fakeContainer(made.length);
-          made.push(c);
-          return c.live;
-        },
+        launch: launchInto(made),
         prime: async (live) => {
           if (failPrime) throw new Error('the kernel could not import pandas');
           primed.push(live.id);
@@ -226,11 +223,7 @@ describe('WarmPool', () => {
         demandWindowMs: 60_000,
         logger,
         now: () => nowMs,
-        launch: async () => {
-          const c = fakeContainer(made.length);
-          made.push(c);
-          return c.live;
-        },
+        launch: launchInto(made),
         prime: async (live) => void primed.push(live.id),
         unprime: async (live) => {
           await unprimeGate;
