@@ -115,7 +115,12 @@ export class DockerSandbox implements Sandbox {
       logger,
     }));
     this.state = new StateKeeper({ registry: this.registry, limits, logger });
-    this.lean = new LeanKernels({ registry: this.registry, state: this.state, logger });
+    this.lean = new LeanKernels({
+      registry: this.registry,
+      state: this.state,
+      logger,
+      ...(options.observer ? { observer: options.observer } : {}),
+    });
     this.containers = new SessionContainers({
       registry: this.registry,
       pool: this.pool,

@@ -2,6 +2,7 @@ import type { Logger } from '../src/logger.js';
 import type { LiveContainer } from './live-container.js';
 import { formatMs, type Session, type SessionRegistry } from './session-registry.js';
 import type { StateKeeper } from './state-keeper.js';
+import type { PoolObserver } from './warm-pool.js';
 
 /** How long the runner may take to replace a kernel (its own bounds: 10 s for the old to exit, 60 s for the new). */
 export const RECYCLE_TIMEOUT_MS = 90_000;
@@ -10,6 +11,8 @@ export interface LeanKernelsOptions {
   registry: SessionRegistry;
   state: StateKeeper;
   logger: Logger;
+  /** Told of each kernel made lean (metrics). */
+  observer?: Pick<PoolObserver, 'leanKernel'>;
   /** The bound on one replacement; past it the container is killed (the next run gets a new one, state restored). */
   recycleTimeoutMs?: number;
 }
@@ -69,6 +72,7 @@ export class LeanKernels {
         return false;
       }
       logger.info({ container: live.name, seconds: replaced.seconds }, 'idle session kernel replaced by a lean one');
+      this.options.observer?.leanKernel?.('thread');
       return true;
     } catch (err) {
       // A runner that does not answer is not trusted further: the next request gets a new container.

@@ -10,6 +10,8 @@ export interface PoolObserver {
   sessions(active: number): void;
   hit(): void;
   miss(): void;
+  /** A Python kernel was replaced by a lean one: an idle thread's (`thread`), or a pooled container's whose priming aged out (`pool`). */
+  leanKernel?(where: 'thread' | 'pool'): void;
 }
 
 /** How long a new session counts as demand for the pool. */
@@ -19,7 +21,7 @@ export const DEFAULT_PARALLEL_STARTS = 2;
 
 export interface WarmPoolOptions {
   /** Told the number of ready containers whenever it changes. */
-  observer?: Pick<PoolObserver, 'size'>;
+  observer?: Pick<PoolObserver, 'size' | 'leanKernel'>;
   /** Containers always kept started and ready (THREADLAB_SANDBOX_POOL_SIZE). 0, with `maxSize` 0, disables the pool. */
   size: number;
   /**
@@ -274,6 +276,7 @@ export class WarmPool {
       this.unpriming += 1;
       try {
         await unprime(live);
+        this.options.observer?.leanKernel?.('pool');
         if (this.closed || !live.isAlive) await live.remove();
         else this.ready.push(live);
       } catch (err) {

@@ -13,6 +13,8 @@ export interface PoolMetrics {
   hit(): void;
   /** A thread had to wait for a cold start. */
   miss(): void;
+  /** A Python kernel was replaced by a lean one: an idle thread's, or a pooled container's whose priming aged out. */
+  leanKernel(where: 'thread' | 'pool'): void;
 }
 
 /** What the LLM client reports after each call. */
@@ -83,6 +85,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     labelNames: ['result'] as const,
     registers,
   });
+  const leanKernels = new Counter({
+    name: 'threadlab_sandbox_kernels_made_lean_total',
+    help: 'Python kernels replaced by lean ones to free memory: idle threads (thread), pooled containers whose priming aged out (pool)',
+    labelNames: ['where'] as const,
+    registers,
+  });
   const tokens = new Counter({
     name: 'threadlab_llm_tokens_total',
     help: 'LLM tokens used, by kind',
@@ -121,6 +129,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
       sessions: (active) => poolSessions.set(active),
       hit: () => poolRequests.inc({ result: 'hit' }),
       miss: () => poolRequests.inc({ result: 'miss' }),
+      leanKernel: (where) => leanKernels.inc({ where }),
     },
     llm: {
       tokens: ({ prompt, completion }) => {

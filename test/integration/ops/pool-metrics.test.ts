@@ -19,11 +19,13 @@ afterAll(async () => {
 });
 
 describe('sandbox pool metrics (real Docker)', () => {
-  it('counts a warm-pool hit and a cold miss, and reports the pool size', async () => {
+  it('counts a warm-pool hit and a cold miss, the pool size, and idle kernels made lean', async () => {
     const config = loadConfig({
       THREADLAB_SANDBOX_IMAGE: process.env.THREADLAB_TEST_SANDBOX_IMAGE!,
       THREADLAB_SANDBOX_POOL_SIZE: '1',
       THREADLAB_DATA_DIR: dataDir,
+      THREADLAB_SANDBOX_KERNEL_IDLE_MS: '1000',
+      THREADLAB_STATE_SAVE_DELAY_MS: '0',
     });
     const metrics = createMetrics({ defaultMetrics: false });
     sandbox = (await createSandbox(config, logger, { metrics })) as DockerSandbox;
@@ -38,5 +40,14 @@ describe('sandbox pool metrics (real Docker)', () => {
     const requests = await metrics.registry.getSingleMetricAsString('threadlab_sandbox_pool_requests_total');
     expect(requests).toMatch(/result="hit"[^}]*\} 1$/m);
     expect(requests).toMatch(/result="miss"[^}]*\} 1$/m);
+    // Both threads sit idle with their variables saved: their kernels go lean, and each is counted.
+    const deadline = Date.now() + 30_000;
+    let lean = '';
+    while (Date.now() < deadline) {
+      lean = await metrics.registry.getSingleMetricAsString('threadlab_sandbox_kernels_made_lean_total');
+      if (/where="thread"[^}]*\} 2$/m.test(lean)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(lean).toMatch(/where="thread"[^}]*\} 2$/m);
   });
 });

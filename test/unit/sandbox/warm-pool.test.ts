@@ -218,10 +218,12 @@ describe('WarmPool', () => {
       const unprimed: string[] = [];
       let unprimeGate: Promise<void> = Promise.resolve();
       let failUnprime = false;
+      const madeLean: string[] = [];
       const pool = new WarmPool({
         size: 1,
         demandWindowMs: 60_000,
         logger,
+        observer: { size: () => {}, leanKernel: (where) => void madeLean.push(where) },
         now: () => nowMs,
         launch: launchInto(made),
         prime: async (live) => void primed.push(live.id),
@@ -250,6 +252,7 @@ describe('WarmPool', () => {
       open();
       await quiet;
       expect(unprimed).toEqual(['1']);
+      expect(madeLean).toEqual(['pool']);
       expect(pool.available).toBe(1);
       await pool.unprimeWhenQuiet(); // nothing left primed: nothing done twice
       expect(unprimed).toEqual(['1']);
@@ -261,6 +264,7 @@ describe('WarmPool', () => {
       failUnprime = true;
       await pool.unprimeWhenQuiet();
       expect(made[2]!.state.removed).toBe(true);
+      expect(madeLean).toEqual(['pool']); // a failure is not counted
       await pool.whenFull();
       expect(made).toHaveLength(4);
       expect(pool.take()?.id).toBe('3');
