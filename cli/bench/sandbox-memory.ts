@@ -126,6 +126,13 @@ export async function measurePoolMemory(
   return containerMemory(docker, [`${LABELS.instance}=${instanceId}`, `${LABELS.session}=${POOL_SESSION}`]);
 }
 
+/** The memory one container holds privately, as (e) counts it, in MiB (NaN when the engine reports none). */
+export async function containerPrivateMib(docker: Docker, id: string): Promise<number> {
+  const memory = ((await docker.getContainer(id).stats({ stream: false })) as { memory_stats?: MemoryStats })
+    .memory_stats;
+  return memory?.usage ? privateBytes(memory) / (1024 * 1024) : NaN;
+}
+
 /** The mean private and engine memory of the running containers with all of `labels`, in MiB. */
 async function containerMemory(
   docker: Docker,

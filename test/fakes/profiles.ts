@@ -16,3 +16,19 @@ export function profileOf(platform: Platform): PlatformProfile {
 export function asAdapterMaps(message: InboundMessage): InboundMessage {
   return withTypedCommand(message, profileOf(message.thread.platform).commandTyping);
 }
+
+/**
+ * A message of `platform` as its adapter hands it to the core (typed commands read by the adapter's profile), in
+ * thread `t` of channel `c`, from user `u1`; `extra` overrides any field.
+ */
+export function adapterMessage(platform: Platform, text: string, extra: Partial<InboundMessage> = {}): InboundMessage {
+  return asAdapterMaps({
+    id: 'm1',
+    thread: { platform, workspace: 'local', channel: 'c', thread: 't' },
+    user: { id: 'u1' },
+    text,
+    attachments: [],
+    receivedAtMs: 0,
+    ...extra,
+  });
+}

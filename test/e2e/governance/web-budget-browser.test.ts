@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeReply } from '../../fakes/fake-openai-server.js';
 import { nextUtcMidnightDay, withinOneUtcDay } from '../../support/utc-day.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
-import { launchChromium, screenshot, watchPageErrors, openNewThread } from '../web/browser.js';
+import {
+  botMessage as botMessageIn,
+  launchChromium,
+  openNewThread,
+  screenshot,
+  sendMessage,
+  watchPageErrors,
+} from '../web/browser.js';
 
 const bot = new ShippedBot({ web: true });
 let browser: Browser;
@@ -35,11 +42,8 @@ afterAll(async () => {
   await bot.cleanup();
 }, 60_000);
 
-const send = async (text: string) => {
-  await page.fill('#text', text);
-  await page.keyboard.press('Enter');
-};
-const botMessage = (text: string | RegExp) => page.locator('article.msg.bot', { hasText: text });
+const send = (text: string) => sendMessage(page, text);
+const botMessage = (text: string | RegExp) => botMessageIn(page, text);
 
 describe('a daily token budget in the web chat page (threadlab start, Chromium)', () => {
   it('warns at 80 %, shows what is left with /usage, and refuses past it with the reset time', async () => {

@@ -5,7 +5,7 @@
  * variables and files, the answer saying why they were restored.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { privateBytes } from '../../../cli/bench/sandbox-memory.js';
+import { containerPrivateMib } from '../../../cli/bench/sandbox-memory.js';
 import { docker, isThreadContainer } from '../roles/containers.js';
 import { waitUntil } from '../roles/processes.js';
 import { pythonBlock } from '../roles/slack-thread.js';
@@ -32,12 +32,7 @@ async function threadContainer(): Promise<string> {
   return found[0]!.id;
 }
 
-async function mib(id: string): Promise<number> {
-  const stats = (await docker.getContainer(id).stats({ stream: false })) as {
-    memory_stats: Parameters<typeof privateBytes>[0];
-  };
-  return privateBytes(stats.memory_stats) / (1024 * 1024);
-}
+const mib = (id: string): Promise<number> => containerPrivateMib(docker, id);
 
 describe('threadlab start with THREADLAB_SANDBOX_KERNEL_IDLE_MS', () => {
   it('an idle thread keeps its container, gives its memory back, and has its variables and files at its next message', async () => {

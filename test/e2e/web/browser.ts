@@ -54,6 +54,15 @@ export async function openNewThread(page: Page, url: string): Promise<string> {
   return id;
 }
 
+/** Types `text` into the page's message box and sends it with Enter, as a person does. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.fill('#text', text);
+  await page.keyboard.press('Enter');
+}
+
+/** The bot's messages in the page that contain `text`. */
+export const botMessage = (page: Page, text: string | RegExp) => page.locator('article.msg.bot', { hasText: text });
+
 const threadIdIn = (url: string): string | undefined => /#\/t\/([\w-]+)$/.exec(url)?.[1];
 
 /** The id of the web chat thread the page shows (`#/t/<id>`). */

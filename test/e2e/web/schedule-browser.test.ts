@@ -6,7 +6,14 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShippedBot } from '../shipped/shipped-bot.js';
-import { launchChromium, openNewThread, screenshot, watchPageErrors } from './browser.js';
+import {
+  botMessage as botMessageIn,
+  launchChromium,
+  openNewThread,
+  screenshot,
+  sendMessage,
+  watchPageErrors,
+} from './browser.js';
 
 const bot = new ShippedBot({ web: true });
 let browser: Browser;
@@ -26,11 +33,8 @@ afterAll(async () => {
   await bot.cleanup();
 }, 60_000);
 
-const send = async (text: string) => {
-  await page.fill('#text', text);
-  await page.keyboard.press('Enter');
-};
-const botMessage = (text: string | RegExp) => page.locator('article.msg.bot', { hasText: text });
+const send = (text: string) => sendMessage(page, text);
+const botMessage = (text: string | RegExp) => botMessageIn(page, text);
 
 describe('a scheduled report in the web chat page (threadlab start, Chromium)', () => {
   it('shows the scheduled runs as they come, without a message sent, until cancelled', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { privateBytes } from '../../../cli/bench/sandbox-memory.js';
+import { containerPrivateMib } from '../../../cli/bench/sandbox-memory.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { threadHash } from '../../../src/domain/thread-key.js';
@@ -12,7 +12,6 @@ import { containersOf, docker, logger, sandboxImage, testLimits, testRuntime } f
 // Idle threads go lean (THREADLAB_SANDBOX_KERNEL_IDLE_MS): once a live thread is idle with its variables saved,
 // its Python kernel is replaced by a fresh one in the same container, and the next run gets the variables back.
 
-const MIB = 1024 * 1024;
 const dataDirs: string[] = [];
 const open: { sandbox: DockerSandbox; instanceId: string }[] = [];
 let counter = 0;
@@ -53,21 +52,13 @@ async function savedMeta(dataDir: string, key: string): Promise<{ variables: num
 }
 
 /** The memory a container holds privately, as `threadlab bench sandbox` (e) measures it, in MiB. */
-async function mibOf(id: string): Promise<number> {
-  const stats = (await docker.getContainer(id).stats({ stream: false })) as {
-    memory_stats: Parameters<typeof privateBytes>[0];
-  };
-  return privateBytes(stats.memory_stats) / MIB;
-}
+const mibOf = (id: string): Promise<number> => containerPrivateMib(docker, id);
 
 /** The memory the instance's only container holds privately, as `threadlab bench sandbox` (e) measures it, in MiB. */
 async function containerMib(instanceId: string): Promise<number> {
   const [info] = await containersOf(instanceId);
   if (!info) throw new Error('no container');
-  const stats = (await docker.getContainer(info.Id).stats({ stream: false })) as {
-    memory_stats: Parameters<typeof privateBytes>[0];
-  };
-  return privateBytes(stats.memory_stats) / MIB;
+  return mibOf(info.Id);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -2,20 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { intentOf } from '../../../src/core/intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { Platform } from '../../../src/domain/thread-key.js';
-import { asAdapterMaps } from '../../fakes/profiles.js';
+import { adapterMessage } from '../../fakes/profiles.js';
 
-/** A message as the platform's adapter hands it to the core (typed commands read by the adapter's profile). */
+/** A message as the platform's adapter (the web chat's unless `platform` says) hands it to the core. */
 function message(text: string, extra: Partial<InboundMessage> & { platform?: Platform } = {}): InboundMessage {
   const { platform = 'web', ...rest } = extra;
-  return asAdapterMaps({
-    id: 'm1',
-    thread: { platform, workspace: 'w', channel: 'c', thread: 't' },
-    user: { id: 'u1' },
-    text,
-    attachments: [],
-    receivedAtMs: 0,
-    ...rest,
-  });
+  return adapterMessage(platform, text, rest);
 }
 
 const CSV = { id: 'f1', name: 'data.csv', mime: 'text/csv', bytes: 8 };

@@ -2,20 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { commandFromView, type CommandView } from '../../../adapters/discord/map-interaction.js';
 import { parseCommandText } from '../../../adapters/slack/map-command.js';
 import { intentOf } from '../../../src/core/intent.js';
-import type { InboundMessage } from '../../../src/domain/messages.js';
-import type { Platform } from '../../../src/domain/thread-key.js';
-import { asAdapterMaps } from '../../fakes/profiles.js';
+import { adapterMessage } from '../../fakes/profiles.js';
 
-/** A message as the platform's adapter hands it to the core (typed commands read by the adapter's profile). */
-const message = (platform: Platform, text: string): InboundMessage =>
-  asAdapterMaps({
-    id: 'm1',
-    thread: { platform, workspace: 'local', channel: 'c', thread: 't' },
-    user: { id: 'u1' },
-    text,
-    attachments: [],
-    receivedAtMs: 0,
-  });
+const message = adapterMessage;
 
 describe('the usage command on every surface', () => {
   it('is /usage on the web chat and the CLI, usage typed in a Slack thread', () => {

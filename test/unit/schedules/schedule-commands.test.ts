@@ -4,20 +4,11 @@ import { commandRootText, parseCommandText, type SlackCommandBody } from '../../
 import { loadConfig } from '../../../src/config.js';
 import { intentOf } from '../../../src/core/intent.js';
 import { isIntent } from '../../../src/domain/intent.js';
-import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { Platform } from '../../../src/domain/thread-key.js';
 import { helpText } from '../../../src/core/help.js';
-import { asAdapterMaps, profileOf } from '../../fakes/profiles.js';
+import { adapterMessage, profileOf } from '../../fakes/profiles.js';
 
-const message = (platform: Platform, text: string): InboundMessage =>
-  asAdapterMaps({
-    id: 'm1',
-    thread: { platform, workspace: 'local', channel: 'c', thread: 't' },
-    user: { id: 'u1' },
-    text,
-    attachments: [],
-    receivedAtMs: 0,
-  });
+const message = adapterMessage;
 
 describe('the schedule command on every surface', () => {
   it('is typed as `schedule …` in a thread everywhere, and `/schedule …` on the web chat and Discord', () => {

@@ -86,6 +86,19 @@ function setup(
   return { adapter, clock, scheduler, bot, audit, send, fake };
 }
 
+/**
+ * Starts the bot, runs a cell in the thread and schedules its re-run every hour (schedule #1), each message once
+ * the job before it let go of its slot (just after its reply), so a one-job-per-user limit refuses neither.
+ */
+async function startHourlyRerun(bot: Bot, send: (m: InboundMessage) => Promise<string>): Promise<void> {
+  const settle = () => new Promise((r) => setTimeout(r, 100));
+  await bot.start();
+  await send(message('```python\nprint(1)\n```'));
+  await settle();
+  expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
+  await settle();
+}
+
 const scheduleLines = (audit: AuditRecord[]) => audit.filter((r) => r.kind === 'schedule');
 
 describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
@@ -279,13 +292,7 @@ describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
     const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'slow\n', delayMs }), {
       userMaxConcurrent: 1,
     });
-    await bot.start();
-    // Each job's slot is let go just after its reply: the next message waits for that.
-    const settle = () => new Promise((r) => setTimeout(r, 100));
-    await send(message('```python\nprint(1)\n```'));
-    await settle();
-    expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
-    await settle();
+    await startHourlyRerun(bot, send);
     delayMs = 400;
     await clock.advance(HOUR + 1000); // the first firing runs for 400 ms
     await clock.advance(HOUR); // the second finds it still running
@@ -303,12 +310,7 @@ describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
     const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n', delayMs }), {
       userMaxConcurrent: 1,
     });
-    await bot.start();
-    const settle = () => new Promise((r) => setTimeout(r, 100));
-    await send(message('```python\nprint(1)\n```'));
-    await settle();
-    expect(await send(schedule('every 1h rerun'))).toMatch(/^Scheduled #1/);
-    await settle();
+    await startHourlyRerun(bot, send);
     delayMs = 500;
     await adapter.handler!.onMessage(
       message('```python\nprint(2)\n```', 'u1', { thread: { ...thread, thread: 't9' } }),
