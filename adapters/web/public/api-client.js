@@ -7,7 +7,13 @@ async function call(method, path, body) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(path, init);
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch {
+    // No answer at all (the bot restarting or stopped): say so, not the browser's bare "Failed to fetch".
+    throw new Error('Threadlab cannot be reached right now (it may be restarting); try again in a moment.');
+  }
   if (res.status === 204) return {};
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(data.error?.message ?? `${method} ${path} failed with ${res.status}`);

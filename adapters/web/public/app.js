@@ -16,6 +16,13 @@ function setStatus(text, kind = '') {
   statusBox.className = `status ${kind}`;
 }
 
+// A request the page made on its own (the thread list, a thread's history) that failed is shown where the
+// page shows every status, never left as an uncaught error.
+window.addEventListener('unhandledrejection', (event) => {
+  event.preventDefault();
+  setStatus(event.reason instanceof Error ? event.reason.message : String(event.reason), 'error');
+});
+
 const progress = new ProgressView(messagesBox, (text) => setStatus(text, 'working'));
 const approvals = new ApprovalCards(messagesBox, {
   decide: (approvalId, action) => api.decide(state.current, approvalId, action),

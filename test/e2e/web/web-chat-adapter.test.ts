@@ -33,10 +33,14 @@ describe('web chat adapter in a browser', () => {
     browser = await launchChromium();
     page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
     // The scripted reply carries `<img src=x onerror=…>`: DOMPurify parses it in an inert document,
-    // which Chromium reports as a blocked inline handler, and the cleaned <img src="x"> is a 404.
+    // which Chromium reports as a blocked inline handler, and the cleaned <img src="x"> is a 404. While the
+    // restart test has the server down, Chromium logs each refused request itself (the page's own errors count).
     errors = watchPageErrors(
       page,
-      (text, url) => url.endsWith('/vendor/purify.js') || (url.endsWith('/x') && text.includes('404')),
+      (text, url) =>
+        url.endsWith('/vendor/purify.js') ||
+        (url.endsWith('/x') && text.includes('404')) ||
+        text.includes('net::ERR_CONNECTION_REFUSED'),
     );
     page.on('dialog', (d) => void d.dismiss());
   });
@@ -127,6 +131,9 @@ describe('web chat adapter in a browser', () => {
     const url = page.url();
     const countBefore = await page.locator('article.msg').count();
     await adapter.stop();
+    // The page refreshes its thread list while the server is down: it says so, and throws nothing.
+    await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+    await page.locator('#status.error', { hasText: 'Threadlab cannot be reached right now' }).waitFor();
     const port = new URL(adapter.url).port;
     adapter = new WebChatAdapter({ port: Number(port), dataDir, logger });
     handler = new ScriptedWebHandler(() => adapter);
