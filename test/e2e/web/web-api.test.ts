@@ -59,7 +59,7 @@ describe('web chat HTTP API', () => {
   });
   afterAll(async () => {
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   const json = async (method: string, path: string, body?: unknown) => {
@@ -199,7 +199,7 @@ describe('web chat with a token', () => {
   });
   afterAll(async () => {
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   it('answers 401 without it, on the API and the page', async () => {

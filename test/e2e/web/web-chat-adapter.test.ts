@@ -48,7 +48,7 @@ describe('web chat adapter in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   it('uploads by picker and drag-and-drop, shows progress, the chart and a downloadable file', async () => {

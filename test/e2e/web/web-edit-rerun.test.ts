@@ -47,7 +47,7 @@ describe('web chat: Edit re-runs a message', () => {
   afterAll(async () => {
     await browser?.close();
     await bot?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   const send = async (text: string) => {

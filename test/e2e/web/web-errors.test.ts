@@ -44,7 +44,7 @@ describe('web API failures', () => {
   });
   afterAll(async () => {
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   const post = async (id: string) => {

@@ -68,7 +68,7 @@ describe('figure marks in the web chat page (Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   it('marks figures through Markdown, leaves addresses and code intact, and leaves no bracket behind', async () => {

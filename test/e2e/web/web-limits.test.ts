@@ -113,7 +113,7 @@ describe('web chat limits: threads, history pages, refused uploads', () => {
   });
   afterAll(async () => {
     await adapter?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a scripted reply may still be landing
   });
 
   const json = async (method: string, path: string): Promise<{ status: number; body: Json }> => {
