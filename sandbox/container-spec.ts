@@ -101,13 +101,22 @@ export interface ContainerSpecOptions {
 const MB = 1024 * 1024;
 
 /**
- * Under runsc the engine's pids limit counts gVisor's own host threads and its ptrace stubs, not the
- * code's processes (measured with Debian's runsc 20221219: 38 for an idle sandbox, 52 with the runner, about 6 more per
- * process the code starts, next to none per thread), and running out of them makes the Sentry panic. So
- * the host limit is sized for that overhead, and the code's own limit is RLIMIT_NPROC, which gVisor
- * counts per sandbox (under runc it would count every container of uid 1000 on the host: not used there).
+ * Under runsc the engine's pids limit counts gVisor's own host threads and its ptrace stubs, not the code's
+ * processes, and running out of them makes the Sentry panic (the container dies). Debian's runsc 20221219 has only the
+ * ptrace platform: each address space the code makes gets a host stub process, which gains a host thread for every
+ * Sentry thread that ever ran it, and released stubs are pooled, never ended. Measured at THREADLAB_SANDBOX_PIDS=128:
+ * an idle sandbox 67, the data stack 72, 100 threads 1,010, 100 background processes 1,679, and a fork bomb held to
+ * its 128 processes 3,900-7,750 (it grows with every bomb). So the host limit leaves room for what the code may do
+ * within its own limit (RLIMIT_NPROC, which gVisor counts per sandbox; under runc it would count every container of
+ * uid 1000 on the host: not used there), and a container whose host tasks swelled past half of it is renewed after
+ * the run (sandbox/host-tasks.ts). The limit stays the host's backstop.
  */
-export const RUNSC_HOST_PIDS = { base: 128, perTask: 8 } as const;
+export const RUNSC_HOST_PIDS = { base: 256, perTask: 24 } as const;
+
+/** The engine's pids limit of a sandbox container: the code's own under runc, gVisor's host tasks under runsc. */
+export function hostPidsLimit(pids: number, runtime: SandboxRuntime): number {
+  return runtime === 'runsc' ? RUNSC_HOST_PIDS.base + RUNSC_HOST_PIDS.perTask * pids : pids;
+}
 
 /**
  * Under runsc the host's OOM killer sees one sandbox, so reaching the cgroup's limit would end the container,
@@ -174,7 +183,7 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
       MemorySwap: memoryBytes,
       MemorySwappiness: 0,
       NanoCpus: Math.round(limits.cpus * 1e9),
-      PidsLimit: runtime === 'runsc' ? RUNSC_HOST_PIDS.base + RUNSC_HOST_PIDS.perTask * limits.pids : limits.pids,
+      PidsLimit: hostPidsLimit(limits.pids, runtime),
       Ulimits: [
         ...(runtime === 'runsc' ? [{ Name: 'nproc', Soft: limits.pids, Hard: limits.pids }] : []),
         { Name: 'nofile', Soft: limits.nofile, Hard: limits.nofile },

@@ -7,10 +7,11 @@ import type { Logger } from '../src/logger.js';
 import type { EgressPort } from '../src/ports/egress.js';
 import type { PreviewOptions, RunRequest, Sandbox } from '../src/ports/sandbox.js';
 import { ContainerLauncher } from './container-launcher.js';
-import { POOL_SESSION, type SandboxLimits } from './container-spec.js';
+import { hostPidsLimit, POOL_SESSION, type SandboxLimits } from './container-spec.js';
 import { toSandboxEnvironment } from './environment.js';
 import { FileMirror } from './file-mirror.js';
 import { sanitizeFileName } from './file-names.js';
+import { HostTaskWatch } from './host-tasks.js';
 import { LeanKernels } from './lean-kernels.js';
 import type { LiveContainer } from './live-container.js';
 import type { PoolMemory } from './pool-memory.js';
@@ -70,6 +71,7 @@ export class DockerSandbox implements Sandbox {
   private readonly state: StateKeeper;
   private readonly lean: LeanKernels;
   private readonly runs: SessionRuns;
+  private readonly hostTasks: HostTaskWatch;
   private readonly upkeep: Upkeep;
   private started: Promise<void> | undefined;
 
@@ -141,6 +143,14 @@ export class DockerSandbox implements Sandbox {
       egress: options.egress,
       logger,
     });
+    this.hostTasks = new HostTaskWatch({
+      underGvisor: () => this.launcher.runtime?.runtime === 'runsc',
+      limit: hostPidsLimit(limits.pids, 'runsc'),
+      serialize: (session, work) => this.registry.serialize(session, work, { touch: false }),
+      retire: (session, reason) => this.containers.retire(session, reason),
+      onRenewed: () => options.observer?.renewed?.('host_tasks'),
+      logger,
+    });
     this.upkeep = new Upkeep({
       docker: options.docker,
       instanceId: this.instanceId,
@@ -178,7 +188,11 @@ export class DockerSandbox implements Sandbox {
   }
 
   run(key: string, request: RunRequest): Promise<ExecutionResult> {
-    return this.withLive(key, (session, live) => this.runs.run(session, live, request));
+    return this.withLive(key, async (session, live) => {
+      const result = await this.runs.run(session, live, request);
+      this.hostTasks.afterRun(session, live, result);
+      return result;
+    });
   }
 
   /**

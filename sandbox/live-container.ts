@@ -39,6 +39,24 @@ export class LiveContainer {
     await this.container.kill({ signal: 'SIGKILL' }).catch(() => undefined);
   }
 
+  /**
+   * The container's tasks as the host counts them (its pids cgroup, from the engine's stats), or undefined when the
+   * engine does not say within `timeoutMs`. The engine answers on its next sample: up to a second.
+   */
+  async hostTasks(timeoutMs = 5000): Promise<number | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, timeoutMs, undefined)));
+    try {
+      const stats = await Promise.race([this.container.stats({ stream: false, 'one-shot': true }), late]);
+      const current: unknown = stats?.pids_stats?.current;
+      return typeof current === 'number' && Number.isSafeInteger(current) && current >= 0 ? current : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Reads OOMKilled and the exit code; call after the connection closed. */
   async exitState(): Promise<ContainerExit> {
     try {

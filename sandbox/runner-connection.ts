@@ -176,9 +176,13 @@ export class RunnerConnection {
     this.broken(reason);
   }
 
-  /** Interrupts the request in flight now, bypassing the queue. */
+  /**
+   * Interrupts the request in flight now, bypassing the queue. It names the request: the runner may not have begun
+   * it yet (it was just written), and then it begins interrupted.
+   */
   interrupt(): void {
-    if (!this.isClosedFlag) this.stream.write('{"op":"interrupt"}\n');
+    if (this.isClosedFlag) return;
+    this.stream.write(`${JSON.stringify({ op: 'interrupt', ...(this.pending ? { id: this.pending.id } : {}) })}\n`);
   }
 
   /** Receives the relayed connections' frames, whatever request is in flight (sandbox/egress-link.ts). */

@@ -12,6 +12,8 @@ export interface PoolObserver {
   miss(): void;
   /** A Python kernel was replaced by a lean one: an idle thread's (`thread`), or a pooled container's whose priming aged out (`pool`). */
   leanKernel?(where: 'thread' | 'pool'): void;
+  /** A thread's container was renewed after a run (sandbox/host-tasks.ts). */
+  renewed?(reason: 'host_tasks'): void;
 }
 
 /** How long a new session counts as demand for the pool. */

@@ -15,6 +15,8 @@ export interface PoolMetrics {
   miss(): void;
   /** A Python kernel was replaced by a lean one: an idle thread's, or a pooled container's whose priming aged out. */
   leanKernel(where: 'thread' | 'pool'): void;
+  /** A thread's container was retired after a run because gVisor's host tasks swelled past half their limit. */
+  renewed(reason: 'host_tasks'): void;
 }
 
 /** What the LLM client reports after each call. */
@@ -91,6 +93,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     labelNames: ['where'] as const,
     registers,
   });
+  const renewals = new Counter({
+    name: 'threadlab_sandbox_renewals_total',
+    help: "Threads' containers retired after a run and replaced, variables saved and files kept: gVisor host tasks past half their limit (host_tasks)",
+    labelNames: ['reason'] as const,
+    registers,
+  });
   const tokens = new Counter({
     name: 'threadlab_llm_tokens_total',
     help: 'LLM tokens used, by kind',
@@ -130,6 +138,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
       hit: () => poolRequests.inc({ result: 'hit' }),
       miss: () => poolRequests.inc({ result: 'miss' }),
       leanKernel: (where) => leanKernels.inc({ where }),
+      renewed: (reason) => renewals.inc({ reason }),
     },
     llm: {
       tokens: ({ prompt, completion }) => {

@@ -4,6 +4,7 @@ The user's processes are found by their uid in /proc (a process cannot leave uid
 or session, which the user's code controls. Each round stops all of them first (SIGSTOP), so none can fork
 while the round kills them (SIGKILL), and rounds repeat until none is left, for a bounded time.
 """
+import contextlib
 import os
 import signal
 import time
@@ -88,23 +89,33 @@ def _zombies_reaped_elsewhere(keep):
     return False
 
 
-def stop_all(keep=()):
+def stop_all(keep=(), beside=None):
     """Kills the sandbox user's processes but `keep`; returns (how many were stopped, how many remain).
 
     Then waits, within the same budget, until the killed ones are reaped too: a zombie still counts against the
-    pids limit, and the next run (or a new kernel) must be able to start its processes."""
+    pids limit, and the next run (or a new kernel) must be able to start its processes.
+
+    `beside` is for a sweep that runs beside the request it stops (the interrupt's, from the stdin thread): a
+    (lock, still) pair. Each round is taken under the lock and only while still() holds. The request's own end
+    stops its processes and may start a new kernel, which this sweep's `keep` does not name: a round that
+    overlapped it would kill the new kernel, and the next run would find it dead."""
+    lock, still = beside if beside is not None else (contextlib.nullcontext(), lambda: True)
     stopped = set()
+    pids = []
     deadline = time.monotonic() + SWEEP_BUDGET_S
     while True:
-        pids = user_processes(keep)
-        if not pids or time.monotonic() > deadline:
-            break
-        for sig in (signal.SIGSTOP, signal.SIGKILL):
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except OSError:
-                    pass
+        with lock:
+            if not still():
+                return len(stopped), 0  # the request ended: its own sweep stops what is left
+            pids = user_processes(keep)
+            if not pids or time.monotonic() > deadline:
+                break
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in pids:
+                    try:
+                        os.kill(pid, sig)
+                    except OSError:
+                        pass
         stopped.update(pids)
         time.sleep(0.005)
     if stopped and not pids:

@@ -28,7 +28,7 @@ def reader(supervisor):
     try:
         for request in supervisor.channel.requests():
             if request.get("op") == "interrupt":
-                run_guard.interrupt(supervisor)
+                run_guard.interrupt(supervisor, request.get("id"))
                 continue
             if request.get("op") == "egress":
                 if supervisor.relay is not None:

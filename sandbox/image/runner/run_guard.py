@@ -16,16 +16,34 @@ import preview
 import processes
 
 
-def interrupt(supervisor):
+def begin(supervisor, request):
+    """Makes `request` the one in progress (a run, a state op). One the bot interrupted while it was still queued
+    begins interrupted: its kernel is asked to stop as soon as it was sent the request."""
+    rid = request.get("id")
+    with supervisor.state_lock:
+        early = rid is not None and supervisor.early_interrupt == rid
+        supervisor.early_interrupt = None
+        supervisor.run_id, supervisor.run_kernel = rid, None
+        supervisor.interrupted, supervisor.unresponsive, supervisor.over_memory = early, False, False
+        supervisor.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
+    return rid
+
+
+def interrupt(supervisor, rid=None):
+    """Interrupts the request in progress; `rid`, when the bot names it, is the request it means, which may still
+    be queued behind the one in progress (the bot sends the interrupt right after the request)."""
     try:
-        _interrupt(supervisor)
+        _interrupt(supervisor, rid)
     except Exception as exc:  # noqa: BLE001 - the stdin thread must keep reading
         supervisor.channel.diag(f"threadlab supervisor: interrupt failed: {type(exc).__name__}: {exc}")
 
 
-def _interrupt(supervisor):
+def _interrupt(supervisor, rid):
     preview.interrupt()
     with supervisor.state_lock:
+        if rid is not None and rid != supervisor.run_id:
+            supervisor.early_interrupt = rid  # not begun yet: it begins interrupted (begin above)
+            return
         if supervisor.run_id is None or supervisor.interrupted:
             return
         supervisor.interrupted = True
@@ -33,7 +51,10 @@ def _interrupt(supervisor):
         if kernel is None:
             return  # the run waits for its kernel to start; it passes the stop on once sent
         stop_kernel_run(supervisor, kernel)
-    processes.stop_all(keep=kernel_keeper.kept(supervisor))  # bash, its children and anything else the run started
+        keep = kernel_keeper.kept(supervisor)
+    # Bash, its children and anything else the run started, for as long as that run goes on: once its kernel
+    # answered (or was killed), the run stops the rest itself and may start a new kernel this `keep` lacks.
+    processes.stop_all(keep=keep, beside=(supervisor.state_lock, lambda: supervisor.run_kernel is kernel))
 
 
 def stop_kernel_run(supervisor, kernel):

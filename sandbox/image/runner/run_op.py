@@ -19,11 +19,7 @@ from isolated import IsolatedRun
 
 
 def run(supervisor, request):
-    rid = request.get("id")
-    with supervisor.state_lock:
-        supervisor.run_id, supervisor.run_kernel = rid, None
-        supervisor.interrupted, supervisor.unresponsive, supervisor.over_memory = False, False, False
-        supervisor.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
+    rid = run_guard.begin(supervisor, request)
     try:
         language = request.get("language")
         if request.get("internal") and language == "bash":

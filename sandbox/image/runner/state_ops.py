@@ -29,13 +29,9 @@ def state(supervisor, request):
     request's time limit: past it the kernel is interrupted, and killed and replaced if it does not yield. The
     answer is a `state` frame; a save asked with `stream` sends the file before it, in `chunk` frames, while the
     kernel writes it."""
-    rid = request.get("id")
     op = request.get("op")
     stream = None  # a save's file streamed to the bot while the kernel writes it (`stream`)
-    with supervisor.state_lock:
-        supervisor.run_id, supervisor.run_kernel = rid, None
-        supervisor.interrupted, supervisor.unresponsive, supervisor.over_memory = False, False, False
-        supervisor.grace_s = max(0.1, int(request.get("graceMs", 2000)) / 1000)
+    rid = run_guard.begin(supervisor, request)
     try:
         kernel = kernel_keeper.ready_kernel(supervisor)
         deadline = time.monotonic() + max(1, int(request.get("timeoutMs", 60000))) / 1000
@@ -50,6 +46,8 @@ def state(supervisor, request):
         kernel.send(command)
         with supervisor.state_lock:
             supervisor.run_kernel = kernel
+            if supervisor.interrupted:  # the bot's stop came while the op was queued
+                run_guard.stop_kernel_run(supervisor, kernel)
 
         def tick():
             if time.monotonic() > deadline and not supervisor.interrupted:

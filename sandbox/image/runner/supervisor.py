@@ -50,6 +50,7 @@ class Supervisor:
         self.unresponsive = False
         self.over_memory = False  # the memory guard killed this run's kernel
         self.kill_at = None  # when a kernel that ignores an interrupt is killed (monotonic seconds)
+        self.early_interrupt = None  # the id of a queued request the bot interrupted before it began
         self.restarted = None  # why the kernel was replaced since the last run
         self.state_lock = threading.Lock()
         self.requests = queue.Queue()

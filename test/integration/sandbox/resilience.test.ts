@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docker, makeSandbox, type TestSandbox } from './helpers.js';
+import { containersOf, docker, makeSandbox, testRuntime, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
 beforeAll(async () => {
@@ -71,6 +71,22 @@ describe('sandbox under hostile code', () => {
     expect(t.sandbox.isLive('loop')).toBe(true);
   });
 
+  it('a stop that comes with the run (pressed before it began) stops it at once, not by killing its container', async () => {
+    // The interrupt follows the run's request on the stream at once: the runner may read it before it began the
+    // run, and must still apply it to that run.
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      controller.abort();
+      const result = await t.sandbox.run('loop', {
+        language: 'python',
+        code: 'import time\nwhile True: time.sleep(0.01)',
+        signal: controller.signal,
+      });
+      expect(result).toMatchObject({ status: 'timeout', interruptedBy: 'cancelled' });
+      expect(result.durationMs).toBeLessThan(3000);
+    }
+  });
+
   it('kills code that ignores the interrupt, keeps its files, and says the state was reset', async () => {
     await t.sandbox.run('stubborn', { language: 'python', code: 'open("keep.txt", "w").write("kept")\nv = 1' });
     const result = await t.sandbox.run('stubborn', {
@@ -86,6 +102,33 @@ describe('sandbox under hostile code', () => {
     });
     expect(after).toMatchObject({ status: 'ok', stdout: 'kept False\n' });
     expect(after.stateReset).toBeUndefined(); // already told by the killed result
+  });
+
+  it('the kernel that replaces one killed while its processes were being stopped lives on', async () => {
+    // The interrupt's sweep of the run's processes is still going when the kernel, which ignores the
+    // interrupt and keeps starting children, is killed at the end of the grace period and replaced: the
+    // sweep must end with the run and leave the new kernel alone.
+    const result = await t.sandbox.run('respawn', {
+      language: 'python',
+      code: [
+        'import signal, subprocess',
+        'signal.signal(signal.SIGINT, signal.SIG_IGN)',
+        'while True:',
+        '    try:',
+        '        subprocess.Popen(["sleep", "30"])',
+        '    except OSError:',
+        '        pass',
+      ].join('\n'),
+      timeoutMs: 500,
+    });
+    expect(result).toMatchObject({ status: 'killed', killReason: 'timeout' });
+    const after = await t.sandbox.run('respawn', {
+      language: 'python',
+      code: 'import time\ntime.sleep(3)\nprint("alive")',
+    });
+    expect(after).toMatchObject({ status: 'ok', stdout: 'alive\n' });
+    // The new kernel was not killed before the run either (a second restart would be said here).
+    expect(after.stateReset?.reason ?? '').not.toMatch(/Python process/);
   });
 
   it('ends a memory bomb as killed for memory while other sessions keep working', async () => {
@@ -161,5 +204,54 @@ describe('sandbox under hostile code', () => {
     const vars = await t.sandbox.run('lost', { language: 'python', code: '"secret" in globals()' });
     expect(vars.displays[0]?.data['text/plain']).toBe('False');
     expect(vars.stateReset).toBeUndefined();
+  });
+});
+
+describe("gVisor's host tasks after fork bombs", () => {
+  // Under gVisor's ptrace platform a sandbox's host tasks only grow with the processes the code made (stubs are
+  // pooled, never ended), and at the host pids limit the Sentry panics on its next thread: a later, innocent run
+  // would find its container dead. Bombs held to 16 processes leave 200-400 of the 640 host tasks this sandbox has
+  // each, and the container is renewed once they pass the half.
+  let small: TestSandbox;
+  const renewals: string[] = [];
+  beforeAll(async () => {
+    small = await makeSandbox('tasks', { memoryMb: 512, pids: 16, graceMs: 1000 }, undefined, {
+      observer: { size() {}, sessions() {}, hit() {}, miss() {}, renewed: (reason) => renewals.push(reason) },
+    });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('renews the container after the run under runsc, variables saved and files kept; runc has no need', async () => {
+    const before = await small.sandbox.run('bomb', {
+      language: 'python',
+      code: 'kept = 7\nopen("f.txt", "w").write("f")',
+    });
+    expect(before.status).toBe('ok');
+    const [first] = await containersOf(small.instanceId);
+    // Each bomb adds to what the last ones left; under runsc a few reach the half.
+    for (let i = 0; i < 4 && renewals.length === 0; i++) {
+      const bomb = await small.sandbox.run('bomb', {
+        language: 'bash',
+        code: 'bomb() { bomb | bomb & }; bomb; sleep 5',
+        timeoutMs: 1500,
+      });
+      expect(['timeout', 'killed']).toContain(bomb.status);
+      expect(bomb.stateReset).toBeUndefined(); // the renewal comes after the run: the next one says it
+      await small.sandbox.listFiles('bomb'); // the thread's next turn: the check after the run is done by then
+    }
+    const after = await small.sandbox.run('bomb', { language: 'python', code: 'print(kept, open("f.txt").read())' });
+    expect(after).toMatchObject({ status: 'ok', stdout: '7 f\n' });
+    const now = await containersOf(small.instanceId);
+    if (testRuntime() === 'runsc') {
+      expect(renewals).toEqual(['host_tasks']);
+      expect(after.stateRestored?.reason).toMatch(/renewed.*host tasks/);
+      expect(now.map((c) => c.Id)).not.toContain(first!.Id);
+    } else {
+      expect(renewals).toEqual([]);
+      expect(after.stateRestored).toBeUndefined();
+      expect(now.map((c) => c.Id)).toContain(first!.Id);
+    }
   });
 });

@@ -147,6 +147,8 @@ describe('executeRun', () => {
       request: { language: 'bash', code: 'sleep 9', signal: controller.signal },
     });
     expect(runner.requests.map((r) => r.op)).toEqual(['run', 'interrupt']);
+    // It names the run, which the runner may not have begun yet (then the run begins interrupted).
+    expect(runner.requests[1]?.id).toBe(runner.requests[0]?.id);
     expect(outcome.result.status).toBe('timeout');
     expect(outcome.result.error?.value).toMatch(/stopped by the user/);
   });
