@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolesCluster } from './cluster.js';
-import { fetchMetrics, metricValue, type ThreadlabProcess } from './processes.js';
+import { jobsFinished, type ThreadlabProcess } from './processes.js';
 import { pythonBlock } from './slack-thread.js';
 
 const cluster = new RolesCluster();
@@ -76,9 +76,7 @@ describe('Discord answers from a worker process', () => {
   it('only the gateway connected to Discord, and only the worker ran jobs', async () => {
     const identifies = cluster.discord.gateway.frames.filter((f) => f.direction === 'in' && f.payload.op === 2);
     expect(identifies).toHaveLength(1);
-    const jobs = async (p: ThreadlabProcess) =>
-      metricValue(await fetchMetrics(p), 'threadlab_job_duration_seconds_count', { outcome: 'ok' }) ?? 0;
-    expect(await jobs(worker)).toBe(2);
-    expect(await jobs(gateway)).toBe(0);
+    expect(await jobsFinished(worker, 2)).toBe(2);
+    expect(await jobsFinished(gateway, 0)).toBe(0);
   });
 });

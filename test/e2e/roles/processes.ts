@@ -124,6 +124,24 @@ export async function waitUntil<T>(
 }
 
 /**
+ * The jobs `p` counted as finished (`threadlab_job_duration_seconds_count`, with `labels`), read once at least
+ * `atLeast` are: a job is counted a moment after its answer was posted, so a test that saw the answer waits for the
+ * count, then asserts it (a count past `atLeast` still shows).
+ */
+export async function jobsFinished(
+  p: ThreadlabProcess,
+  atLeast: number,
+  labels: Record<string, string> = { outcome: 'ok' },
+): Promise<number> {
+  const count = async () => metricValue(await fetchMetrics(p), 'threadlab_job_duration_seconds_count', labels) ?? 0;
+  await waitUntil(async () => (await count()) >= atLeast, {
+    timeoutMs: 15_000,
+    what: `${p.name} to count ${atLeast} finished jobs`,
+  }).catch(() => undefined); // the assertion on the count says what was missing
+  return count();
+}
+
+/**
  * First attempts each worker has started so far (its queue-wait observations); -1 for one that is gone.
  * Comparing two snapshots tells which worker took a run.
  */
