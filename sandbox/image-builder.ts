@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { ThreadlabError } from '../src/domain/errors.js';
+import { buildOnce } from './build-lock.js';
 
 /** Folder holding the image definition (Dockerfile, runner). */
 export const IMAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'image');
@@ -111,8 +112,20 @@ export async function ensureSandboxImage(options: EnsureImageOptions): Promise<{
   const tag = options.tag ?? sandboxImageTag();
   const say = options.onProgress ?? (() => {});
   if (!options.force && (await imageExists(docker, tag))) return { image: tag, built: false };
+  const outcome = await buildOnce(
+    { name: tag, exists: async () => !options.force && (await imageExists(docker, tag)), say },
+    () => build(docker, tag, options.base ?? 'auto', say),
+  );
+  return outcome === 'elsewhere' ? { image: tag, built: false } : outcome;
+}
 
-  const base = await chooseBase(docker, options.base ?? 'auto');
+async function build(
+  docker: Docker,
+  tag: string,
+  strategy: BaseStrategy,
+  say: (line: string) => void,
+): Promise<{ image: string; built: true }> {
+  const base = await chooseBase(docker, strategy);
   let baseImage = REGISTRY_BASE;
   if (base === 'debootstrap') {
     baseImage = DEBOOTSTRAP_BASE;
