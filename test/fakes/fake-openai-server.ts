@@ -123,6 +123,11 @@ export class FakeOpenAiServer {
     return this.steps.length;
   }
 
+  /** Drops the replies queued and not asked for: a test that failed before its turn asked leaves them behind. */
+  discardQueued(): void {
+    this.steps.length = 0;
+  }
+
   /** Starts listening on a free port of 127.0.0.1 and returns the base URL (`…/v1`, or the dialect's base path). */
   async start(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));

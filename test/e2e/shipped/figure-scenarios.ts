@@ -27,10 +27,19 @@ export interface FigureTurn {
   requests: number;
 }
 
+/**
+ * Where a turn's requests begin. The queue starts empty: a turn a failed test scripted but never asked for would
+ * otherwise answer this one, and every later case would fail with it.
+ */
+function begin(llm: FakeOpenAiServer): number {
+  llm.discardQueued();
+  return llm.requests.length;
+}
+
 /** (a) Every figure of the answer comes from the run's output. */
 export function scriptFound(llm: FakeOpenAiServer, tag: string): FigureTurn {
   const answer = `${tag}: revenue totals **54**, a mean of 13.5 per month.`;
-  const from = llm.requests.length;
+  const from = begin(llm);
   llm.push(fakeRunCode(TOTALS_CODE), fakeSay(answer));
   return { answer, line: FOUND_LINE(2), from, requests: 2 };
 }
@@ -38,7 +47,7 @@ export function scriptFound(llm: FakeOpenAiServer, tag: string): FigureTurn {
 /** (b) The answer invents a figure; asked once, the model removes it. */
 export function scriptCorrected(llm: FakeOpenAiServer, tag: string): FigureTurn {
   const answer = `${tag}: revenue totals 54; its growth was not computed.`;
-  const from = llm.requests.length;
+  const from = begin(llm);
   llm.push(
     fakeRunCode(TOTALS_CODE),
     fakeSay(`${tag}: revenue totals 54 and grew 12.4 % this quarter.`),
@@ -50,7 +59,7 @@ export function scriptCorrected(llm: FakeOpenAiServer, tag: string): FigureTurn 
 /** (c) The answer invents a figure and the model, asked once, insists on it. */
 export function scriptInsisting(llm: FakeOpenAiServer, tag: string): FigureTurn {
   const answer = `${tag}: revenue totals 54 and grew 12.4 % this quarter.`;
-  const from = llm.requests.length;
+  const from = begin(llm);
   llm.push(fakeRunCode(TOTALS_CODE), fakeSay(answer), fakeSay(answer));
   return { answer, line: MISSING_LINE, from, requests: 3 };
 }
@@ -61,7 +70,7 @@ export function scriptInsisting(llm: FakeOpenAiServer, tag: string): FigureTurn 
  */
 export function scriptSpent(llm: FakeOpenAiServer, tag: string): FigureTurn {
   const answer = `${tag}: revenue totals 54 and grew 12.4 % this quarter.`;
-  const from = llm.requests.length;
+  const from = begin(llm);
   llm.push(fakeRunCode(TOTALS_CODE), fakeRunCode('print("again")'), fakeSay(answer));
   return { answer, line: MISSING_LINE, from, requests: 3 };
 }

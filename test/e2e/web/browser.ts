@@ -44,10 +44,13 @@ export async function openNewThread(page: Page, url: string): Promise<string> {
   await page.goto(url);
   await page.click('#new-thread');
   // A thread the server did not have before: a page that already showed one has its URL already.
-  await page.waitForURL((u) => {
-    const id = threadIdIn(u.href);
-    return id !== undefined && !known.has(id);
-  });
+  await page.waitForURL(
+    (u) => {
+      const id = threadIdIn(u.href);
+      return id !== undefined && !known.has(id);
+    },
+    { timeout: 60_000 }, // the first page of a file can meet the run's busiest moment
+  );
   const id = threadIdOf(page);
   // The hash changes before the page's hashchange handler runs; a message sent in between goes to the old thread.
   await page.locator(`#thread-list .thread-item.active[data-id="${id}"]`).waitFor();
