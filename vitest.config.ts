@@ -101,7 +101,6 @@ export default defineConfig(async () => {
             exclude: [RUNTIME_TEST, ...TIMING_SENSITIVE],
             tags: runtimeIndependent(false),
             globalSetup: ['test/setup/global-setup.ts'],
-            setupFiles: ['test/setup/sandbox-image-ready.ts'],
             env: { THREADLAB_TEST_SANDBOX_RUNTIME: 'runc' },
             testTimeout: 120_000,
             hookTimeout: 300_000,
@@ -114,7 +113,6 @@ export default defineConfig(async () => {
             include: runsc.registered ? [RUNTIME_TEST, ...RUNTIME_SENSITIVE] : [RUNTIME_TEST],
             tags: runtimeIndependent(true),
             globalSetup: ['test/setup/global-setup.ts'],
-            setupFiles: ['test/setup/sandbox-image-ready.ts'],
             env: {
               THREADLAB_TEST_SANDBOX_RUNTIME: 'runsc',
               THREADLAB_TEST_RUNSC_SKIPPED: runsc.registered ? '' : (runsc.reason ?? 'not registered'),
@@ -129,7 +127,6 @@ export default defineConfig(async () => {
             name: 'e2e',
             include: ['test/e2e/**/*.test.ts'],
             globalSetup: ['test/setup/global-setup.ts'],
-            setupFiles: ['test/setup/sandbox-image-ready.ts'],
             // What depends on the runtime runs under gVisor in integration-runsc; the bots and CLI
             // processes here use runc (test/support/sandbox-runtime.ts), except ShippedBot's `threadlab
             // start`, which keeps the shipped `auto`.
@@ -144,7 +141,6 @@ export default defineConfig(async () => {
             name: 'timing',
             include: TIMING_SENSITIVE,
             globalSetup: ['test/setup/global-setup.ts'],
-            setupFiles: ['test/setup/sandbox-image-ready.ts'],
             env: { THREADLAB_TEST_SANDBOX_RUNTIME: 'runc' },
             testTimeout: 120_000,
             hookTimeout: 300_000,

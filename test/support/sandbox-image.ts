@@ -1,8 +1,5 @@
 import Docker from 'dockerode';
 
-/** Names the status file the global set-up writes once the sandbox image is built (or failed to be). */
-export const IMAGE_STATUS_ENV = 'THREADLAB_TEST_SANDBOX_IMAGE_STATUS';
-
 /**
  * The sandbox image under test: THREADLAB_TEST_SANDBOX_IMAGE (the global set-up builds and sets it),
  * else the newest local `threadlab-sandbox:*` tag when a file is run on its own.
