@@ -1,7 +1,7 @@
-import { open, readFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
+import { pidLockHolder, releasePidLock, takePidLock } from '../src/ops/pid-lock.js';
 
 export interface BuildOnceOptions {
   /** What is built (an image tag): one lock per name. */
@@ -21,63 +21,35 @@ export interface BuildOnceOptions {
  * Runs `build` unless another process of this machine is building the same thing: then waits for it, and
  * answers 'elsewhere' once what it makes exists. The holder is named by a lock file (its pid); a lock whose
  * process is gone is stale and taken over, and a build that ended without its result (it failed) leaves the
- * lock free for the next one to try and report its own failure. Two `threadlab sandbox build`s, or CI's early
- * build and the test set-up's, so never build one image twice at once.
+ * lock free for the next one to try and report its own failure. Two `threadlab sandbox build`s, or one and a
+ * test run's set-up, so never build one image twice at once (the lock file: src/ops/pid-lock.ts).
  */
 export async function buildOnce<T>(options: BuildOnceOptions, build: () => Promise<T>): Promise<T | 'elsewhere'> {
   const lock = join(options.dir ?? tmpdir(), `threadlab-build-${options.name.replace(/[^A-Za-z0-9._-]/g, '-')}.lock`);
   const deadline = Date.now() + (options.waitMs ?? 30 * 60_000);
   let told = false;
   for (;;) {
-    const held = await take(lock);
-    if (held) {
+    if (takePidLock(lock)) {
       try {
         // It may have been made between the caller's look and this lock.
         return (await options.exists()) ? 'elsewhere' : await build();
       } finally {
-        await unlink(lock).catch(() => undefined);
+        releasePidLock(lock);
       }
     }
-    const holder = await readHolder(lock);
-    if (holder !== undefined && !isAlive(holder)) {
-      await unlink(lock).catch(() => undefined); // its process died while building: stale
+    const holder = pidLockHolder(lock);
+    if (holder === undefined) {
+      releasePidLock(lock); // its process died while building: stale
       continue;
     }
     if (await options.exists()) return 'elsewhere';
     if (Date.now() > deadline)
       throw new ThreadlabError(
         'sandbox_image_missing',
-        `Another process (pid ${holder ?? '?'}) has been building ${options.name} for too long; stop it or remove ${lock}.`,
+        `Another process (pid ${holder || '?'}) has been building ${options.name} for too long; stop it or remove ${lock}.`,
       );
-    if (!told) options.say(`waiting for the build of ${options.name} in progress (pid ${holder ?? '?'})`);
+    if (!told) options.say(`waiting for the build of ${options.name} in progress (pid ${holder || '?'})`);
     told = true;
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1000));
-  }
-}
-
-async function take(lock: string): Promise<boolean> {
-  try {
-    const file = await open(lock, 'wx', 0o644);
-    await file.writeFile(String(process.pid));
-    await file.close();
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  }
-}
-
-async function readHolder(lock: string): Promise<number | undefined> {
-  const text = await readFile(lock, 'utf8').catch(() => '');
-  const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type Docker from 'dockerode';
+import { processAlive } from '../src/ops/pid-lock.js';
 import { LABELS } from './container-spec.js';
 import { dockerUnreachable, isNotFound, isUnreachable } from './docker-errors.js';
 
@@ -10,16 +11,6 @@ export interface RemoveOrphansOptions {
   isProcessAlive?: (pid: number) => boolean;
   /** This host's name, compared with each container's host label. @defaultValue os.hostname() */
   host?: string;
-}
-
-/** Whether a process of this host is running (one of another user counts: signal 0 is refused, not failed). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { StateRestore } from '../src/domain/execution.js';
 import { BatchedWriter } from './batched-writer.js';
 import { CHUNK_BYTES, ChunkReceiver, putChunks } from './file-transfer.js';
-import { processAlive } from './orphans.js';
+import { processAlive } from '../src/ops/pid-lock.js';
 import type { RunnerConnection } from './runner-connection.js';
 import type { StateFrame } from './runner-protocol.js';
 

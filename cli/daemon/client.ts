@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ThreadlabError } from '../../src/domain/errors.js';
-import { processAlive } from '../../sandbox/orphans.js';
+import { processAlive } from '../../src/ops/pid-lock.js';
 import { ensurePrivateDir } from './private-dir.js';
 import { withStartLock } from './start-lock.js';
 import { CONFIG_HEADER, type DaemonFrame, type DaemonHealth } from './protocol.js';
