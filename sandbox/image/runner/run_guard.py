@@ -29,6 +29,25 @@ def begin(supervisor, request):
     return rid
 
 
+def attach(supervisor, kernel):
+    """The request's kernel was sent the request: a stop from now on reaches it, and one that came before (while
+    the request was queued or its kernel starting) is passed on now."""
+    with supervisor.state_lock:
+        supervisor.run_kernel = kernel
+        if supervisor.interrupted:
+            stop_kernel_run(supervisor, kernel)
+
+
+def end(supervisor):
+    """No request is in progress any more: an interrupt from now on finds nothing to stop."""
+    with supervisor.state_lock:
+        supervisor.run_id, supervisor.run_kernel, supervisor.kill_at = None, None, None
+
+
+#: How often a request's wait ticks: the memory guard's interval where it applies (gVisor), else for the grace period.
+TICK_S = memory_guard.INTERVAL_S if memory_guard.LIMIT_BYTES else 0.05
+
+
 def interrupt(supervisor, rid=None):
     """Interrupts the request in progress; `rid`, when the bot names it, is the request it means, which may still
     be queued behind the one in progress (the bot sends the interrupt right after the request)."""

@@ -11,7 +11,6 @@ import time
 
 import files
 import kernel_keeper
-import memory_guard
 import processes
 import run_guard
 from capture import OUTPUT_DIR, RunOutput
@@ -33,8 +32,7 @@ def run(supervisor, request):
             kernel = kernel_keeper.ready_kernel(supervisor)
         return _run(supervisor, request, rid, kernel)
     finally:
-        with supervisor.state_lock:
-            supervisor.run_id, supervisor.run_kernel, supervisor.kill_at = None, None, None
+        run_guard.end(supervisor)
 
 
 def _output_name():
@@ -64,12 +62,8 @@ def _run(supervisor, request, rid, kernel):
     kernel.begin(output, rid)
     kernel.send({"op": "run", "id": rid, "language": request.get("language"), "code": request.get("code", ""),
                  "count": count, "maxFileBytes": max_file})
-    with supervisor.state_lock:
-        supervisor.run_kernel = kernel
-        if supervisor.interrupted:  # the stop came while the kernel was starting
-            run_guard.stop_kernel_run(supervisor, kernel)
-    tick_s = memory_guard.INTERVAL_S if memory_guard.LIMIT_BYTES else 0.05
-    outcome = kernel.wait_run(rid, lambda: run_guard.tick(supervisor, kernel), tick_s)
+    run_guard.attach(supervisor, kernel)
+    outcome = kernel.wait_run(rid, lambda: run_guard.tick(supervisor, kernel), run_guard.TICK_S)
     with supervisor.state_lock:
         supervisor.run_kernel = None  # a stop from now on has nothing to interrupt
         interrupted, unresponsive, over_memory = supervisor.interrupted, supervisor.unresponsive, supervisor.over_memory

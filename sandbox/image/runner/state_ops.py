@@ -6,7 +6,6 @@ writes it (state_stream.py).
 import time
 
 import kernel_keeper
-import memory_guard
 import processes
 import run_guard
 from state_stream import StateStream
@@ -44,18 +43,14 @@ def state(supervisor, request):
                 stream.start()
         kernel.begin(_Discard(), rid)
         kernel.send(command)
-        with supervisor.state_lock:
-            supervisor.run_kernel = kernel
-            if supervisor.interrupted:  # the bot's stop came while the op was queued
-                run_guard.stop_kernel_run(supervisor, kernel)
+        run_guard.attach(supervisor, kernel)
 
         def tick():
             if time.monotonic() > deadline and not supervisor.interrupted:
                 run_guard.interrupt(supervisor)
             run_guard.tick(supervisor, kernel)
 
-        tick_s = memory_guard.INTERVAL_S if memory_guard.LIMIT_BYTES else 0.05
-        outcome = kernel.wait_run(rid, tick, tick_s)
+        outcome = kernel.wait_run(rid, tick, run_guard.TICK_S)
         with supervisor.state_lock:
             supervisor.run_kernel = None
             unresponsive, over_memory = supervisor.unresponsive, supervisor.over_memory
@@ -75,5 +70,4 @@ def state(supervisor, request):
         if stream is not None:
             stream.stop()
             stream.finish({"failed": "stopped"})
-        with supervisor.state_lock:
-            supervisor.run_id, supervisor.run_kernel, supervisor.kill_at = None, None, None
+        run_guard.end(supervisor)
