@@ -128,8 +128,8 @@ export default defineConfig(async () => {
             include: ['test/e2e/**/*.test.ts'],
             globalSetup: ['test/setup/global-setup.ts'],
             // What depends on the runtime runs under gVisor in integration-runsc; the bots and CLI
-            // processes here use runc (test/support/sandbox-runtime.ts), except ShippedBot's `threadlab
-            // start`, which keeps the shipped `auto`.
+            // processes here use runc (test/support/sandbox-runtime.ts), except the few `threadlab start`
+            // files that keep the shipped `auto` (ShippedBot's `runtimeAsShipped`).
             env: { THREADLAB_TEST_SANDBOX_RUNTIME: 'runc' },
             testTimeout: 180_000,
             hookTimeout: 300_000,

@@ -5,7 +5,7 @@ import type { RuntimeSetting } from '../../sandbox/runtime.js';
  * runtime its vitest project tests (THREADLAB_TEST_SANDBOX_RUNTIME: runc in `integration` and `e2e`,
  * runsc in `integration-runsc`), or nothing (auto, as shipped) when a file runs outside a project.
  * What depends on the runtime (isolation, limits, attack probes, crash recovery) is run under gVisor by
- * `integration-runsc`; test/e2e/shipped/shipped-bot.ts keeps `auto`, the product exactly as shipped.
+ * `integration-runsc`; a few ShippedBot files (test/e2e/shipped/shipped-bot.ts, `runtimeAsShipped`) keep `auto`.
  */
 export function sandboxRuntimeEnv(): { THREADLAB_SANDBOX_RUNTIME?: string } {
   const runtime = process.env.THREADLAB_TEST_SANDBOX_RUNTIME;

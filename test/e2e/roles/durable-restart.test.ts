@@ -13,7 +13,7 @@ const log = (line: string) => process.stderr.write(`[durable restart] ${line}\n`
 // A save delay longer than the test: the only save that can land is the one SIGTERM makes on the way out.
 const ENV = { THREADLAB_STATE_SAVE_DELAY_MS: '600000' };
 
-const bot = new ShippedBot({ web: true });
+const bot = new ShippedBot({ web: true, runtimeAsShipped: true });
 const web = new WebClientForTests(() => bot.webUrl);
 
 afterAll(async () => {

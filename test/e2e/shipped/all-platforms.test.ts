@@ -21,7 +21,7 @@ import { ShippedBot } from './shipped-bot.js';
 import { WebClientForTests } from './web-client.js';
 
 const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-const bot = new ShippedBot({ slack: true, discord: true, web: true });
+const bot = new ShippedBot({ slack: true, discord: true, web: true, runtimeAsShipped: true });
 
 beforeAll(async () => {
   await bot.start();

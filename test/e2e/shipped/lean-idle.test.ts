@@ -19,7 +19,7 @@ const ENV = {
   THREADLAB_SANDBOX_POOL_MAX: '1',
 };
 
-const bot = new ShippedBot({ web: true });
+const bot = new ShippedBot({ web: true, runtimeAsShipped: true });
 const web = new WebClientForTests(() => bot.webUrl);
 
 afterAll(async () => {

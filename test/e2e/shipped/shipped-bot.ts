@@ -5,17 +5,26 @@ import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import { freePort } from '../../support/redis-server.js';
+import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 import { removeContainersOf, sandboxContainers } from '../roles/containers.js';
 import { spawnThreadlab, stopProcess, type ThreadlabProcess } from '../roles/processes.js';
 
 /** A bot token of the shape DISCORD_TOKEN expects; the fake accepts any. */
 export const DISCORD_TOKEN = 'MTIzNDU2Nzg5MDEyMzQ1Njc4.GfakeA.shippedtest-0123456789abcdefghi';
 
-/** Which platforms the spawned process is configured for. */
-export interface ShippedPlatforms {
+/** Which platforms the spawned process is configured for, and its sandbox runtime. */
+export interface ShippedBotOptions {
   slack?: boolean;
   discord?: boolean;
   web?: boolean;
+  /**
+   * Keep THREADLAB_SANDBOX_RUNTIME as shipped (`auto`: gVisor where the engine has it) rather than the
+   * project's runtime (runc in e2e). A few files whose behaviour reaches the runtime (every platform at once,
+   * idle kernels going lean, variables saved on SIGTERM) set it; the rest test the platforms and the product's
+   * composition, which do not depend on the runtime, and gVisor's ptrace platform would only add CPU time.
+   * What does depend on it runs under gVisor in `integration-runsc`.
+   */
+  runtimeAsShipped?: boolean;
 }
 
 /**
@@ -30,10 +39,10 @@ export class ShippedBot {
   llm!: FakeOpenAiServer;
   process!: ThreadlabProcess;
   webPort = 0;
-  private readonly platforms: Required<ShippedPlatforms>;
+  private readonly options: Required<ShippedBotOptions>;
 
-  constructor(platforms: ShippedPlatforms = { slack: true, discord: true, web: true }) {
-    this.platforms = { slack: false, discord: false, web: false, ...platforms };
+  constructor(options: ShippedBotOptions = { slack: true, discord: true, web: true }) {
+    this.options = { slack: false, discord: false, web: false, runtimeAsShipped: false, ...options };
   }
 
   /** Base URL of the web chat (when configured). */
@@ -45,11 +54,10 @@ export class ShippedBot {
   env(extra: Record<string, string> = {}): Record<string, string> {
     const image = process.env.THREADLAB_TEST_SANDBOX_IMAGE;
     if (!image) throw new Error('THREADLAB_TEST_SANDBOX_IMAGE is not set: run through the e2e project (global setup)');
-    const { slack, discord, web } = this.platforms;
+    const { slack, discord, web, runtimeAsShipped } = this.options;
     return {
       THREADLAB_SANDBOX_IMAGE: image,
-      // The runtime as shipped (gVisor where registered), whatever the project's test runtime.
-      THREADLAB_SANDBOX_RUNTIME: 'auto',
+      ...(runtimeAsShipped ? { THREADLAB_SANDBOX_RUNTIME: 'auto' } : sandboxRuntimeEnv()),
       THREADLAB_DATA_DIR: this.dataDir,
       THREADLAB_SANDBOX_POOL_SIZE: '1',
       THREADLAB_SANDBOX_MEMORY_MB: '512',
@@ -86,8 +94,8 @@ export class ShippedBot {
     await this.startFakes();
     await this.spawn(extraEnv);
     await this.process.ready(120_000);
-    if (this.platforms.slack) await this.slack.socket.waitForConnection();
-    if (this.platforms.discord) await this.discord.gateway.whenIdentified();
+    if (this.options.slack) await this.slack.socket.waitForConnection();
+    if (this.options.discord) await this.discord.gateway.whenIdentified();
   }
 
   /** Starts the fake Slack, Discord and model servers on 127.0.0.1 and picks the web chat's port. */
