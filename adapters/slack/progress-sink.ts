@@ -96,7 +96,13 @@ export class SlackProgressSink implements ProgressSink {
     await this.inFlight;
     if (this.mode === 'assistant' && !this.streamBroken && !this.stream.ts && this.tasks.pending().length > 0) {
       // A run that ended within the first write's interval: its card still gets its stream, then the stop below.
-      await this.writeStream(this.options.statusClient ?? this.options.client);
+      // Refused (a workspace without streaming): nothing more is shown for a job that is done, but the refusal is
+      // reported like one during the run, so the next job goes straight to the status message.
+      const streamed = await this.writeStream(this.options.statusClient ?? this.options.client);
+      if (!streamed) {
+        this.streamBroken = true;
+        this.options.onAssistantUnsupported?.(this.lastError, this.lastMethod);
+      }
     }
     if (this.mode === 'assistant' && !this.streamBroken && this.stream.ts) {
       // The timeline is complete before the answer appears under it; the last write must land.

@@ -68,7 +68,9 @@ describe('Slack assistant threads through threadlab start', () => {
   it('a workspace without chat.startStream gets the updated status message', async () => {
     bot.slack.withoutMethod('chat.startStream', 'unknown_method');
     const root = nextTs();
-    bot.llm.push(fakeRunCode('print(6 * 7)'), fakeSay('shipped fallback: 42.'));
+    // A run longer than the status's write interval (1 s): the stream is refused while it runs, and the status
+    // message takes its place. (One that ends sooner has only the assistant status before its answer.)
+    bot.llm.push(fakeRunCode('import time; time.sleep(2.5); print(6 * 7)'), fakeSay('shipped fallback: 42.'));
     await ask('what is 6 times 7?', root, 'T0OTHER');
     await answerCall(root, 'shipped fallback: 42.');
     const status = bot.slack.state.messages.find(

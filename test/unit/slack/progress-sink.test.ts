@@ -109,6 +109,29 @@ describe('SlackProgressSink', () => {
     await sink.close();
   });
 
+  it('reports a stream refused when the run ended before the first card was sent, and shows nothing more', async () => {
+    const { client, calls } = fakeClient(new Set(['chat.startStream']));
+    const refused: string[] = [];
+    const sink = new SlackProgressSink({
+      ...base,
+      client,
+      assistant: true,
+      minIntervalMs: 60_000,
+      onAssistantUnsupported: (_err, method) => refused.push(method),
+    });
+    sink.update({ type: 'thinking', round: 1 });
+    await sleep(30); // the first write: the status only, no card yet; the next may not come for a minute
+    sink.update({ type: 'code', round: 1, language: 'python', code: 'print(1)' });
+    await sink.finish();
+    expect(refused).toEqual(['chat.startStream']);
+    await sink.close();
+    expect(calls.map((c) => c.method)).toEqual([
+      'assistant.threads.setStatus',
+      'chat.startStream',
+      'assistant.threads.setStatus',
+    ]);
+  });
+
   it('never throws when Slack fails, and finalises the message without a button when it cannot delete it', async () => {
     const { client, calls } = fakeClient(new Set(['chat.delete']));
     const sink = new SlackProgressSink({ ...base, client, minIntervalMs: 10 });
