@@ -136,16 +136,19 @@ export class DockerSandbox implements Sandbox {
       },
       restoreState: (session, live) => this.state.restore(session, live),
     });
+    const underGvisor = () => this.launcher.runtime?.runtime === 'runsc';
     this.runs = new SessionRuns({
       limits,
       state: this.state,
       lean: this.lean,
       egress: options.egress,
+      underGvisor,
       logger,
     });
     this.hostTasks = new HostTaskWatch({
-      underGvisor: () => this.launcher.runtime?.runtime === 'runsc',
+      underGvisor,
       limit: hostPidsLimit(limits.pids, 'runsc'),
+      pids: limits.pids,
       serialize: (session, work) => this.registry.serialize(session, work, { touch: false }),
       retire: (session, reason) => this.containers.retire(session, reason),
       onRenewed: () => options.observer?.renewed?.('host_tasks'),

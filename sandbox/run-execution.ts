@@ -13,6 +13,8 @@ export interface ExecuteOptions {
   maxFileBytes: number;
   /** Total of the files one run brings back (THREADLAB_MAX_RUN_FILES_MB). */
   maxRunFilesBytes: number;
+  /** The container runs under gVisor: a Go panic's status there is the Sentry's, not the interpreter's. */
+  underGvisor?: boolean;
 }
 
 /** A finished run, plus what the driver needs to keep the session's files in step. */
@@ -37,6 +39,16 @@ export const KILL_TEXT: Readonly<Record<KillReason, string>> = {
   memory: 'the code ran out of memory (THREADLAB_SANDBOX_MEMORY_MB) and its container was killed',
   crash: 'the interpreter process exited',
 };
+
+/** The status a Go program exits with when it panics: under runsc, gVisor's kernel (the Sentry) stopped. */
+const GO_PANIC_STATUS = 2;
+
+/** What a container's exit with `status` says, neither killed by the bot nor for memory. */
+export function crashText(status: number, underGvisor: boolean): string {
+  return underGvisor && status === GO_PANIC_STATUS
+    ? `the sandbox's gVisor kernel stopped (status ${status}), most often because the code started processes without end and gVisor ran out of the host tasks it may have (THREADLAB_SANDBOX_PIDS); the next run starts in a new sandbox, with the thread's files`
+    : `${KILL_TEXT.crash} (status ${status})`;
+}
 
 /**
  * How long after the grace period the bot waits for the supervisor, which kills and replaces a kernel that
@@ -178,7 +190,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunOutcome> {
     killedBy = exit.oomKilled ? 'memory' : 'crash';
     reason =
       killedBy === 'crash' && exit.exitCode !== undefined
-        ? `${KILL_TEXT.crash} (status ${exit.exitCode})`
+        ? crashText(exit.exitCode, options.underGvisor ?? false)
         : KILL_TEXT[killedBy];
   }
   const result = baseResult('killed', stdout.text, stderr.text, displays, durationMs);

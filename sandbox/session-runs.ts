@@ -21,6 +21,8 @@ export interface SessionRunsOptions {
   lean: LeanKernels;
   /** The egress gateway, when THREADLAB_EGRESS_ALLOW allows destinations. */
   egress?: EgressPort;
+  /** Whether containers run under gVisor (decided at start): a crash reads differently there. */
+  underGvisor: () => boolean;
   logger: Logger;
 }
 
@@ -50,6 +52,7 @@ export class SessionRuns {
       outputBytes: limits.outputBytes,
       maxFileBytes: limits.maxFileBytes,
       maxRunFilesBytes: limits.maxRunFilesBytes,
+      underGvisor: this.options.underGvisor(),
     }).finally(() => {
       live.egress?.deactivate();
       budget?.close();

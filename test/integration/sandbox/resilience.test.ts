@@ -157,6 +157,10 @@ describe('sandbox under hostile code', () => {
       timeoutMs: 1500,
     });
     expect(['error', 'timeout', 'killed']).toContain(python.status);
+    // Under gVisor this bomb most often takes the Sentry past its host tasks within its own run: it panics, and the
+    // result says so rather than blaming the interpreter.
+    if (python.killReason === 'crash' && testRuntime() === 'runsc')
+      expect(python.stateReset?.reason).toMatch(/^the sandbox's gVisor kernel stopped \(status 2\)/);
     const again = await t.sandbox.run('fork', { language: 'bash', code: 'sleep 0.5; ps -e --no-headers | wc -l' });
     expect(again.status).toBe('ok');
     expect(Number(again.stdout.trim())).toBeLessThan(8);
@@ -211,7 +215,8 @@ describe("gVisor's host tasks after fork bombs", () => {
   // Under gVisor's ptrace platform a sandbox's host tasks only grow with the processes the code made (stubs are
   // pooled, never ended), and at the host pids limit the Sentry panics on its next thread: a later, innocent run
   // would find its container dead. Bombs held to 16 processes leave 200-400 of the 640 host tasks this sandbox has
-  // each, and the container is renewed once they pass the half.
+  // each, and the container is renewed once they pass the half (these bombs end at their deadline, whose sweep
+  // leaves none for the run's own count of processes it stopped).
   let small: TestSandbox;
   const renewals: string[] = [];
   beforeAll(async () => {
@@ -230,8 +235,9 @@ describe("gVisor's host tasks after fork bombs", () => {
     });
     expect(before.status).toBe('ok');
     const [first] = await containersOf(small.instanceId);
-    // Each bomb adds to what the last ones left; under runsc a few reach the half.
-    for (let i = 0; i < 4 && renewals.length === 0; i++) {
+    // Each bomb adds to what the last ones left; under runsc a few reach the half (on a loaded machine each bomb
+    // forks less in its 1.5 s, and four were seen to stop at 320 of the 640).
+    for (let i = 0; i < 10 && renewals.length === 0; i++) {
       const bomb = await small.sandbox.run('bomb', {
         language: 'bash',
         code: 'bomb() { bomb | bomb & }; bomb; sleep 5',

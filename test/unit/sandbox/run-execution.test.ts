@@ -208,4 +208,19 @@ describe('executeRun', () => {
     expect(outcome.result).toMatchObject({ status: 'killed', killReason: 'crash' });
     expect(outcome.result.error?.value).toContain('status 3');
   });
+
+  it("says gVisor's kernel stopped when a container under runsc exits with a Go panic's status", async () => {
+    const crash = async (underGvisor: boolean) => {
+      const runner = new FakeRunner();
+      const { live } = fakeLive(runner, { oomKilled: false, exitCode: 2 });
+      runner.onRequest = () => runner.end();
+      const request = { language: 'python' as const, code: 'import os\nwhile True: os.fork()' };
+      return (await executeRun({ ...base, timeoutMs: 10_000, live, request, underGvisor })).result;
+    };
+    const gvisor = await crash(true);
+    expect(gvisor).toMatchObject({ status: 'killed', killReason: 'crash' });
+    expect(gvisor.error?.value).toMatch(/^the sandbox's gVisor kernel stopped \(status 2\), .*host tasks/);
+    expect(gvisor.stateReset?.reason).toBe(gvisor.error?.value);
+    expect((await crash(false)).error?.value).toBe('the interpreter process exited (status 2)');
+  });
 });
