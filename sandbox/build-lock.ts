@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ThreadlabError } from '../src/domain/errors.js';
-import { pidLockHolder, releasePidLock, takePidLock } from '../src/ops/pid-lock.js';
+import { claimPidLock, releasePidLock } from '../src/ops/pid-lock.js';
 
 export interface BuildOnceOptions {
   /** What is built (an image tag): one lock per name. */
@@ -29,7 +29,8 @@ export async function buildOnce<T>(options: BuildOnceOptions, build: () => Promi
   const deadline = Date.now() + (options.waitMs ?? 30 * 60_000);
   let told = false;
   for (;;) {
-    if (takePidLock(lock)) {
+    const claim = claimPidLock(lock); // a lock whose process died while building is taken over
+    if (claim.taken) {
       try {
         // It may have been made between the caller's look and this lock.
         return (await options.exists()) ? 'elsewhere' : await build();
@@ -37,11 +38,7 @@ export async function buildOnce<T>(options: BuildOnceOptions, build: () => Promi
         releasePidLock(lock);
       }
     }
-    const holder = pidLockHolder(lock);
-    if (holder === undefined) {
-      releasePidLock(lock); // its process died while building: stale
-      continue;
-    }
+    const { holder } = claim;
     if (await options.exists()) return 'elsewhere';
     if (Date.now() > deadline)
       throw new ThreadlabError(

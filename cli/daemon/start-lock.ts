@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ThreadlabError } from '../../src/domain/errors.js';
-import { pidLockHolder, releasePidLock, takePidLock } from '../../src/ops/pid-lock.js';
+import { claimPidLock, releasePidLock } from '../../src/ops/pid-lock.js';
 
 export interface StartLockOptions {
   dataDir: string;
@@ -18,11 +18,7 @@ export async function withStartLock<T>(options: StartLockOptions, fn: () => Prom
   const waitMs = options.waitMs ?? 130_000;
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (takePidLock(lock)) break;
-    if (pidLockHolder(lock) === undefined) {
-      releasePidLock(lock);
-      continue;
-    }
+    if (claimPidLock(lock).taken) break;
     if (Date.now() > deadline)
       throw new ThreadlabError(
         'sandbox_start_failed',

@@ -11,10 +11,23 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
+ * Takes the lock file at `path` for this process, taking over a stale one (its holder died); otherwise says who
+ * holds it (0: an empty lock still young, see {@link pidLockHolder}).
+ */
+export function claimPidLock(path: string): { taken: true } | { taken: false; holder: number } {
+  for (;;) {
+    if (takePidLock(path)) return { taken: true };
+    const holder = pidLockHolder(path);
+    if (holder !== undefined) return { taken: false, holder };
+    releasePidLock(path); // stale: its process died holding it
+  }
+}
+
+/**
  * Takes the lock file at `path` for this process: created exclusively (never through a symlink) with this
  * process's pid in it. False when another holds it.
  */
-export function takePidLock(path: string): boolean {
+function takePidLock(path: string): boolean {
   try {
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     writeSync(fd, String(process.pid));
@@ -31,7 +44,7 @@ export function takePidLock(path: string): boolean {
  * written its pid yet, given 5 s); undefined when the lock is free or its holder died (then it is stale and may be
  * removed).
  */
-export function pidLockHolder(path: string): number | undefined {
+function pidLockHolder(path: string): number | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
