@@ -415,6 +415,7 @@ export class ThreadWorker {
   ): Promise<Reply> {
     const { config, sandbox, metrics } = this.deps;
     metrics?.llm.tokens({ prompt: turn.usage.promptTokens, completion: turn.usage.completionTokens });
+    for (const kind of turn.behaviour ?? []) metrics?.llm.behaviour(kind, turn.model ?? 'unknown');
     return buildReply(turn, {
       sandbox,
       renderer,

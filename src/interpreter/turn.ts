@@ -1,5 +1,6 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
 import type { AnswerFigures } from '../domain/figures.js';
+import type { ModelBehaviour } from '../domain/model-behaviour.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
@@ -51,6 +52,8 @@ export interface TurnResult {
   direct: boolean;
   /** How the answer's figures were checked against the runs' output (THREADLAB_VERIFY_FIGURES), when they were. */
   figures?: AnswerFigures;
+  /** What the model did that the loop noticed and handled (a loop, its own tool names, silence…), in order first seen. */
+  behaviour?: ModelBehaviour[];
 }
 
 /** What a turn is made from: its thread, its log, the user's stop and its time limit. */

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ErrorCode } from '../domain/errors.js';
+import type { ModelBehaviour } from '../domain/model-behaviour.js';
 import type { EgressMetrics } from '../egress/audit.js';
 import type { QueueObserver } from '../queue/queue-events.js';
 
@@ -22,6 +23,8 @@ export interface PoolMetrics {
 /** What the LLM client reports after each call. */
 export interface LlmMetrics {
   tokens(counts: { prompt: number; completion: number }): void;
+  /** A turn in which the model did `kind` (see ModelBehaviour), by model. */
+  behaviour(kind: ModelBehaviour, model: string): void;
 }
 
 export interface ThreadlabMetrics {
@@ -105,6 +108,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     labelNames: ['kind'] as const,
     registers,
   });
+  const behaviours = new Counter({
+    name: 'threadlab_model_behaviour_total',
+    help: 'Turns in which the model did something the loop handled (repeated_failure, loop_stopped, tool_renamed, raw_arguments, unknown_tool, narration, empty_answer, context_shortened…), by kind and model',
+    labelNames: ['kind', 'model'] as const,
+    registers,
+  });
   const egressRequests = new Counter({
     name: 'threadlab_egress_requests_total',
     help: 'Requests from sandboxes through the egress gateway, by verdict (allowed, denied, failed, cut)',
@@ -145,6 +154,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
         if (prompt > 0) tokens.inc({ kind: 'prompt' }, prompt);
         if (completion > 0) tokens.inc({ kind: 'completion' }, completion);
       },
+      behaviour: (kind, model) => behaviours.inc({ kind, model }),
     },
     egress: {
       request: (verdict) => egressRequests.inc({ verdict }),
