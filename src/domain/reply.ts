@@ -67,6 +67,31 @@ export interface ReplyTable {
   csvFileName?: string;
 }
 
+/**
+ * A place in `Reply.text` where the answer linked a file of the thread (`![chart](sandbox:/mnt/data/chart.png)`):
+ * the link is replaced there by platform-neutral words, `text` ("Download (`summary.csv`, attached)"), which a
+ * surface may swap for its own link to the delivered file. Offsets are those of the built reply; notes put above
+ * it later move them, so surfaces find the words with `locateFileLinks` (src/replies/file-link-text.ts).
+ */
+export interface ReplyFileLink {
+  /** UTF-16 offsets of `text` in the reply's text as built. */
+  start: number;
+  end: number;
+  /** The words that stand for the link in the reply's text. */
+  text: string;
+  /** The link's text or the image's alt text ('' when it had none). */
+  label: string;
+  /** The file as linked, relative to /mnt/data (or the destination as written, when it was refused). */
+  path: string;
+  /** Written as an image (`![…](…)`). */
+  image: boolean;
+  /**
+   * The delivered file: `image` names an entry of `Reply.images`, `file` one of `Reply.files`. Absent when the file
+   * was not delivered; `text` then says why (not found, too large, not a file of the thread).
+   */
+  delivered?: { kind: 'image' | 'file'; name: string };
+}
+
 export interface ReplyFooter {
   durationMs: number;
   runs: number;
@@ -96,6 +121,8 @@ export interface Reply {
    * each figure in the text). Absent when the answer was not checked.
    */
   figures?: AnswerFigures;
+  /** Files the answer linked, in the order of the text (LLM turns; at most `MAX_FILE_LINKS` looked up). */
+  fileLinks?: ReplyFileLink[];
 }
 
 export function textReply(text: string, kind: Reply['kind'] = 'notice'): Reply {

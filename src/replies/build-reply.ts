@@ -10,6 +10,8 @@ import { collectArtifacts, displayImage, FileNames, renderImages, type MediaDeps
 import { boundOmitted, LIST_REPLY_BOUNDS, moreFilesLine, type ReplyBounds } from './reply-bounds.js';
 import { isLongOutput, outputExcerpt, previewOutput, runOutputText, splitLines } from './run-output.js';
 import { collectTables } from './reply-tables.js';
+import { findFileLinks } from './file-links.js';
+import { attachLinkedFiles, rewriteFileLinks, withoutShownCopies, type LinkTargets } from './link-files.js';
 
 export interface ReplyLimits {
   /** Longest image side (THREADLAB_REPLY_MAX_IMAGE_PX). */
@@ -23,8 +25,11 @@ export interface ReplyLimits {
 }
 
 export interface BuildReplyDeps {
-  /** Reads generated files and full outputs of the thread's session. */
-  sandbox: Pick<Sandbox, 'readFile'>;
+  /**
+   * Reads generated files and full outputs of the thread's session; lists its files when the answer links one that
+   * no run of the turn made (without `listFiles`, such a link is marked as not found).
+   */
+  sandbox: Pick<Sandbox, 'readFile'> & Partial<Pick<Sandbox, 'listFiles'>>;
   renderer: ArtifactRenderer;
   threadKey: string;
   limits: ReplyLimits;
@@ -69,7 +74,20 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
   };
   // Generated files claim their names first: they are the user's, output files adapt around them.
   const collected = await collectArtifacts(turn.runs, media, names);
-  const omitted: OmittedFile[] = [...collected.omitted];
+  // Files the answer links that no run of this turn made (an earlier message's chart) are read too.
+  const links = turn.direct ? [] : findFileLinks(turn.text);
+  const linked = await attachLinkedFiles(links, collected, {
+    deps: {
+      sandbox: deps.sandbox,
+      threadKey: deps.threadKey,
+      maxFileBytes: deps.limits.maxFileBytes,
+      maxFiles: bounds.maxFiles,
+      maxFileBytesTotal: bounds.maxFileBytesTotal,
+      logger: deps.logger,
+    },
+    names,
+  });
+  const omitted: OmittedFile[] = [...collected.omitted, ...linked.omitted];
   const outputs = await Promise.all(turn.runs.map((run) => fullOutput(run, deps, omitted)));
   const tables = await collectTables(turn.runs, {
     direct: turn.direct === true,
@@ -124,10 +142,32 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     }
   }
   for (const input of collected.images) figures.push({ input, fromFile: true });
+  // A linked image of an earlier message is shown, not attached; if it cannot be shown, its original is attached.
+  for (const input of linked.images) figures.push({ input, fromFile: false });
   const rendered = await renderImages(figures, media);
   omitted.push(...rendered.omitted);
   const originals = rendered.files.map((f) => ({ ...f, name: names.unique(f.name) }));
-  const text = composeText(turn, [...sections, ...tables.notes, ...rendered.notes], tables.tables.length > 0);
+  const allFiles = [...collected.files, ...linked.files, ...tables.files, ...outputFiles, ...originals];
+  const targets: LinkTargets = {
+    nameByPath: new Map([...collected.nameByPath, ...linked.nameByPath]),
+    imageByName: new Map(
+      [...collected.images, ...linked.images].flatMap((input) => {
+        const image = rendered.shown.get(input);
+        return image ? [[input.name, image] as const] : [];
+      }),
+    ),
+    fileNames: new Set(allFiles.map((f) => f.name)),
+    notAttached: new Map([...collected.notAttached, ...linked.notAttached]),
+    ...(linked.listed ? { listed: linked.listed } : {}),
+  };
+  const answer = rewriteFileLinks(turn.text, links, targets);
+  const text = composeText(
+    { ...turn, text: answer.text },
+    [...sections, ...tables.notes, ...rendered.notes],
+    tables.tables.length > 0,
+  );
+  const lead = answer.text.length - answer.text.trimStart().length;
+  const fileLinks = answer.links.map((l) => ({ ...l, start: l.start - lead, end: l.end - lead }));
   const allOmitted = boundOmitted(omitted, bounds.maxOmitted);
 
   const tokens = turn.usage.promptTokens + turn.usage.completionTokens;
@@ -136,11 +176,12 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     text,
     runs: turn.runs.map((run, i) => runRecord(run, outputs[i]!)),
     images: rendered.images,
-    files: [...collected.files, ...tables.files, ...outputFiles, ...originals],
+    files: withoutShownCopies(allFiles, fileLinks, targets),
     ...(allOmitted.length > 0 ? { omitted: allOmitted } : {}),
     ...(tables.tables.length > 0 ? { tables: tables.tables } : {}),
     ...(turn.thinking ? { thinking: turn.thinking } : {}),
-    ...(turn.figures ? { figures: figuresOf(turn.figures, text) } : {}),
+    ...(turn.figures ? { figures: figuresOf(turn.figures, { text, shift: (n) => answer.shift(n) - lead }) } : {}),
+    ...(fileLinks.length > 0 ? { fileLinks } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,
@@ -161,9 +202,13 @@ function composeText(turn: TurnResult, sections: string[], hasTables = false): s
   return [lead || FALLBACK_TEXT[turn.outcome], ...sections].join('\n\n');
 }
 
-/** The check as the reply carries it: only marks that stand where they say in the reply's text. */
-function figuresOf(figures: AnswerFigures, text: string): AnswerFigures {
-  return { ...figures, marks: figures.marks.filter((m) => text.slice(m.start, m.end) === m.text) };
+/**
+ * The check as the reply carries it: marks moved past the rewritten file links, and only those that stand where
+ * they say in the reply's text.
+ */
+function figuresOf(figures: AnswerFigures, o: { text: string; shift: (offset: number) => number }): AnswerFigures {
+  const marks = figures.marks.map((m) => ({ ...m, start: o.shift(m.start), end: o.shift(m.start) + m.text.length }));
+  return { ...figures, marks: marks.filter((m) => o.text.slice(m.start, m.end) === m.text) };
 }
 
 /** The run's whole output: the sandbox elides the middle of long output and keeps the full text in a file. */

@@ -80,6 +80,8 @@ export interface CollectedFiles {
   nameByPath: Map<string, string>;
   /** Paths of files past `maxFiles`: not read, to be named in one line. */
   beyond: string[];
+  /** Why each file the runs made was not attached, in a few words ("over the 10 MB attachment limit"). */
+  notAttached: Map<string, string>;
 }
 
 /**
@@ -88,7 +90,14 @@ export interface CollectedFiles {
  * are returned in `beyond` unread.
  */
 export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: FileNames): Promise<CollectedFiles> {
-  const out: CollectedFiles = { files: [], images: [], omitted: [], nameByPath: new Map(), beyond: [] };
+  const out: CollectedFiles = {
+    files: [],
+    images: [],
+    omitted: [],
+    nameByPath: new Map(),
+    beyond: [],
+    notAttached: new Map(),
+  };
   const artifacts = latestArtifacts(runs);
   const maxFiles = deps.maxFiles ?? Infinity;
   const maxTotal = deps.maxFileBytesTotal ?? Infinity;
@@ -96,6 +105,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
   for (const [index, artifact] of artifacts.entries()) {
     if (index >= maxFiles) {
       out.beyond.push(artifact.path);
+      out.notAttached.set(artifact.path, `at most ${maxFiles} files per reply`);
       continue;
     }
     const name = names.unique(basename(artifact.path));
@@ -105,6 +115,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
         bytes: artifact.bytes,
         reason: `the files of this reply reached ${formatBytes(maxTotal)}; it stays in /mnt/data/${artifact.path} for your next message`,
       });
+      out.notAttached.set(artifact.path, `the files of this reply reached ${formatBytes(maxTotal)}`);
       continue;
     }
     if (artifact.bytes > deps.maxFileBytes) {
@@ -113,6 +124,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
         bytes: artifact.bytes,
         reason: `${formatBytes(artifact.bytes)} is over the ${formatBytes(deps.maxFileBytes)} attachment limit; it stays in /mnt/data/${artifact.path} for your next message`,
       });
+      out.notAttached.set(artifact.path, `over the ${formatBytes(deps.maxFileBytes)} attachment limit`);
       continue;
     }
     let data: Buffer;
@@ -125,6 +137,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
         bytes: artifact.bytes,
         reason: `it could not be read from the sandbox (${(err as Error).message})`,
       });
+      out.notAttached.set(artifact.path, 'it could not be read from the sandbox');
       continue;
     }
     readBytes += data.length;
@@ -141,6 +154,7 @@ export async function collectArtifacts(runs: TurnRun[], deps: MediaDeps, names: 
   }
   for (const run of runs) {
     for (const skipped of run.result.skippedArtifacts ?? []) {
+      out.notAttached.set(skipped.path, 'it was not brought back from the sandbox');
       // The sandbox did not say how large it was; 0 means unknown here.
       out.omitted.push({
         name: basename(skipped.path),
@@ -159,6 +173,8 @@ export interface RenderedImages {
   files: ReplyFile[];
   /** One line per image that could not be shown, for the reply's text. */
   notes: string[];
+  /** The image each input is shown as (an exact duplicate: the earlier one's). */
+  shown: Map<ImageInput, ReplyImage>;
 }
 
 /**
@@ -172,12 +188,17 @@ export async function renderImages(
   inputs: { input: ImageInput; fromFile: boolean }[],
   deps: MediaDeps,
 ): Promise<RenderedImages> {
-  const out: RenderedImages = { images: [], omitted: [], files: [], notes: [] };
-  const seen = new Set<string>();
+  const out: RenderedImages = { images: [], omitted: [], files: [], notes: [], shown: new Map() };
+  const seen = new Map<string, ImageInput>();
   for (const { input, fromFile } of inputs) {
     const hash = createHash('sha256').update(input.data).digest('hex');
-    if (seen.has(hash)) continue;
-    seen.add(hash);
+    const first = seen.get(hash);
+    if (first) {
+      const image = out.shown.get(first);
+      if (image) out.shown.set(input, image);
+      continue;
+    }
+    seen.set(hash, input);
     if (out.images.length >= MAX_RENDERED_IMAGES) {
       if (!fromFile)
         out.omitted.push({
@@ -188,7 +209,9 @@ export async function renderImages(
       continue;
     }
     try {
-      out.images.push(await deps.renderer.renderImage(input, { maxImageDimensionPx: deps.maxImageDimensionPx }));
+      const image = await deps.renderer.renderImage(input, { maxImageDimensionPx: deps.maxImageDimensionPx });
+      out.images.push(image);
+      out.shown.set(input, image);
     } catch (err) {
       unrendered(out, { input, fromFile, err, deps });
     }
