@@ -169,6 +169,7 @@ export class Interpreter {
       model: llm.model,
       ...(result.thinking ? { thinking: result.thinking } : {}),
       ...(result.figures ? { figures: result.figures } : {}),
+      ...(result.behaviour.length > 0 ? { behaviour: result.behaviour } : {}),
       direct: false,
     };
   }

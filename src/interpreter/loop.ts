@@ -14,7 +14,10 @@ import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
 import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
 import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
-import { runCodeSpec } from './tools.js';
+import { canonicalCall, noteMapped, parseToolCall, runCodeSpec } from './tools.js';
+import { RepeatWatch } from './repeat-watch.js';
+import { emptyAnswerText, isNarration, narrationNote, NO_ANSWER_TEXT } from './silent-answers.js';
+import type { ModelBehaviour } from '../domain/model-behaviour.js';
 import { verificationRoundMessage } from '../verify/index.js';
 import type { Turn, TurnOutcome, TurnRun } from './turn.js';
 
@@ -47,6 +50,8 @@ export interface LoopOptions {
 
 export interface LoopResult {
   outcome: Exclude<TurnOutcome, 'not_configured'>;
+  /** What the model did that the loop handled, in the order first seen (turn.behaviour). */
+  behaviour: ModelBehaviour[];
   text: string;
   /** The model's thinking over the turn, when its server sent any: never part of `text`. */
   thinking?: string;
@@ -92,7 +97,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const runs: TurnRun[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
   let lastText: string | undefined;
-  let corrected = { refusal: false, empty: false, other: false };
+  let corrected = { refusal: false, empty: false, other: false, narration: false };
+  const repeats = new RepeatWatch();
   const languages = options.languages ?? BASE_LANGUAGES;
   const protocol = options.protocol ?? new ToolProtocolChoice('native');
   const key = protocolKey(llm);
@@ -107,6 +113,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
     text,
     ...(thoughts.length ? { thinking: cutHeadTail(thoughts.join('\n\n'), { maxChars: MAX_THINKING_CHARS }).text } : {}),
     ...(figures ? { figures } : {}),
+    behaviour: turn.behaviour.list(),
     runs,
     usage,
     messages,
@@ -183,6 +190,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       await held?.settle({ tokens: counted.promptTokens + counted.completionTokens });
 
       const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
+      // Calls under a tool name the model was trained on go back to the server as the run_code they ran as.
+      if (reply.handled === 'native') reply.calls = reply.calls.map((call) => asRunCode(call, languages, turn));
       if (reply.handled === 'text') turnMode = 'text';
       messages.push({
         role: 'assistant',
@@ -199,18 +208,36 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
           messages.push(roundResultsMessage([], [], reply.other));
           continue;
         }
+        if (response.refusal) turn.behaviour.note('refusal');
         if (response.refusal && !corrected.refusal) {
           corrected = { ...corrected, refusal: true };
           messages.push({ role: 'user', content: REFUSAL_NOTE });
           continue;
         }
-        const text = reply.prose?.trim() || response.refusal?.trim();
+        let text = reply.prose?.trim() || response.refusal?.trim();
+        const textMode = (turnMode ?? protocol.current(key)) === 'text';
+        if (text && runs.length === 0 && isNarration(text)) {
+          if (!corrected.narration && round < settings.maxRounds) {
+            // Announced, not done: one nudge, and the announcement is only posted if the nudge brings nothing.
+            corrected = { ...corrected, narration: true };
+            turn.behaviour.note('narration');
+            logger.info('model announced work without doing it: nudged once');
+            messages.push({ role: 'user', content: narrationNote(textMode) });
+            continue;
+          }
+          if (corrected.narration) turn.behaviour.note('narration_posted');
+        }
         if (!text && !corrected.empty) {
           corrected = { ...corrected, empty: true };
           messages.push({ role: 'user', content: mode === 'text' ? EMPTY_TEXT_NOTE : EMPTY_NOTE });
           continue;
         }
-        if (!text) return finish('answer', 'The model finished without an answer.');
+        if (!text) {
+          turn.behaviour.note('empty_answer');
+          logger.info({ runs: runs.length }, 'model wrote no answer: the last run is shown');
+          text = emptyAnswerText(runs) ?? NO_ANSWER_TEXT;
+          if (runs.length === 0) return finish('answer', text);
+        }
         const checked = options.verify ? await checkAnswer(text, runs, options.verify) : undefined;
         if (!checked) return finish('answer', text);
         const askNow =
@@ -243,9 +270,11 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         runs,
         ...(options.approve ? { approve: options.approve } : {}),
         ...(options.budget ? { budget: options.budget } : {}),
+        repeats,
       });
       if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
+      if (repeats.stopped) return stop({ kind: 'loop', ...repeats.stopped });
     }
     const aborted = abortReason();
     return stop(aborted ?? { kind: 'rounds', maxRounds: settings.maxRounds });
@@ -270,6 +299,14 @@ async function roundLeft(o: {
   const next = estimateUsage(o.messages, undefined).promptTokens + COMPLETION_HOLD_TOKENS;
   if (o.used.promptTokens + o.used.completionTokens + next > o.settings.tokenBudget) return false;
   return (await o.budget?.exceeded()) === undefined;
+}
+
+/** A call as run_code when it parses under a name or shape the model was trained on; as sent otherwise. */
+function asRunCode(call: ToolCall, languages: readonly Language[], turn: Turn): ToolCall {
+  const parsed = parseToolCall(call, languages);
+  if (!parsed.ok || !parsed.mapped) return call;
+  noteMapped(turn, call, parsed);
+  return canonicalCall(call, parsed);
 }
 
 /** How a reply asks for code: native calls, or fenced blocks and calls written as text. */

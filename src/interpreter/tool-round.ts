@@ -8,7 +8,8 @@ import type { Sandbox } from '../ports/sandbox.js';
 import { heldRun } from './held-run.js';
 import { runStep } from './run-step.js';
 import { formatToolResult, pngDisplays } from './tool-result.js';
-import { parseToolCall } from './tools.js';
+import { repeatedFailureNote, type RepeatWatch } from './repeat-watch.js';
+import { noteMapped, parseToolCall } from './tools.js';
 import type { Turn, TurnRun } from './turn.js';
 
 /** One round of tool calls within a turn: what is its own, and where it writes. */
@@ -32,6 +33,8 @@ export interface ToolRoundOptions {
   approve?: ApprovalHook;
   /** The daily budgets: each run holds its time limit before it starts; with one spent it does not run. */
   budget?: TurnBudget;
+  /** The turn's loop breaker: a repeated failure is told to the model; the third one ends the round. */
+  repeats?: RepeatWatch;
 }
 
 /** Shortest time given to a run, in ms, even near the turn's deadline. */
@@ -53,9 +56,12 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
     const parsed = parseToolCall(call, options.languages);
     if (!parsed.ok) {
       turn.logger.info({ tool: call.name }, 'model sent an invalid tool call');
+      if (parsed.unknownTool) turn.behaviour.note('unknown_tool');
       options.messages.push({ role: 'tool', toolCallId: call.id, content: parsed.error });
       continue;
     }
+    // Calls written as text arrive here as the model wrote them (native ones were rewritten by the loop).
+    noteMapped(turn, call, parsed);
     if (isAborted()) return false;
     if (options.approve) {
       const { approve } = options;
@@ -98,9 +104,19 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
       continue;
     }
     options.runs.push(run);
-    options.messages.push({ role: 'tool', toolCallId: call.id, content: formatToolResult(run.result) });
+    const verdict = options.repeats?.observe(run) ?? { kind: 'new' };
+    const note = verdict.kind === 'repeated' ? `\n\n${repeatedFailureNote(verdict.error)}` : '';
+    if (verdict.kind !== 'new') {
+      turn.behaviour.note('repeated_failure');
+      turn.logger.info({ error: verdict.error, times: verdict.times }, 'model repeated a failing run');
+    }
+    options.messages.push({ role: 'tool', toolCallId: call.id, content: formatToolResult(run.result) + note });
     for (const display of pngDisplays(run.result)) {
       images.push({ type: 'image', mime: 'image/png', base64: display.data['image/png']! });
+    }
+    if (verdict.kind === 'stop') {
+      turn.behaviour.note('loop_stopped');
+      break;
     }
   }
   if (images.length > 0 && options.sendImages) {

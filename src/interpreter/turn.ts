@@ -1,6 +1,6 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
 import type { AnswerFigures } from '../domain/figures.js';
-import type { ModelBehaviour } from '../domain/model-behaviour.js';
+import { BehaviourLog, type ModelBehaviour } from '../domain/model-behaviour.js';
 import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
@@ -81,6 +81,8 @@ export class Turn {
   readonly emit: ProgressListener;
   /** The turn's time limit in ms, when it has one. */
   readonly timeoutMs: number | undefined;
+  /** What the model did that was noticed and handled during the turn (TurnResult.behaviour). */
+  readonly behaviour = new BehaviourLog();
   private readonly stopped: AbortSignal | undefined;
   private readonly timer = new AbortController();
   private deadlineMs: number;

@@ -78,7 +78,7 @@ describe('Interpreter loop', () => {
         toolCalls([{ id: 'bad1', name: 'run_code', arguments: '{"language": "python", "code": "print(1)' }]),
         toolCalls([
           { id: 'bad2', name: 'run_code', arguments: '{"language": "ruby", "code": "puts 1"}' },
-          { id: 'bad3', name: 'shell', arguments: '{}' },
+          { id: 'bad3', name: 'web_search', arguments: '{"query": "pandas"}' },
         ]),
         runCode('print(1)'),
         answer('1'),
@@ -95,7 +95,7 @@ describe('Interpreter loop', () => {
     expect(first?.content).toMatch(/not valid JSON.*Nothing ran/s);
     const second = toolMessages(llm.requests[2]!.messages);
     expect(second[1]).toContain('invalid arguments for run_code (language:');
-    expect(second[2]).toContain('unknown tool "shell"');
+    expect(second[2]).toContain('unknown tool "web_search"');
   });
 
   it('answers a refusal once with a correction, then accepts the answer', async () => {
