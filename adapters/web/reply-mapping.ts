@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ProgressEvent } from '../../src/domain/progress.js';
-import type { Reply } from '../../src/domain/reply.js';
+import type { Reply, ReplyFileLink } from '../../src/domain/reply.js';
+import type { AnswerFigures } from '../../src/domain/figures.js';
 import type { WebThreadStore } from './thread-store.js';
 import { tableCaption } from '../../src/replies/table-text.js';
+import { escapeLinkText, renderFileLinks } from '../../src/replies/file-link-text.js';
 import type { WebFile, WebImage, WebMessage, WebTable } from './types.js';
 
 /** The URL a stored blob is served at. */
@@ -38,12 +40,13 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
       ...(file.description !== undefined ? { description: file.description } : {}),
     });
   }
+  const linked = linkFiles(reply, { images, files });
   const message: WebMessage = {
     id: randomUUID(),
     threadId,
     role: 'bot',
     createdAtMs: Date.now(),
-    text: reply.text,
+    text: linked.text,
     kind: reply.kind,
     runs: reply.runs,
     images,
@@ -53,9 +56,44 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
   if (reply.tables?.length) message.tables = reply.tables.map((t) => webTable(t, files));
   if (reply.footer) message.footer = reply.footer;
   // An answer that states no figure has an empty line: the page then shows nothing about figures.
-  if (reply.figures?.line) message.figures = reply.figures;
+  if (reply.figures?.line) message.figures = linked.figures ?? reply.figures;
   if (reply.thinking) message.thinking = reply.thinking;
   return message;
+}
+
+/**
+ * The answer's links to its files as the page shows them: a linked image inline where the model put it (and
+ * marked `inline`, so the page does not show it again under the text), a linked file as a link to its download.
+ * Links to files that were not delivered keep their words. Figure marks move with the text.
+ */
+export function linkFiles(
+  reply: Pick<Reply, 'text' | 'fileLinks' | 'figures'>,
+  stored: { images: WebImage[]; files: WebFile[] },
+): { text: string; figures?: AnswerFigures } {
+  const edited = renderFileLinks(reply.text, reply.fileLinks, (link) => webLink(link, stored));
+  if (!reply.figures || edited.text === reply.text) return { text: edited.text };
+  const marks = reply.figures.marks.map((m) => {
+    const start = edited.shift(m.start);
+    return { ...m, start, end: start + m.text.length };
+  });
+  return { text: edited.text, figures: { ...reply.figures, marks } };
+}
+
+function webLink(link: ReplyFileLink, stored: { images: WebImage[]; files: WebFile[] }): string | undefined {
+  const { delivered } = link;
+  if (delivered?.kind === 'image') {
+    const image = stored.images.find((i) => i.name === delivered.name);
+    if (!image) return undefined;
+    image.inline = true;
+    return `![${escapeLinkText(link.label || image.alt || image.name)}](${image.url})`;
+  }
+  if (delivered?.kind === 'file') {
+    const file = stored.files.find((f) => f.name === delivered.name);
+    if (!file) return undefined;
+    const label = link.label && link.label !== file.name ? `${link.label} (${file.name})` : file.name;
+    return `[${escapeLinkText(label)}](${file.url}?download=1)`;
+  }
+  return undefined;
 }
 
 /** The page shows every row the sandbox sent (at most 100, scrollable); the caption says what is left out. */

@@ -28,6 +28,8 @@ export interface WebImage {
   height?: number;
   bytes: number;
   url: string;
+  /** Shown inside the answer's text, where the model linked it, rather than under it. */
+  inline?: boolean;
 }
 
 /** A generated file of a reply, served at `url` (always as a download). */

@@ -192,6 +192,8 @@ export function renderMessage(message) {
       text.innerHTML = markdownToHtml(markdown);
       markFigures(text, used);
     } else text.innerHTML = markdownToHtml(message.text);
+    // Images the answer linked stand where the model put them; they enlarge like the charts below.
+    text.querySelectorAll('img').forEach((img) => img.classList.add('chart'));
     body.append(text);
   }
   for (const table of message.tables ?? []) body.append(renderTable(table));
@@ -200,9 +202,10 @@ export function renderMessage(message) {
     message.attachments.forEach((a) => box.append(fileLink(a, 'file chip')));
     body.append(box);
   }
-  if (message.images?.length) {
+  const below = (message.images ?? []).filter((image) => !image.inline);
+  if (below.length) {
     const box = el('div', 'images');
-    for (const image of message.images) {
+    for (const image of below) {
       const figure = el('figure');
       const img = el('img', 'chart');
       img.src = image.url;
