@@ -11,6 +11,7 @@ import { parseDuration } from './governance/retention/retention.js';
 import { DEFAULT_SCHEDULE_LIMITS, parseMinInterval, parseScheduleLimits } from './config/schedules.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
+import { llmRecordFields } from './config/llm-record.js';
 import { isLoopbackHost } from './domain/loopback.js';
 import { DEFAULT_MAX_IMAGE_DIMENSION_PX } from './ports/artifact-renderer.js';
 
@@ -279,6 +280,7 @@ const retention = {
 
 const sections = {
   llm,
+  llmRecord: llmRecordFields,
   slack,
   discord,
   web,
@@ -305,6 +307,8 @@ export interface Config {
     /** A model endpoint is configured (a key or a base URL); without one only direct mode runs. */
     configured: boolean;
   };
+  /** Recording of each turn's model exchanges (THREADLAB_LLM_RECORD*); off while `recordDir` is unset. */
+  llmRecord: SectionOf<typeof llmRecordFields>;
   slack: SectionOf<typeof slack> & { enabled: boolean };
   discord: SectionOf<typeof discord> & { enabled: boolean };
   web: SectionOf<typeof web> & { enabled: boolean };
@@ -401,6 +405,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const q = readSection(queue, env);
   const config = {
     llm: { ...l, configured: Boolean(l.apiKey || l.baseUrl) },
+    llmRecord: readSection(llmRecordFields, env),
     slack: { ...s, enabled: slackEnabled },
     discord: { ...d, enabled: discordEnabled },
     web: {

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import { ThreadlabError } from './domain/errors.js';
+import { parseEndpointUrl } from './domain/endpoint-url.js';
 import type { Logger } from './logger.js';
 import type { ArtifactRenderer } from './ports/artifact-renderer.js';
 import type { ThreadlabMetrics } from './ops/metrics.js';
@@ -19,7 +20,8 @@ import { InProcessJobQueue } from './queue/in-process-queue.js';
 import { queueLimits } from './queue/limits.js';
 import type { OnDropped } from './queue/queue-events.js';
 import { MemoryConversationStore } from './conversations/memory-conversation-store.js';
-import { OpenAiLlmClient } from '../adapters/openai/index.js';
+import { OpenAiLlmClient, recordingFetch, TurnRecorder } from '../adapters/openai/index.js';
+import { currentAuditScope } from './governance/audit/audit-scope.js';
 import { SharpArtifactRenderer } from '../adapters/render/sharp-renderer.js';
 import { SlackAdapter, type SlackAdapterOptions } from '../adapters/slack/index.js';
 import { DiscordAdapter } from '../adapters/discord/index.js';
@@ -139,8 +141,40 @@ export function createLlmClient(config: Config, logger: Logger): LlmClient | und
     stream: llm.stream,
     images: llm.images,
     ...(llm.dialect ? { dialect: llm.dialect } : {}),
+    ...(config.llmRecord.recordDir ? { fetch: recordedFetch(config, logger) } : {}),
     logger,
   });
+}
+
+/** THREADLAB_LLM_RECORD: `fetch` that writes each turn's (each job's) model exchanges to a file of its own. */
+function recordedFetch(config: Config, logger: Logger): typeof fetch {
+  const { llm, llmRecord: record } = config;
+  const sink = new TurnRecorder({
+    dir: record.recordDir!,
+    maxBytes: record.recordMaxBytes,
+    keepFiles: record.recordFiles,
+    secrets: config.secrets,
+    endpoint: parseEndpointUrl(llm.baseUrl ?? 'https://api.openai.com/v1').display,
+    settings: {
+      model: llm.model,
+      stream: llm.stream,
+      tools: llm.tools,
+      images: llm.images,
+      ...(llm.temperature !== undefined ? { temperature: llm.temperature } : {}),
+      maxRounds: llm.maxRounds,
+      tokenBudget: llm.tokenBudget,
+      maxRetries: llm.maxRetries,
+      ...(llm.dialect ? { dialect: llm.dialect } : {}),
+      verifyFigures: llm.verifyFigures,
+      memoryTokens: llm.memoryTokens,
+    },
+    turnOf: () => {
+      const scope = currentAuditScope();
+      return scope && { thread: scope.thread, job: scope.job };
+    },
+    logger: logger.child({ component: 'llm-record' }),
+  });
+  return recordingFetch(globalThis.fetch, { sink, keepFiles: record.recordFiles, maxBodyChars: record.recordMaxBytes });
 }
 
 /** The Slack adapter from the configuration's slack section; `overrides` for tests (a renderer, a port). */

@@ -1,2 +1,4 @@
 export { OpenAiLlmClient, type OpenAiLlmClientOptions } from './openai-llm-client.js';
 export { mapOpenAiError } from './map-error.js';
+export { recordingFetch } from './recording-fetch.js';
+export { TurnRecorder } from './turn-recorder.js';
