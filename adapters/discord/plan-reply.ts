@@ -4,6 +4,8 @@ import { fitFiles } from '../../src/replies/fit-files.js';
 import { fitImages } from '../../src/replies/fit-images.js';
 import { formatBytes } from '../../src/replies/format.js';
 import { splitMessage } from '../../src/replies/split-message.js';
+import { uploadedFileLinks, type UploadOutcome } from '../../src/replies/file-link-text.js';
+import type { FittedFiles } from '../../src/replies/fit-files.js';
 import { DISCORD_MESSAGE_CHARS } from './profile.js';
 import { replyParts } from './reply-text.js';
 import { tableMessage } from './table-message.js';
@@ -79,6 +81,18 @@ function packFiles(messages: OutgoingMessage[], files: OutgoingFile[], limit: nu
   }
 }
 
+/** Which of the reply's files Discord attaches zipped, and which not at all (for the words of the answer's links). */
+export function uploadOutcome(reply: Reply, o: { fittedFiles: FittedFiles; tooBig: OutgoingFile[] }): UploadOutcome {
+  const attached = new Set(o.fittedFiles.files.map((f) => f.name));
+  const renamed = new Map<string, string>();
+  for (const file of reply.files)
+    if (!attached.has(file.name) && attached.has(`${file.name}.zip`)) renamed.set(file.name, `${file.name}.zip`);
+  const refused = new Map<string, string>(
+    [...o.fittedFiles.omitted, ...o.tooBig].map((f) => [f.name, "over this channel's upload limit"] as const),
+  );
+  return { renamed, refused };
+}
+
 /**
  * Turns a Reply into Discord messages: text split at 2,000 characters with code fences kept valid (or
  * attached as `answer.txt` when very long), images on the last text message (more than 10 become a contact
@@ -96,7 +110,8 @@ export async function planReply(reply: Reply, options: PlanOptions): Promise<Out
       reason: `${formatBytes(i.data.length)} is over this channel's ${formatBytes(limit)} upload limit`,
     })),
   ];
-  const { chunks, fullText } = textChunks(replyParts(reply, omitted), options.maxTextMessages ?? 4);
+  const text = uploadedFileLinks(reply.text, reply.fileLinks, uploadOutcome(reply, { fittedFiles, tooBig }));
+  const { chunks, fullText } = textChunks(replyParts({ ...reply, text }, omitted), options.maxTextMessages ?? 4);
   const messages: OutgoingMessage[] = chunks.map((content) => ({ content, files: [] }));
   // Each table in a message of its own after the answer (Discord draws no tables: aligned monospace).
   messages.push(...(reply.tables ?? []).map(tableMessage));

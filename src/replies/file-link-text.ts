@@ -100,3 +100,29 @@ export function fileLinkWords(o: { label: string; name: string; status: string }
   const name = codeName(o.name);
   return sameAsName ? `${name} (${o.status})` : `${label} (${name}, ${o.status})`;
 }
+
+/** What a chat platform did with a reply's files when it uploaded them. */
+export interface UploadOutcome {
+  /** Files it attached under another name (zipped to fit the upload limit), by their name in the reply. */
+  renamed: Map<string, string>;
+  /** Files and images it could not attach, by name, with a few words of why. */
+  refused: Map<string, string>;
+}
+
+/**
+ * The reply's text for a chat platform that attaches files to the message (Slack, Discord): a linked file keeps its
+ * words ("`chart.png` (attached)") unless the platform zipped it ("`summary.csv.zip`, attached, zipped to fit")
+ * or could not attach it, which the words then say.
+ */
+export function uploadedFileLinks(text: string, links: ReplyFileLink[] | undefined, outcome: UploadOutcome): string {
+  return renderFileLinks(text, links, (link) => {
+    const name = link.delivered?.name;
+    if (name === undefined) return undefined;
+    const refused = outcome.refused.get(name);
+    if (refused !== undefined) return fileLinkWords({ label: link.label, name, status: `not attached: ${refused}` });
+    const renamed = outcome.renamed.get(name);
+    if (renamed !== undefined)
+      return fileLinkWords({ label: link.label, name: renamed, status: 'attached, zipped to fit the upload limit' });
+    return undefined;
+  }).text;
+}

@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Artifact, SandboxFile } from '../../../src/domain/execution.js';
+import type { Artifact } from '../../../src/domain/execution.js';
 import { mimeFromName } from '../../../src/domain/mime.js';
 import { buildReply, type BuildReplyDeps } from '../../../src/replies/build-reply.js';
 import { MapSandbox, RecordingRenderer, run, turn } from './helpers.js';
-
-/** A sandbox that also lists its files, as the real one does for the answer's links to earlier files. */
-class ListingSandbox extends MapSandbox {
-  listings = 0;
-  async listFiles(_key: string): Promise<SandboxFile[]> {
-    this.listings += 1;
-    return [...this.files].map(([path, data]) => ({
-      path,
-      bytes: data.length,
-      mime: mimeFromName(path),
-      modifiedMs: 0,
-    }));
-  }
-}
-
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+import { ListingSandbox, PNG_1PX as PNG } from './linked-reply.js';
 
 function artifact(path: string, bytes: number, mime = mimeFromName(path)): Artifact {
   return { path, bytes, mime, change: 'created' };
