@@ -1,4 +1,6 @@
 import { fenceLabel, languageFromLabel, type Language } from '../domain/execution.js';
+import { guessLanguage } from './code-guess.js';
+import { languageOfLabel } from './tool-aliases.js';
 import { findFences } from '../replies/fences.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import { RUN_CODE_TOOL } from './tools.js';
@@ -48,13 +50,17 @@ interface ReadBlock {
 function readBlocks(text: string, languages: readonly Language[]): ReadBlock[] {
   const read: ReadBlock[] = [];
   for (const span of findFences(text)) {
-    const tag = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
-    if (!tag || SHOWN.test(tag)) continue;
+    const label = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
+    if (SHOWN.test(label)) continue;
     const code = text.slice(span.bodyStart, span.closeStart).replace(/\n$/, '');
     if (!code.trim()) continue;
+    // An unlabelled block runs only when its body is plainly code: models put output and data in them too.
+    const guessed = label ? undefined : guessLanguage(code, languages);
+    if (!label && !guessed) continue;
+    const tag = label || fenceLabel(guessed!);
     const closeEnd = text.indexOf('\n', span.closeStart);
     const end = closeEnd < 0 ? text.length : closeEnd + 1;
-    const language = languageFromLabel(tag);
+    const language = guessed ?? languageOfLabel(tag) ?? languageFromLabel(tag);
     read.push({
       start: span.openStart,
       end,
@@ -66,8 +72,9 @@ function readBlocks(text: string, languages: readonly Language[]): ReadBlock[] {
 }
 
 /**
- * The fenced blocks of `text` that run, in order: tagged with a language the sandbox has. Untagged blocks
- * and blocks tagged `text`, `output`, `json`… are shown, not run (models put output and data in them).
+ * The fenced blocks of `text` that run, in order: tagged with a language the sandbox has, or untagged with a body
+ * that is plainly code in one (code-guess.ts). Other untagged blocks and blocks tagged `text`, `output`, `json`…
+ * are shown, not run (models put output and data in them).
  * `other` counts blocks tagged with a language the sandbox lacks, so the model can be told.
  */
 export function codeBlocksOf(text: string, languages: readonly Language[]): { blocks: CodeBlock[]; other: string[] } {

@@ -3,7 +3,8 @@
  * (or it has none), so the call arrives as content with `finish_reason: "stop"`. The formats are the
  * models' own chat-template conventions:
  * - Hermes, Qwen: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`
- * - Llama 3.1+: `<|python_tag|>{"name": …, "parameters": {…}}` (ending in `<|eom_id|>` or `<|eot_id|>`)
+ * - Llama 3.1+: `<|python_tag|>{"name": …, "parameters": {…}}` (ending in `<|eom_id|>` or `<|eot_id|>`), or
+ *   `<|python_tag|>` followed by raw Python for its built-in code interpreter (run as the `python` tool)
  * - Mistral: `[TOOL_CALLS][{"name": …, "arguments": {…}}]`, and the newer `[TOOL_CALLS]name[ARGS]{…}`
  * - Llama on some servers (and in Groq's failed_generation): `<function=name>{…}</function>`
  * - DeepSeek: `<｜tool▁call▁begin｜>function<｜tool▁sep｜>name` followed by a ```json block
@@ -53,7 +54,12 @@ const FORMATS: Array<{ pattern: RegExp; calls: (m: RegExpExecArray) => TextToolC
   { pattern: /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g, calls: (m) => callsOf(parseJson(m[1]!)) },
   {
     pattern: /<\|python_tag\|>\s*([\s\S]*?)\s*(?:<\|eom_id\|>|<\|eot_id\|>|$)/g,
-    calls: (m) => m[1]!.split(/;\s*(?=\{)/).flatMap((part) => callsOf(parseJson(part))),
+    calls: (m) => {
+      const json = m[1]!.split(/;\s*(?=\{)/).flatMap((part) => callsOf(parseJson(part)));
+      // Llama 3.x's built-in code interpreter: `<|python_tag|>` followed by Python itself, not a JSON call.
+      if (json.length > 0 || !m[1]!.trim() || m[1]!.trim().startsWith('{')) return json;
+      return [{ name: 'python', arguments: m[1]! }];
+    },
   },
   {
     pattern: /\[TOOL_CALLS\]\s*([A-Za-z_][\w.-]*)\s*\[ARGS\]\s*(\{[\s\S]*?\})\s*(?=\[TOOL_CALLS\]|$)/g,
