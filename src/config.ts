@@ -36,6 +36,8 @@ const llm = {
   tools: v('THREADLAB_LLM_TOOLS', z.enum(['auto', 'native', 'text']).default('auto')),
   dialect: v('THREADLAB_LLM_DIALECT', z.string().max(500).optional()),
   memoryTokens: v('THREADLAB_MEMORY_TOKENS', int(500).default(24_000)),
+  /** The model's context window in tokens; unset: learned from the server (issue 37). */
+  contextTokens: v('THREADLAB_LLM_CONTEXT_TOKENS', int(512, 10_000_000).optional()),
   verifyFigures: v('THREADLAB_VERIFY_FIGURES', z.enum(['off', 'mark', 'ask']).default('ask')),
 };
 

@@ -7,6 +7,10 @@ export interface ServerError {
   type?: string;
   /** Groq's `failed_generation`: what the model wrote when the server could not parse it as a tool call. */
   failedGeneration?: string;
+  /** llama.cpp's `n_ctx` beside a context-length refusal: the window, in tokens. */
+  contextTokens?: number;
+  /** llama.cpp's `n_prompt_tokens` beside a context-length refusal: the prompt's size, in tokens. */
+  promptTokens?: number;
 }
 
 /** Most bytes of an error body read; the rest is not needed to quote the reason. */
@@ -16,6 +20,9 @@ const MAX_REASON_CHARS = 600;
 
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : undefined;
+
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -52,6 +59,8 @@ function fromObject(o: Record<string, unknown>): ServerError | undefined {
     ...(str(o.param) ? { param: str(o.param)! } : {}),
     ...(str(o.type) ? { type: str(o.type)! } : {}),
     ...(str(o.failed_generation) ? { failedGeneration: str(o.failed_generation)! } : {}),
+    ...(count(o.n_ctx) ? { contextTokens: count(o.n_ctx)! } : {}),
+    ...(count(o.n_prompt_tokens) ? { promptTokens: count(o.n_prompt_tokens)! } : {}),
   };
 }
 
@@ -123,6 +132,8 @@ export function normalizingFetch(inner: typeof fetch): typeof fetch {
       ...(found.param ? { param: found.param } : {}),
       ...(found.type ? { type: found.type } : {}),
       ...(found.failedGeneration ? { failed_generation: found.failedGeneration } : {}),
+      ...(found.contextTokens ? { n_ctx: found.contextTokens } : {}),
+      ...(found.promptTokens ? { n_prompt_tokens: found.promptTokens } : {}),
     };
     const headers = new Headers(response.headers);
     headers.delete('content-length');

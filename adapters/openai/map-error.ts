@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { ThreadlabError } from '../../src/domain/errors.js';
+import { contextRefusalOf } from './context-refusal.js';
 import { refusesTools } from './dialect-learning.js';
 import { serverErrorOf, type ServerError } from './error-body.js';
 
@@ -34,6 +35,9 @@ export function serverErrorOfApiError(err: InstanceType<typeof OpenAI.APIError>)
 /** Groq's answer when the model wrote a tool call the server could not parse: another try usually works. */
 export const isToolUseFailed = (e: ServerError): boolean => e.code === 'tool_use_failed';
 
+const CONTEXT_HINT =
+  "Raise the server's context window (vLLM --max-model-len, llama-server -c, Ollama num_ctx), set THREADLAB_LLM_CONTEXT_TOKENS to it, lower THREADLAB_MEMORY_TOKENS, or use a model with a longer context.";
+
 /** The setting to change for a refusal, from what the server said. */
 function refusalHint(status: number, e: ServerError, ctx: ErrorContext): string {
   const m = e.message;
@@ -43,8 +47,7 @@ function refusalHint(status: number, e: ServerError, ctx: ErrorContext): string 
       : 'Check OPENAI_API_KEY (for Azure, use the deployment URL with ?api-version=…, so the key goes in the api-key header).';
   if (status === 404)
     return `Check OPENAI_MODEL (${ctx.model}) and OPENAI_BASE_URL (most servers' URLs end in /v1; Azure: …/openai/deployments/NAME?api-version=…; Gemini: …/v1beta/openai).`;
-  if (/context|too (many|long)|maximum.*tokens|token limit|exceeds/i.test(m))
-    return 'Lower THREADLAB_MEMORY_TOKENS (the thread memory sent with each question) or use a model with a longer context.';
+  if (/context|too (many|long)|maximum.*tokens|token limit|exceeds/i.test(m)) return CONTEXT_HINT;
   if (/temperature/i.test(m))
     return 'Unset THREADLAB_LLM_TEMPERATURE, or set one this model accepts (THREADLAB_LLM_DIALECT=no-temperature leaves it out).';
   if (/image|vision|multimodal|image_url/i.test(m))
@@ -68,7 +71,8 @@ function toolsHint(e: ServerError): string {
 /**
  * Converts what the `openai` client threw (after its own retries) into a ThreadlabError once, saying what
  * happened and what to change: `llm_unreachable` only when no HTTP answer came; `llm_refused` with the
- * server's own reason and the setting to change; `llm_tools_unsupported` when it refuses tools;
+ * server's own reason and the setting to change; `llm_context_exceeded` when the request is longer than the model's
+ * context (with the window and prompt sizes the server said); `llm_tools_unsupported` when it refuses tools;
  * `llm_rate_limited` for 429; `llm_api` for failures a later try may not have (5xx, an error inside a
  * stream, Groq's tool_use_failed).
  */
@@ -121,6 +125,14 @@ function mapError(err: unknown, ctx: ErrorContext): ThreadlabError {
         'llm_tools_unsupported',
         `The model server refuses tools for ${ctx.model}: "${e.message}". Set THREADLAB_LLM_TOOLS=auto (or text) to have the model write fenced code blocks instead, or ${toolsHint(e)}.`,
         { cause: err, isPolicy: true, details },
+      );
+    }
+    const context = status >= 400 ? contextRefusalOf(e) : undefined;
+    if (context) {
+      return new ThreadlabError(
+        'llm_context_exceeded',
+        `The model server refused the request as too long for the model's context (${status}): "${e.message}". ${CONTEXT_HINT}`,
+        { cause: err, isPolicy: true, details: { ...details, ...context } },
       );
     }
     if (status === 429) {

@@ -4,6 +4,7 @@ import { parseEndpointUrl, redactUrlCredentials } from '../../src/domain/endpoin
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { Logger } from '../../src/logger.js';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/ports/llm-client.js';
+import { probeContextWindow } from './context-window.js';
 import { applyDialectOverride, describeDialect, initialDialect, type Dialect } from './dialect.js';
 import { learn, lessonOf, type SentRequest } from './dialect-learning.js';
 import { normalizingFetch } from './error-body.js';
@@ -76,6 +77,8 @@ export class OpenAiLlmClient implements LlmClient {
   private readonly endpointSecrets: string[];
   private readonly dialect: Dialect;
   private readonly log: Logger;
+  /** The context window, probed once (the promise is shared by turns asking at once); lowered by refusals. */
+  private window: Promise<number | undefined> | undefined;
 
   constructor(options: OpenAiLlmClientOptions) {
     this.options = options;
@@ -112,6 +115,55 @@ export class OpenAiLlmClient implements LlmClient {
     });
   }
 
+  /**
+   * The model's context window where the server says it: probed once per client (its endpoint and model) with
+   * bounded requests, then lowered to what any context-length refusal states. A failed probe counts as unknown.
+   */
+  contextWindow(options: { signal?: AbortSignal } = {}): Promise<number | undefined> {
+    this.window ??= this.probeWindow(options.signal);
+    return this.window;
+  }
+
+  private async probeWindow(signal: AbortSignal | undefined): Promise<number | undefined> {
+    const endpoint = parseEndpointUrl(this.options.baseUrl ?? DEFAULT_BASE_URL);
+    const key = this.options.apiKey;
+    const headers: Record<string, string> = {};
+    if (endpoint.authorization) headers.authorization = endpoint.authorization;
+    else if (key && this.dialect.auth === 'bearer') headers.authorization = `Bearer ${key}`;
+    if (key && this.dialect.auth === 'api-key') headers['api-key'] = key;
+    const stated = await probeContextWindow({
+      baseUrl: endpoint.base,
+      model: this.model,
+      query: endpoint.query,
+      headers,
+      ...(signal ? { signal } : {}),
+      logger: this.log,
+      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+    });
+    if (signal?.aborted && !stated) {
+      this.window = undefined; // A Stop during the probe: the next turn asks again.
+      return undefined;
+    }
+    this.log.info(
+      { model: this.model, endpoint: this.endpoint, contextTokens: stated?.tokens, source: stated?.source },
+      stated ? 'model context window learned' : 'model server does not state a context window',
+    );
+    return stated?.tokens;
+  }
+
+  /** A refusal that names the window: later requests are fitted to it. */
+  private learnWindow(tokens: number): void {
+    const known = this.window;
+    this.window = (known ?? Promise.resolve(undefined)).then((before) => {
+      if (before === undefined || tokens < before)
+        this.log.info(
+          { model: this.model, endpoint: this.endpoint, contextTokens: tokens },
+          'model context window learned from a refusal',
+        );
+      return before === undefined ? tokens : Math.min(before, tokens);
+    });
+  }
+
   /** What this server is known to need beyond the ideal protocol, as learned so far. */
   dialectFacts(): string[] {
     return describeDialect(this.dialect);
@@ -142,6 +194,8 @@ export class OpenAiLlmClient implements LlmClient {
           }
         }
         const mapped = this.mapped(err, request, attempts);
+        const stated = mapped.code === 'llm_context_exceeded' ? mapped.details?.windowTokens : undefined;
+        if (typeof stated === 'number') this.learnWindow(stated);
         // map-error decides what a later try may fix (only Groq's tool_use_failed among 400s).
         if (!mapped.isRetryable || attempts > this.options.maxRetries) throw mapped;
         const delayMs = retryDelayMs(attempts, mapped.retryAfterMs);

@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'llm_api'
   | 'llm_unreachable'
   | 'llm_refused'
+  /** The server refused the request as longer than the model's context window (details: windowTokens, requestedTokens). */
+  | 'llm_context_exceeded'
   | 'llm_tools_unsupported'
   | 'llm_rate_limited'
   | 'llm_budget_exhausted'

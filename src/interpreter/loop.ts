@@ -8,6 +8,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import type { AnswerFigures } from '../domain/figures.js';
 import { answerFigures, checkAnswer, hasUnfound, type AnswerCheckOptions } from './answer-check.js';
 import { estimateUsage } from './usage.js';
+import { ContextGuard } from './context-guard.js';
 import { cutHeadTail } from './text-cut.js';
 import { ShownText } from './shown-text.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
@@ -82,6 +83,7 @@ const LLM_FAILURES = [
   'llm_rate_limited',
   'llm_unreachable',
   'llm_refused',
+  'llm_context_exceeded',
   'llm_tools_unsupported',
 ] as const;
 
@@ -105,12 +107,20 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   // Once a round of this turn was read as fenced blocks, the rest of the turn is too.
   let turnMode: ToolProtocol | undefined;
 
+  // Each request fitted to the model's context window; a context refusal retried once, shortened.
+  const context = new ContextGuard({
+    llm,
+    contextTokens: settings.contextTokens,
+    turnStart: options.messages.length - 1,
+    logger,
+    behaviour: turn.behaviour,
+  });
   const thoughts: string[] = [];
   // An answer the model was asked to verify: if the verification round cannot finish, this answer stands, marked.
   let asked: { text: string; figures: AnswerFigures } | undefined;
   const finish = (outcome: LoopResult['outcome'], text: string, figures?: AnswerFigures): LoopResult => ({
     outcome,
-    text,
+    text: outcome === 'answer' ? context.annotate(text) : text,
     ...(thoughts.length ? { thinking: cutHeadTail(thoughts.join('\n\n'), { maxChars: MAX_THINKING_CHARS }).text } : {}),
     ...(figures ? { figures } : {}),
     behaviour: turn.behaviour.list(),
@@ -153,9 +163,10 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       const mode: ToolProtocol = turnMode ?? protocol.current(key);
       let response: LlmResponse;
       const shown = new ShownText({ fences: mode === 'text' });
+      const sent = await context.fit(messages, signal);
       try {
         response = await llm.complete({
-          messages: mode === 'text' ? asTextProtocol(messages, languages) : messages,
+          messages: mode === 'text' ? asTextProtocol(sent, languages) : sent,
           tools: mode === 'text' ? [] : [runCodeSpec(languages)],
           temperature: settings.temperature,
           signal,
@@ -172,6 +183,10 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         if (reason) return stop(reason);
         if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
           round -= 1; // The same round again, in the text protocol.
+          continue;
+        }
+        if (context.retryAfter(err, sent)) {
+          round -= 1; // The same round again, shortened to the window the refusal named.
           continue;
         }
         const failure = LLM_FAILURES.find((code) => isThreadlabError(err, code));

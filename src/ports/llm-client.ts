@@ -57,7 +57,8 @@ export interface LlmResponse {
  * A chat model, with or without tool calling. Implementations adapt to what their server accepts, retry
  * what is retryable, and throw ThreadlabError for the rest: `llm_unreachable` (no HTTP answer),
  * `llm_refused` (the server refused the request: its reason and the setting to change),
- * `llm_tools_unsupported` (it refuses tools: the core falls back to fenced code blocks), `llm_rate_limited`
+ * `llm_context_exceeded` (the request is longer than the model's context window; `details.windowTokens` and
+ * `details.requestedTokens` when the server said them), `llm_tools_unsupported` (it refuses tools: the core falls back to fenced code blocks), `llm_rate_limited`
  * and `llm_api` (failures a later try may not have).
  */
 export interface LlmClient {
@@ -67,6 +68,12 @@ export interface LlmClient {
   /** Whether tool results may include images for this model. */
   readonly acceptsImages: boolean;
   complete(request: LlmRequest): Promise<LlmResponse>;
+  /**
+   * The model's context window in tokens where the server says it (its model list, props or show endpoint, or the
+   * numbers of a context-length refusal), learned once per process; undefined when the server does not say.
+   * Never throws: a failed probe is logged and counts as unknown.
+   */
+  contextWindow?(options?: { signal?: AbortSignal }): Promise<number | undefined>;
   /** What is known of the server beyond the ideal protocol (parameters left out, auth header…), for `doctor`. */
   dialectFacts?(): string[];
 }

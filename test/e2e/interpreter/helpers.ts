@@ -25,6 +25,7 @@ export function settings(overrides: Partial<Config['llm']> = {}): Config['llm'] 
     stream: true,
     tools: 'auto',
     dialect: undefined,
+    contextTokens: undefined,
     memoryTokens: 24_000,
     // The figure check has its own tests (answer-check); here the loop's other behaviour is under test.
     verifyFigures: 'off',

@@ -27,6 +27,7 @@ export function llmSettings(overrides: Partial<Config['llm']> = {}): Config['llm
     stream: false,
     tools: 'auto',
     dialect: undefined,
+    contextTokens: undefined,
     memoryTokens: 24_000,
     // The figure check has its own tests (answer-check); here the loop's other behaviour is under test.
     verifyFigures: 'off',
