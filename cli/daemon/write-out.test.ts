@@ -146,3 +146,31 @@ describe('OutWriter', () => {
     expect(existsSync(join(out, 'three.txt'))).toBe(false);
   });
 });
+
+describe('OutWriter: one call writes a name once', () => {
+  it('writes a file the reply carries twice (image and file of the run) once, and reports it once', async () => {
+    const writer = new OutWriter({ outDir: out });
+    expect(await writer.write('chart.png', data)).toBe(join(out, 'chart.png'));
+    expect(await writer.write('chart.png', Buffer.from(data))).toBe(join(out, 'chart.png'));
+    expect(writer.result()).toEqual({ written: [join(out, 'chart.png')], refused: [] });
+  });
+
+  it('writes a different file under a name this call already wrote beside it, never over it', async () => {
+    const writer = new OutWriter({ outDir: out });
+    await writer.write('plots/chart.png', data);
+    expect(await writer.write('plots/chart.png', Buffer.from('the original'))).toBe(join(out, 'plots/chart (2).png'));
+    expect(await writer.write('plots/chart.png', Buffer.from('a third'))).toBe(join(out, 'plots/chart (3).png'));
+    expect(readFileSync(join(out, 'plots/chart.png'), 'utf8')).toBe('from the sandbox');
+    expect(readFileSync(join(out, 'plots/chart (2).png'), 'utf8')).toBe('the original');
+    expect(writer.result().refused).toEqual([]);
+  });
+
+  it('still refuses a name that existed before the call', async () => {
+    writeFileSync(join(out, 'chart.png'), 'mine');
+    const writer = new OutWriter({ outDir: out });
+    expect(await writer.write('chart.png', data)).toBeUndefined();
+    expect(await writer.write('chart.png', data)).toBeUndefined();
+    expect(readFileSync(join(out, 'chart.png'), 'utf8')).toBe('mine');
+    expect(writer.result().refused).toHaveLength(2);
+  });
+});

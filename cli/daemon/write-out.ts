@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -34,30 +34,48 @@ class Refusal extends Error {}
 /**
  * Writes files whose names come out of a sandbox (claims, not paths to trust) under one directory:
  * no absolute or dot names, no `..`, no following a link that is already there, no replacing an
- * existing file unless asked. Each refusal is recorded, never thrown.
+ * existing file unless asked. Each refusal is recorded, never thrown. One call writes a name once: a reply
+ * that carries the same file twice (a chart that is both an image and a file of the run) gets it once, and a
+ * different file under a name this call already wrote is written beside it as "name (2).ext".
  */
 export class OutWriter {
   private readonly report: OutReport = { written: [], refused: [] };
   private root: string | undefined;
+  /** What this call wrote under each name: the path and the SHA-256 of the bytes. */
+  private readonly own = new Map<string, { path: string; digest: string }>();
 
   constructor(private readonly options: OutWriterOptions) {}
 
   /** Writes `data` as `name`; returns the path written, or undefined when refused (see {@link result}). */
   async write(name: string, data: Buffer): Promise<string | undefined> {
     try {
+      const digest = createHash('sha256').update(data).digest('hex');
+      const earlier = this.own.get(name);
+      if (earlier?.digest === digest) return earlier.path;
       if (this.report.written.length >= (this.options.maxFiles ?? 1000))
         throw new Refusal(`over the limit of ${this.options.maxFiles ?? 1000} files per call`);
-      const parts = checkName(name, this.options.maxDepth ?? 16);
+      const parts = checkName(earlier ? this.freeName(name) : name, this.options.maxDepth ?? 16);
       const dir = await this.directoryFor(parts.slice(0, -1));
       const target = join(dir, parts[parts.length - 1]!);
       await this.writeFile(target, data);
       this.report.written.push(target);
+      this.own.set(parts.join('/'), { path: target, digest });
       return target;
     } catch (err) {
       const reason = err instanceof Refusal ? err.message : `could not be written: ${(err as Error).message}`;
       this.report.refused.push({ name, reason });
       return undefined;
     }
+  }
+
+  /** "chart (2).png" for "chart.png": the first name of that shape this call has not written. */
+  private freeName(name: string): string {
+    const slash = name.lastIndexOf('/');
+    const dot = name.lastIndexOf('.');
+    const [stem, ext] = dot > slash + 1 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+    let n = 2;
+    while (this.own.has(`${stem} (${n})${ext}`)) n += 1;
+    return `${stem} (${n})${ext}`;
   }
 
   /** Everything written and refused so far. */

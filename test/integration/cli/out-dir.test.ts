@@ -3,6 +3,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -104,5 +105,29 @@ describe('threadlab exec --out and chat --out write only their own files (real p
     expect(reply.files).toEqual([]);
     expect(run.stderr).toContain('Not written under --out: "linked.csv"');
     untouched();
+  });
+
+  it('chat --out writes a chart that is both an image and a file of the run once, and exits 0', async () => {
+    const chartOut = join(base, 'chart-out');
+    const code = [
+      '```python',
+      'import matplotlib',
+      'matplotlib.use("Agg")',
+      'import matplotlib.pyplot as plt',
+      'plt.plot([1, 2, 3], [2, 4, 3])',
+      'plt.savefig("chart.png")',
+      'plt.close()',
+      'open("summary.csv", "w").write("x,y\\n1,2\\n")',
+      '```',
+    ].join('\n');
+    const run = await runCli(['chat', '--thread', 'chart-once', '--json', '--out', chartOut, code], { env });
+    expect(run.stderr).not.toContain('Not written under --out');
+    expect(run.code).toBe(0);
+    const reply = JSON.parse(run.stdout);
+    expect(reply.refused).toEqual([]);
+    expect(reply.images).toEqual([join(chartOut, 'chart.png')]);
+    expect(reply.files.sort()).toEqual([join(chartOut, 'chart.png'), join(chartOut, 'summary.csv')]);
+    expect(readdirSync(chartOut).sort()).toEqual(['chart.png', 'summary.csv']);
+    expect(readFileSync(join(chartOut, 'chart.png')).subarray(1, 4).toString()).toBe('PNG');
   });
 });
