@@ -19,12 +19,13 @@ import { benchFigures } from '../bench/figures-bench.js';
 import { benchBurst } from '../bench/burst-bench.js';
 import { benchDurable } from '../bench/durable-bench.js';
 import { benchThreads } from '../bench/threads-bench.js';
+import { benchLoops } from '../bench/loops-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
 import { createRenderer } from '../../src/main.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads [--iterations N] [--threads N] [--messages N]
+  usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads|loops [--iterations N] [--threads N] [--messages N] [--model-ms N]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -48,6 +49,8 @@ export const benchCommand: Command = {
             runsc: each a message leaving a small state, then idle until its container goes; every 4th comes back
             with its variables. Peak host memory (MemAvailable fall), most containers alive, p50/p95 time to
             answer a new thread and a thread coming back (the idle time is 3 s here, standing in for minutes)
+  loops     a model that sends the identical failing code every round (a local fake model, the real sandbox),
+            with the loop breaker and without it, side by side: model requests, tokens and seconds per turn
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
             answers; no Docker or Redis)
   --iterations N   samples per measurement (sandbox; default 30; durable; default 5), charts (render; default 12),
@@ -55,18 +58,35 @@ export const benchCommand: Command = {
                    figures; default 30)
   --threads N      concurrent threads (queue; default 30), threads started at once (burst; default 10) or
                    threads in use (threads; default 200)
-  --messages N     messages in all (queue; default 300)`,
+  --messages N     messages in all (queue; default 300)
+  --model-ms N     the loops bench's model time per request, in ms (default 0: only the bot's and sandbox's time)`,
   async run(argv, io) {
     const { values, positionals } = parse(
       argv,
-      { iterations: { type: 'string' }, threads: { type: 'string' }, messages: { type: 'string' } },
+      {
+        iterations: { type: 'string' },
+        threads: { type: 'string' },
+        messages: { type: 'string' },
+        'model-ms': { type: 'string' },
+      },
       'bench',
     );
     const which = positionals[0];
     if (
       values.help ||
       !which ||
-      !['sandbox', 'durable', 'render', 'queue', 'egress', 'governance', 'figures', 'burst', 'threads'].includes(which)
+      ![
+        'sandbox',
+        'durable',
+        'render',
+        'queue',
+        'egress',
+        'governance',
+        'figures',
+        'burst',
+        'threads',
+        'loops',
+      ].includes(which)
     ) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
@@ -128,6 +148,26 @@ export const benchCommand: Command = {
       if (which === 'egress') {
         const requests = number(values.iterations, 200);
         await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
+        return 0;
+      }
+      if (which === 'loops') {
+        const sandbox = oneContainerSandbox(
+          { docker, image, limits: config.sandbox, dataDir, logger },
+          { name: 'loops', runtime: config.sandbox.runtime },
+        );
+        try {
+          await benchLoops({
+            sandbox,
+            settings: config.llm,
+            sandboxTimeoutMs: config.sandbox.timeoutMs,
+            logger,
+            samples: number(values.iterations, 3),
+            modelDelayMs: values['model-ms'] === undefined ? 0 : Math.max(0, Number(values['model-ms']) || 0),
+            out,
+          });
+        } finally {
+          await sandbox.close();
+        }
         return 0;
       }
       if (which === 'governance') {

@@ -35,6 +35,8 @@ export interface InterpreterOptions {
    * @defaultValue 10,000
    */
   previewTimeoutMs?: number;
+  /** End a turn at the model's third identical failure; off only for `threadlab bench loops`. @defaultValue true */
+  loopBreaker?: boolean;
 }
 
 const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
@@ -140,6 +142,7 @@ export class Interpreter {
       ...(options.budget ? { budget: options.budget } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       protocol: this.protocol,
+      ...(this.options.loopBreaker === false ? { loopBreaker: false } : {}),
       verify: {
         mode: this.options.settings.verifyFigures,
         userText,

@@ -47,6 +47,8 @@ export interface LoopOptions {
   protocol?: ToolProtocolChoice;
   /** How the final answer's figures are checked against the runs' output (THREADLAB_VERIFY_FIGURES). @defaultValue off */
   verify?: AnswerCheckOptions;
+  /** End a turn at its third identical failure (repeat-watch.ts); off only to measure what that saves. @defaultValue true */
+  loopBreaker?: boolean;
 }
 
 export interface LoopResult {
@@ -285,7 +287,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         runs,
         ...(options.approve ? { approve: options.approve } : {}),
         ...(options.budget ? { budget: options.budget } : {}),
-        repeats,
+        ...(options.loopBreaker === false ? {} : { repeats }),
       });
       if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
