@@ -34,6 +34,7 @@ describe('metrics and the ops server', () => {
     metrics.pool.hit();
     metrics.pool.miss();
     metrics.llm.tokens({ prompt: 120, completion: 30 });
+    metrics.llm.behaviour('loop_stopped', 'qwen3:8b');
     metrics.error('sandbox_timeout');
     const text = await metrics.registry.metrics();
     expect(text).toContain('threadlab_queue_depth{role="worker"} 0');
@@ -42,6 +43,7 @@ describe('metrics and the ops server', () => {
     expect(text).toContain('threadlab_sandbox_pool_requests_total{result="hit",role="worker"} 2');
     expect(text).toContain('threadlab_llm_tokens_total{kind="prompt",role="worker"} 120');
     expect(text).toContain('threadlab_errors_total{code="sandbox_timeout",role="worker"} 1');
+    expect(text).toContain('threadlab_model_behaviour_total{kind="loop_stopped",model="qwen3:8b",role="worker"} 1');
     await queue.close();
   });
 
