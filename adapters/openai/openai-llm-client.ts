@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { attemptSignal } from './attempt-signal.js';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { parseEndpointUrl, redactUrlCredentials } from '../../src/domain/endpoint-url.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
@@ -175,8 +176,10 @@ export class OpenAiLlmClient implements LlmClient {
     for (;;) {
       const { body, sent, stream } = this.body(request);
       attempts += 1;
+      const attempt = attemptSignal(request.signal);
       try {
-        const pending = stream ? this.streamed(body, request) : this.whole(body, request);
+        const one = { ...request, signal: attempt.signal };
+        const pending = stream ? this.streamed(body, one) : this.whole(body, one);
         return await untilAborted(pending, request.signal);
       } catch (err) {
         if (request.signal?.aborted) throw this.mapped(err, request, attempts);
@@ -205,6 +208,8 @@ export class OpenAiLlmClient implements LlmClient {
         );
         await sleepUnlessAborted(delayMs, request.signal);
         if (request.signal?.aborted) throw this.mapped(err, request, attempts);
+      } finally {
+        attempt.release();
       }
     }
   }
