@@ -82,6 +82,8 @@ export interface RecordedChatRequest {
   atMs: number;
   /** Set when the dialect refused the request (the scripted step was then kept for the next one). */
   refusal?: Refusal;
+  /** What the model saw, when the dialect changed it (Ollama's silent truncation from the front). */
+  seen?: ChatRequestBody;
 }
 
 export interface FakeOpenAiServerOptions {
@@ -167,6 +169,8 @@ export class FakeOpenAiServer {
       ? route.method === 'POST' && route.path === `${dialect.basePath}/chat/completions`
       : req.method === 'POST' && req.url?.split('?')[0]?.endsWith('/chat/completions');
     if (!routed) {
+      const answered = this.routeAnswer(route, Buffer.concat(chunks).toString('utf8'));
+      if (answered) return this.send(res, answered);
       if (dialect?.notFound) return this.send(res, dialect.notFound(route));
       return this.json(res, 404, errorBody(404, `no route ${req.method} ${req.url}`, 'invalid_request_error'));
     }
@@ -179,13 +183,16 @@ export class FakeOpenAiServer {
     const index = this.requests.length;
     const recorded: RecordedChatRequest = { body, headers: req.headers, url: req.url ?? '', atMs: Date.now() };
     this.requests.push(recorded);
-    const request: DialectRequest = { ...route, body };
+    const sent: DialectRequest = { ...route, body };
     for (const check of dialect?.checks ?? []) {
-      const refusal = check(request);
+      const refusal = check(sent);
       if (!refusal) continue;
       recorded.refusal = refusal;
       return this.send(res, refusal);
     }
+    const seen = dialect?.prompt?.(sent);
+    if (seen && seen !== body) recorded.seen = seen;
+    const request: DialectRequest = seen ? { ...sent, body: seen } : sent;
     const exhausted = `fake: no scripted reply for request #${index + 1}`;
     const step: FakeStep =
       this.steps.shift() ??
@@ -193,7 +200,22 @@ export class FakeOpenAiServer {
       (dialect
         ? { kind: 'error', status: 500, message: exhausted }
         : { kind: 'error', status: 500, body: { error: { message: exhausted } } });
-    this.answer(res, typeof step === 'function' ? step(body, index) : step, request);
+    this.answer(res, typeof step === 'function' ? step(request.body, index) : step, request);
+  }
+
+  /** The dialect's answer for another path (its model list, props…), given the raw body. */
+  private routeAnswer(route: RouteRequest, text: string): Refusal | undefined {
+    let body: unknown;
+    try {
+      body = text ? (JSON.parse(text) as unknown) : undefined;
+    } catch {
+      body = undefined;
+    }
+    for (const answer of this.options.dialect?.routes ?? []) {
+      const answered = answer({ ...route, body });
+      if (answered) return answered;
+    }
+    return undefined;
   }
 
   /** Sends one scripted reply, shaped by the dialect. */

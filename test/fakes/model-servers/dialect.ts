@@ -15,6 +15,16 @@ export interface ServerDialect {
   basePath: string;
   /** Refusals checked in order before the script runs; the first one is sent and the scripted step is kept. */
   checks?: DialectCheck[];
+  /**
+   * Answers to paths other than chat completions, tried in order before `notFound`: a server's own endpoints that
+   * state its context window (vLLM's `/v1/models`, llama.cpp's `/props`, Ollama's `/api/show` and `/api/ps`).
+   */
+  routes?: RouteAnswer[];
+  /**
+   * What the model sees of a request the checks let through: Ollama cuts a prompt longer than its window from the
+   * front, silently. The scripted step and `shapeReply` get this body; the recorded request keeps what was sent.
+   */
+  prompt?: (request: DialectRequest) => ChatRequestBody;
   /** The answer to a request for any other path. @defaultValue `errorBody(404, …)` */
   notFound?: (request: RouteRequest) => Refusal;
   /** The server's error body for `status` and `message`: scripted errors without a body use it too. */
@@ -50,6 +60,26 @@ export interface Refusal {
 }
 
 export type DialectCheck = (request: DialectRequest) => Refusal | undefined;
+
+/** An answer (any status) to a request for another path; `body` is its JSON body when it had one. */
+export type RouteAnswer = (request: RouteRequest & { body: unknown }) => Refusal | undefined;
+
+/**
+ * The fakes' tokenizer: a token per four characters of the messages as JSON (roles, keys, quotes and escapes
+ * counted), so a fake counts more than Threadlab's estimate of the same request, as real tokenizers do on code and
+ * JSON (a client that fitted exactly to its own estimate is refused). Images count 768 tokens each.
+ */
+export function promptTokens(body: ChatRequestBody): number {
+  let images = 0;
+  const text = JSON.stringify(body.messages, (key, value: unknown) => {
+    if (key === 'image_url') {
+      images += 1;
+      return undefined;
+    }
+    return value;
+  });
+  return Math.ceil(text.length / 4) + images * 768;
+}
 
 /** One tool call of a reply about to be sent. */
 export interface DraftToolCall {

@@ -18,6 +18,12 @@
  *   `message.content` while also populating `message.reasoning_content`; default `auto` (acts as `deepseek`).
  * - Older `examples/server/utils.hpp` (before streamed tool calls, spring 2025): tools with `stream` threw
  *   `"Cannot use tools with stream"` (500 by the same wrapper).
+ * - Context: `GET /props` answers `default_generation_settings.n_ctx`, the context of one slot (`-c` divided by
+ *   `-np`; tools/server/README.md "GET /props"). A prompt of `n_ctx` tokens or more is refused with 400
+ *   `{"error":{"code":400,"message":"request (4476 tokens) exceeds the available context size (4096 tokens)",
+ *   "type":"exceed_context_size_error","n_prompt_tokens":4476,"n_ctx":4096}}` (`ERROR_TYPE_EXCEED_CONTEXT_SIZE`, since
+ *   context shift is off by default); older builds said "the request exceeds the available context size, try
+ *   increasing it" (invalid_request_error).
  * Not confirmed: whether the final streamed chunk carries usage without `stream_options` (the fake follows
  * `stream_options.include_usage`); `timings` fields are not reproduced.
  */
@@ -28,6 +34,7 @@ import {
   localConfig,
   type ModelServerEntry,
   offersTools,
+  promptTokens,
   randomChars,
   type ServerDialect,
   sseData,
@@ -43,6 +50,8 @@ export interface LlamaCppOptions {
   reasoningFormat?: ReasoningFormat;
   /** False for builds from before streamed tool calls, which refuse tools with `stream: true`. @defaultValue true */
   toolsWithStream?: boolean;
+  /** `-c` (one slot): the context window, in the fake's tokens (dialect.ts promptTokens). @defaultValue 40960 */
+  nCtx?: number;
 }
 
 /** llama-server's error body for `status`. */
@@ -59,6 +68,7 @@ export function llamaCpp(options: LlamaCppOptions = {}): ServerDialect {
     const asked = request.body.reasoning_format;
     return typeof asked === 'string' ? (asked as ReasoningFormat) : (options.reasoningFormat ?? 'auto');
   };
+  const nCtx = options.nCtx ?? 40960;
   return {
     name: dialectName('llamaCpp', options),
     basePath: '/v1',
@@ -76,6 +86,28 @@ export function llamaCpp(options: LlamaCppOptions = {}): ServerDialect {
         options.toolsWithStream === false && offersTools(body) && body.stream
           ? serverError('Cannot use tools with stream')
           : undefined,
+      ({ body }) => {
+        const n = promptTokens(body);
+        if (n < nCtx) return undefined;
+        const message = `request (${n} tokens) exceeds the available context size (${nCtx} tokens)`;
+        const error = { code: 400, message, type: 'exceed_context_size_error', n_prompt_tokens: n, n_ctx: nCtx };
+        return { status: 400, body: { error } };
+      },
+    ],
+    routes: [
+      ({ method, path }) =>
+        method === 'GET' && path === '/props'
+          ? {
+              status: 200,
+              body: {
+                default_generation_settings: { n_ctx: nCtx, params: { n_predict: -1, temperature: 0.8 } },
+                total_slots: 1,
+                model_path: '/models/Qwen3-8B-Q4_K_M.gguf',
+                modalities: { vision: false, audio: false },
+                build_info: 'b6500-fake',
+              },
+            }
+          : undefined,
     ],
     style: {
       completionId: () => `chatcmpl-${randomChars(ALNUM, 32)}`,
@@ -85,10 +117,16 @@ export function llamaCpp(options: LlamaCppOptions = {}): ServerDialect {
       stream: streamStyle({ midStreamError: (_envelope, message) => sseData(llamaCppError(500, message)) }),
     },
     // deepseek-legacy: the tags stay in the content and the field is filled too.
-    shapeReply: (draft, request) =>
-      format(request) === 'deepseek-legacy' && draft.reasoning
+    shapeReply: (counted, request) => {
+      // With a window set, usage reports the prompt as the server counted it.
+      const draft =
+        options.nCtx === undefined || !counted.usage
+          ? counted
+          : { ...counted, usage: { ...counted.usage, prompt_tokens: promptTokens(request.body) } };
+      return format(request) === 'deepseek-legacy' && draft.reasoning
         ? { ...draft, content: `<think>\n${draft.reasoning}\n</think>\n\n${draft.content ?? ''}` }
-        : draft,
+        : draft;
+    },
   };
 }
 

@@ -16,17 +16,27 @@
  *   registry name (`registry.ollama.ai/library/llama3:latest`).
  * - Issues: ollama/ollama#5793 (`llama3 does not support tools`, then still `api_error` in 0.2.7), #14795
  *   (`registry.ollama.ai/library/Qwen3.5:0.8b does not support tools`), pydantic/pydantic-ai#703 (same through /v1).
+ * - Context: `server/prompt.go` `chatPrompt` "truncates any messages that exceed the context window of the model,
+ *   making sure to always include 1) the latest message and 2) system messages": older messages are dropped from the
+ *   front, silently, with only a debug log line ("truncating native chat messages which exceed context length",
+ *   ollama/ollama#18509; "truncating input prompt" limit=2048, #10368); the answer is a 200 whose usage counts the
+ *   truncated prompt (#17889). The window is `num_ctx`: 4096 by default since v0.6.4 (2048 before), whatever the model's
+ *   own `context_length`. `POST /api/show` (docs/api.md) gives `model_info["<arch>.context_length"]` and `parameters`
+ *   (with `num_ctx` only when the Modelfile sets it); `GET /api/ps` lists loaded models with the `context_length`
+ *   they run with (what `ollama ps` shows as CONTEXT, #17889).
  * Not confirmed: the model name in a response (the fake echoes the request's); what happens to a tool call the model
  * wrote as malformed JSON (the fake passes it on as scripted); how an error midway through a stream is written (the
  * fake sends `NewError`'s body as a data event).
  */
 import { randomInt } from 'node:crypto';
+import type { ChatRequestBody } from '../fake-openai-server.js';
 import {
   dialectName,
   localConfig,
   LOWER_ALNUM,
   type ModelServerEntry,
   offersTools,
+  promptTokens,
   randomChars,
   type Refusal,
   type ServerDialect,
@@ -39,6 +49,29 @@ export interface OllamaOptions {
   tools?: boolean;
   /** The model has been pulled; false answers every request with 404. @defaultValue true */
   pulled?: boolean;
+  /**
+   * The `num_ctx` the model is loaded with, in the fake's tokens (dialect.ts promptTokens); a longer prompt loses its
+   * oldest messages silently. @defaultValue 40960 (OLLAMA_CONTEXT_LENGTH raised to the model's own; Ollama's own default is 4096)
+   */
+  numCtx?: number;
+  /** `num_ctx` is a parameter of the model's Modelfile (shown by /api/show) rather than the server's default. @defaultValue false */
+  numCtxParameter?: boolean;
+  /** The model is loaded, so `/api/ps` lists it with its context length. @defaultValue true */
+  loaded?: boolean;
+}
+
+type Message = ChatRequestBody['messages'][number];
+
+/** What Ollama's chatPrompt keeps of `messages` within `numCtx`: system messages, the latest message, the newest others. */
+function truncated(body: ChatRequestBody, numCtx: number): ChatRequestBody {
+  const messages = [...body.messages];
+  const droppable = (m: Message | undefined, i: number): boolean => m?.role !== 'system' && i < messages.length - 1;
+  while (promptTokens({ ...body, messages }) > numCtx) {
+    const oldest = messages.findIndex(droppable);
+    if (oldest < 0) break;
+    messages.splice(oldest, 1);
+  }
+  return messages.length === body.messages.length ? body : { ...body, messages };
 }
 
 /** Ollama's error body for `status`. */
@@ -59,6 +92,19 @@ export function ollamaFullName(model: string): string {
 /** Ollama's /v1 API for a model with (or without) tool support. */
 export function ollama(options: OllamaOptions = {}): ServerDialect {
   const refuse = (status: number, message: string): Refusal => ({ status, body: ollamaError(status, message) });
+  const numCtx = options.numCtx ?? 40960;
+  const arch = 'qwen3';
+  const show = (model: unknown): Refusal => {
+    if (options.pulled === false) return { status: 404, body: { error: `model '${String(model)}' not found` } };
+    const parameters = [
+      ...(options.numCtxParameter ? [`num_ctx                        ${numCtx}`] : []),
+      'temperature                    0.6',
+      'top_p                          0.95',
+    ].join('\n');
+    const details = { format: 'gguf', family: arch, parameter_size: '8.2B', quantization_level: 'Q4_K_M' };
+    const info = { 'general.architecture': arch, [`${arch}.context_length`]: 40960, [`${arch}.block_count`]: 36 };
+    return { status: 200, body: { parameters, details, model_info: info, capabilities: ['completion', 'tools'] } };
+  };
   return {
     name: dialectName('ollama', options),
     basePath: '/v1',
@@ -71,6 +117,19 @@ export function ollama(options: OllamaOptions = {}): ServerDialect {
           ? refuse(400, `${ollamaFullName(body.model)} does not support tools`)
           : undefined,
     ],
+    routes: [
+      ({ method, path, body }) =>
+        method === 'POST' && path === '/api/show'
+          ? show(typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined)
+          : undefined,
+      ({ method, path }) => {
+        if (method !== 'GET' || path !== '/api/ps') return undefined;
+        const name = 'qwen3:8b';
+        const loaded = { name, model: name, size: 6_300_000_000, details: {}, context_length: numCtx };
+        return { status: 200, body: { models: options.loaded === false || options.pulled === false ? [] : [loaded] } };
+      },
+    ],
+    prompt: ({ body }) => truncated(body, numCtx),
     style: {
       completionId: () => `chatcmpl-${randomInt(999)}`,
       toolCallId: () => `call_${randomChars(LOWER_ALNUM, 8)}`,
@@ -83,8 +142,14 @@ export function ollama(options: OllamaOptions = {}): ServerDialect {
         midStreamError: (_envelope, message) => sseData(ollamaError(500, message)),
       }),
     },
-    // Ollama's message content is a string, empty beside tool calls, never null.
-    shapeReply: (draft) => ({ ...draft, content: draft.content ?? '' }),
+    // Ollama's message content is a string, empty beside tool calls, never null; usage counts what the model saw.
+    shapeReply: (draft, request) => ({
+      ...draft,
+      content: draft.content ?? '',
+      ...(options.numCtx !== undefined && draft.usage
+        ? { usage: { ...draft.usage, prompt_tokens: promptTokens(request.body) } }
+        : {}),
+    }),
   };
 }
 

@@ -22,6 +22,12 @@
  * - Reasoning: `reasoning_content` until vllm-project/vllm#27752 (Nov 2025, kept both) and #33402 (Jan 2026, removed
  *   `reasoning_content`); since then the field is `reasoning` (vllm-project/router#115). Without `--reasoning-parser`
  *   the thinking stays in `content` as `<think>…</think>`.
+ * - Context (vllm/entrypoints/openai/protocol.py `ModelCard`): `GET /v1/models` lists the served model with
+ *   `max_model_len` (`--max-model-len`, else the model's own length; Qwen3-8B's is 40960). `_validate_input` in
+ *   serving_engine.py refuses a prompt of `max_model_len` tokens or more with 400 "This model's maximum context length
+ *   is 4096 tokens. However, your request has 5000 input tokens. Please reduce the length of the input messages.";
+ *   before 0.10 "… However, you requested 5000 tokens (5000 in the messages, 0 in the completion). Please reduce the
+ *   length of the messages or completion." (vllm-project/vllm#20409).
  * Not confirmed: the per-chunk details of a streamed tool call (the fake streams arguments in pieces as OpenAI does).
  */
 import {
@@ -30,6 +36,7 @@ import {
   bearerToken,
   dialectName,
   HEX,
+  promptTokens,
   localConfig,
   type ModelServerEntry,
   offersTools,
@@ -53,6 +60,8 @@ export interface VllmOptions {
   legacy?: boolean;
   /** Started with `--api-key`. */
   apiKey?: string;
+  /** `--max-model-len`: the context window, in the fake's tokens (dialect.ts promptTokens). @defaultValue 40960 */
+  maxModelLen?: number;
 }
 
 /** vLLM's error body: nested since 0.10.1, flat (`object: "error"`) before. */
@@ -86,6 +95,11 @@ export function vllm(options: VllmOptions = {}): ServerDialect {
   const served = options.servedModel ?? 'Qwen/Qwen3-8B';
   const legacy = options.legacy ?? false;
   const refuse = (status: number, message: string): Refusal => ({ status, body: vllmError(status, message, legacy) });
+  const maxModelLen = options.maxModelLen ?? 40960;
+  const tooLong = (n: number, completion: number): string =>
+    legacy
+      ? `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${n + completion} tokens (${n} in the messages, ${completion} in the completion). Please reduce the length of the messages or completion.`
+      : `This model's maximum context length is ${maxModelLen} tokens. However, your request has ${n} input tokens. Please reduce the length of the input messages.`;
   return {
     name: dialectName('vllm', options),
     basePath: '/v1',
@@ -102,6 +116,20 @@ export function vllm(options: VllmOptions = {}): ServerDialect {
         (body.tool_choice === undefined || body.tool_choice === 'auto')
           ? refuse(400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set')
           : undefined,
+      ({ body }) => {
+        const n = promptTokens(body);
+        const completion = Number(body.max_completion_tokens ?? body.max_tokens ?? 0);
+        return n >= maxModelLen ? refuse(400, tooLong(n, completion)) : undefined;
+      },
+    ],
+    routes: [
+      (request) => {
+        if (request.method !== 'GET' || request.path !== '/v1/models') return undefined;
+        if (options.apiKey !== undefined && bearerToken(request) !== options.apiKey)
+          return { status: 401, body: { error: 'Unauthorized' } };
+        const card = { id: served, object: 'model', created: 1_700_000_000, owned_by: 'vllm', root: served };
+        return { status: 200, body: { object: 'list', data: [{ ...card, parent: null, max_model_len: maxModelLen }] } };
+      },
     ],
     style: {
       completionId: () => `chatcmpl-${randomChars(HEX, 32)}`,
@@ -110,7 +138,12 @@ export function vllm(options: VllmOptions = {}): ServerDialect {
       refusalField: false,
       stream: streamStyle({ midStreamError: (_envelope, message) => sseData(vllmError(500, message, legacy)) }),
     },
-    shapeReply: (draft) => {
+    shapeReply: (counted, request) => {
+      // With a window set, usage reports the prompt as the server counted it.
+      const draft =
+        options.maxModelLen === undefined || !counted.usage
+          ? counted
+          : { ...counted, usage: { ...counted.usage, prompt_tokens: promptTokens(request.body) } };
       if (draft.toolCalls.length === 0) return draft;
       // No parser took the output: the model's text, tags and all, is the content.
       if (options.parserMismatch || !draft.toolCalls.every((call) => parses(call.arguments))) {
