@@ -60,6 +60,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./audit.js')).auditCommand,
   },
   {
+    name: 'replay',
+    summary: "play a recorded turn (THREADLAB_LLM_RECORD) back against today's code and print where it differs",
+    load: async () => (await import('./replay.js')).replayCommand,
+  },
+  {
     name: 'daemon',
     summary: 'the background process that keeps exec/chat sessions (daemon stop)',
     load: async () => (await import('./daemon.js')).daemonCommand,
