@@ -16,6 +16,7 @@ import { runEval } from '../eval/runner.js';
 import { EVAL_TASKS } from '../eval/tasks/index.js';
 import { CATEGORIES, promptOf, type EvalTask } from '../eval/task.js';
 import { prepareImage } from './prepare-image.js';
+import { FAILURE_CLASSES, FAILURE_ORDER } from '../eval/failure.js';
 
 const USAGE = `Usage: threadlab eval [--tasks ID,ID] [--category NAME] [--mode both|code|no-code] [--concurrency N]
                       [--timeout SECONDS] [--inline-chars N] [--json] [--list]
@@ -34,6 +35,8 @@ seconds, then the totals side by side:
   --inline-chars N    characters of file contents inlined without code (default ${DEFAULT_INLINE_CHARS})
   --json              print the results as JSON
   --list              list the tasks and their questions, and run nothing
+A task that was not right says how it failed, and the totals count each way:
+${FAILURE_ORDER.map((c) => `  ${c.padEnd(13)} ${FAILURE_CLASSES[c]}`).join('\n')}
 Exit status: 0 when the tasks ran (whatever the accuracy), 1 when they could not run, 2 for bad options.`;
 
 const NO_MODEL =
@@ -52,7 +55,7 @@ async function listTasks(tasks: EvalTask[], io: CliIo): Promise<number> {
 function progress(io: CliIo): (run: TaskRun) => void {
   return (run) =>
     io.err(
-      `${run.correct ? '✔' : '✘'} ${run.taskId} (${MODE_TITLES[run.mode]}): ${run.rounds} round${run.rounds === 1 ? '' : 's'}, ${run.seconds.toFixed(1)} s\n`,
+      `${run.correct ? '✔' : `✘ ${run.failure ?? run.outcome}`} ${run.taskId} (${MODE_TITLES[run.mode]}): ${run.rounds} round${run.rounds === 1 ? '' : 's'}, ${run.seconds.toFixed(1)} s\n`,
     );
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../src/config.js';
-import { toThreadlabError } from '../../src/domain/errors.js';
+import { isThreadlabError, toThreadlabError, type ThreadlabError } from '../../src/domain/errors.js';
 import { figureCounts } from '../../src/domain/figures.js';
 import { cliThreadKey } from '../../src/domain/thread-key.js';
 import { Interpreter } from '../../src/interpreter/index.js';
@@ -8,6 +8,7 @@ import type { LlmClient } from '../../src/ports/llm-client.js';
 import type { Sandbox } from '../../src/ports/sandbox.js';
 import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { checkAnswer } from './answers.js';
+import { failureOf } from './failure.js';
 import { figureVerdict, INSTALL_PROBE, parseFigures, READ_PROBE } from './chart-probe.js';
 import type { TaskRun } from './result.js';
 import { promptOf, type BuiltTask, type EvalTask } from './task.js';
@@ -26,18 +27,31 @@ export interface CodeModeDeps {
   runId: string;
 }
 
-/** An LlmClient that counts the requests made through it: the turn's rounds. */
-function counting(llm: LlmClient): { client: LlmClient; rounds: () => number } {
+/**
+ * An LlmClient that counts the requests made through it (the turn's rounds) and keeps the last error the server
+ * answered with: a failed turn's text says why in words, its code says which failure it was.
+ */
+function counting(llm: LlmClient): {
+  client: LlmClient;
+  rounds: () => number;
+  lastError: () => ThreadlabError | undefined;
+} {
   let rounds = 0;
+  let lastError: ThreadlabError | undefined;
   const client: LlmClient = {
     model: llm.model,
     acceptsImages: llm.acceptsImages,
-    complete: (request) => {
+    complete: async (request) => {
       rounds += 1;
-      return llm.complete(request);
+      try {
+        return await llm.complete(request);
+      } catch (err) {
+        if (isThreadlabError(err)) lastError = err;
+        throw err;
+      }
     },
   };
-  return { client, rounds: () => rounds };
+  return { client, rounds: () => rounds, lastError: () => lastError };
 }
 
 async function chartVerdict(sandbox: Sandbox, threadKey: string, built: BuiltTask) {
@@ -53,7 +67,7 @@ async function chartVerdict(sandbox: Sandbox, threadKey: string, built: BuiltTas
 export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeModeDeps): Promise<TaskRun> {
   const base = { taskId: task.id, category: task.category, mode: 'code' as const };
   const threadKey = cliThreadKey(`eval-${deps.runId}-${task.id}`);
-  const { client, rounds } = counting(deps.llm);
+  const { client, rounds, lastError } = counting(deps.llm);
   const interpreter = new Interpreter({
     llm: client,
     sandbox: deps.sandbox,
@@ -80,10 +94,23 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
     // A turn that stopped before an answer (rounds, tokens or time ran out; the model API failed) says why.
     const reason =
       result.outcome === 'answer' || verdict.correct ? verdict.reason : `${result.outcome}: ${result.text}`;
+    const outcome = result.outcome === 'not_configured' ? 'failed' : result.outcome;
+    const error = outcome === 'failed' ? lastError() : undefined;
+    const failure = failureOf({
+      mode: 'code',
+      correct: verdict.correct,
+      outcome,
+      runs: result.runs.length,
+      ...(result.behaviour ? { behaviour: result.behaviour } : {}),
+      ...(error ? { errorCode: error.code, message: error.message } : { message: result.text }),
+      // The turn's deadline is the task's --timeout: a budget stop that reached it was the time.
+      timedOut: result.durationMs >= deps.timeoutMs,
+      emptyText: !result.text.trim(),
+    });
     return {
       ...base,
       correct: verdict.correct,
-      outcome: result.outcome === 'not_configured' ? 'failed' : result.outcome,
+      outcome,
       ...(verdict.given !== undefined ? { given: verdict.given } : {}),
       ...(reason !== undefined ? { reason } : {}),
       rounds: rounds(),
@@ -92,6 +119,8 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
       completionTokens: result.usage.completionTokens,
       seconds: result.durationMs / 1000,
       ...(result.figures ? { figures: figureCounts(result.figures) } : {}),
+      ...(failure ? { failure } : {}),
+      ...(result.behaviour?.length ? { behaviour: result.behaviour } : {}),
     };
   } catch (err) {
     // The sandbox failed (an infrastructure error, never the model's code): this task has no result.
@@ -101,6 +130,7 @@ export async function runWithCode(task: EvalTask, built: BuiltTask, deps: CodeMo
       ...base,
       correct: false,
       outcome: 'error',
+      failure: 'error',
       reason: error.message,
       rounds: rounds(),
       runs: 0,

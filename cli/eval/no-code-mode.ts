@@ -3,6 +3,7 @@ import { isThreadlabError } from '../../src/domain/errors.js';
 import { estimateUsage } from '../../src/interpreter/usage.js';
 import type { LlmClient, LlmMessage } from '../../src/ports/llm-client.js';
 import { checkAnswer } from './answers.js';
+import { failureOf } from './failure.js';
 import type { EvalFile } from './files.js';
 import type { TaskRun } from './result.js';
 import { promptOf, type BuiltTask, type EvalTask } from './task.js';
@@ -62,9 +63,18 @@ export async function runWithoutCode(task: EvalTask, built: BuiltTask, deps: NoC
         ? response.usage
         : estimateUsage(messages, response);
     const verdict = checkAnswer(built.expected, response.content ?? response.refusal ?? '');
+    const failure = failureOf({
+      mode: 'no-code',
+      correct: verdict.correct,
+      outcome: 'answer',
+      runs: 0,
+      emptyText: !(response.content ?? response.refusal ?? '').trim(),
+      refusal: Boolean(response.refusal?.trim()) && !response.content?.trim(),
+    });
     return {
       ...base,
       ...verdict,
+      ...(failure ? { failure } : {}),
       outcome: 'answer',
       rounds: 1,
       runs: 0,
@@ -75,10 +85,20 @@ export async function runWithoutCode(task: EvalTask, built: BuiltTask, deps: NoC
   } catch (err) {
     if (!isThreadlabError(err)) throw err;
     const timedOut = err.code === 'cancelled';
+    const outcome = timedOut ? 'budget' : 'failed';
     return {
       ...base,
       correct: false,
-      outcome: timedOut ? 'budget' : 'failed',
+      outcome,
+      failure: failureOf({
+        mode: 'no-code',
+        correct: false,
+        outcome,
+        runs: 0,
+        errorCode: err.code,
+        message: err.message,
+        timedOut,
+      })!,
       reason: timedOut ? `no answer within ${deps.timeoutMs / 1000} s (--timeout)` : err.message,
       rounds: 1,
       runs: 0,

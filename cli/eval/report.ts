@@ -1,4 +1,5 @@
 import { canonicalAnswer } from './answers.js';
+import { countFailures, FAILURE_CLASSES, FAILURE_ORDER, failureOfRun, type FailureClass } from './failure.js';
 import type { Mode, TaskRun } from './result.js';
 import type { TaskReport } from './runner.js';
 import { CATEGORIES } from './task.js';
@@ -38,6 +39,8 @@ export interface ModeTotals {
   answersWithNotFound: number;
   /** Turns in which the model was asked once to compute or remove such figures. */
   verificationRounds: number;
+  /** The runs that were not right, by how they failed (cli/eval/failure.ts); every class, zero when none. */
+  failures: Record<FailureClass, number>;
 }
 
 export const MODE_TITLES: Record<Mode, string> = { code: 'code execution', 'no-code': 'no code' };
@@ -60,6 +63,7 @@ export function totalsOf(runs: readonly TaskRun[]): ModeTotals {
     figuresNotFound: add((r) => r.figures?.notFound ?? 0),
     answersWithNotFound: runs.filter((r) => (r.figures?.notFound ?? 0) > 0).length,
     verificationRounds: runs.filter((r) => r.figures?.verificationRound).length,
+    failures: countFailures(runs.map(failureOfRun)),
   };
 }
 
@@ -102,7 +106,9 @@ function taskRows(reports: readonly TaskReport[], modes: readonly Mode[]): strin
     ...modes.flatMap((m) => {
       const run = r.runs[m];
       if (!run) return columnsOf(m).map(() => '');
-      const mark = run.correct ? '✔' : run.outcome === 'answer' ? '✘' : `✘ ${run.outcome}`;
+      // A wrong answer is the plain miss; any other failure names its class.
+      const failure = failureOfRun(run);
+      const mark = run.correct ? '✔' : failure === 'wrong_answer' ? '✘' : `✘ ${failure}`;
       const cells = [mark, String(run.rounds), int(run.promptTokens + run.completionTokens), fixed(run.seconds)];
       return m === 'code' ? [...cells, figuresCell(run)] : cells;
     }),
@@ -144,6 +150,7 @@ function totalRows(reports: readonly TaskReport[], modes: readonly Mode[]): stri
       ['verification rounds', ...code((t) => String(t.verificationRounds))],
     );
   }
+  rows.push(...failureRows(totals));
   const categories = CATEGORIES.filter((c) => reports.some((r) => r.task.category === c));
   if (categories.length > 1) {
     for (const category of categories) {
@@ -154,6 +161,16 @@ function totalRows(reports: readonly TaskReport[], modes: readonly Mode[]): stri
   return table(rows);
 }
 
+/** A row per failure class that any mode had, under a heading row: how the runs that were not right failed. */
+function failureRows(totals: readonly ModeTotals[]): string[][] {
+  const seen = FAILURE_ORDER.filter((c) => totals.some((t) => t.failures[c] > 0));
+  if (seen.length === 0) return [];
+  return [
+    ['how the others failed', ...totals.map(() => '')],
+    ...seen.map((c) => [`  ${c}: ${FAILURE_CLASSES[c]}`, ...totals.map((t) => String(t.failures[c]))]),
+  ];
+}
+
 function misses(reports: readonly TaskReport[], modes: readonly Mode[]): string[] {
   return reports.flatMap((r) =>
     modes.flatMap((m) => {
@@ -161,7 +178,9 @@ function misses(reports: readonly TaskReport[], modes: readonly Mode[]): string[
       if (!run || run.correct) return [];
       const gave = run.given !== undefined ? `gave "${run.given}"; ` : '';
       const why = run.reason ?? `expected ${canonicalAnswer(r.built.expected)}`;
-      return [`  ${r.task.id} (${MODE_TITLES[m]}): ${gave}${why.replace(/\s+/g, ' ').slice(0, 300)}`];
+      return [
+        `  ${r.task.id} (${MODE_TITLES[m]}) [${failureOfRun(run)}]: ${gave}${why.replace(/\s+/g, ' ').slice(0, 300)}`,
+      ];
     }),
   );
 }

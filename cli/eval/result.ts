@@ -1,4 +1,6 @@
 import type { FigureCounts } from '../../src/domain/figures.js';
+import type { ModelBehaviour } from '../../src/domain/model-behaviour.js';
+import type { FailureClass } from './failure.js';
 import type { Category } from './task.js';
 
 /** `code`: the bot's real loop with the sandbox; `no-code`: the same model, the files in the prompt, no tools. */
@@ -37,4 +39,8 @@ export interface TaskRun {
    * were not, and whether a verification round ran (THREADLAB_VERIFY_FIGURES). Absent when it was not checked.
    */
   figures?: FigureCounts;
+  /** How the run failed (cli/eval/failure.ts); absent when it was right. */
+  failure?: FailureClass;
+  /** What the loop noticed the model do and handled (TurnResult.behaviour), when it noticed anything. */
+  behaviour?: ModelBehaviour[];
 }

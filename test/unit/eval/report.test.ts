@@ -3,6 +3,9 @@ import { formatReport, reportJson, totalsOf, type EvalContext } from '../../../c
 import type { Mode, TaskRun } from '../../../cli/eval/result.js';
 import type { TaskReport } from '../../../cli/eval/runner.js';
 import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
+import { countFailures } from '../../../cli/eval/failure.js';
+
+const NO_FAILURES = countFailures([]);
 
 const context: EvalContext = {
   model: 'model-x',
@@ -67,7 +70,7 @@ describe('the eval report', () => {
       /^task\s+category\s+code\s+rounds\s+tokens\s+seconds\s+figures\s+no-code\s+rounds\s+tokens\s+seconds$/m,
     );
     expect(text).toMatch(/^agg-total-revenue\s+aggregation\s+✔\s+3\s+1,200\s+2\.5\s+6\/6\s+✘\s+1\s+1,200\s+2\.5$/m);
-    expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+3\/4\*\s+✘ failed\s+1/m);
+    expect(text).toMatch(/^stats-correlation\s+statistics\s+✔\s+3\s+1,200\s+2\.5\s+3\/4\*\s+✘ server\s+1/m);
     expect(text).toMatch(/^excel-hired-2021\s+excel\s+✘\s+3\s+1,200\s+2\.5\s+—\s+✔/m);
     expect(text).toContain(
       'figures: of the figures in the final answer, those found in the runs’ output / those checked',
@@ -83,9 +86,13 @@ describe('the eval report', () => {
     expect(text).toMatch(/^tokens\s+3,600\s+3,600$/m);
     expect(text).toMatch(/^unanswered\s+0\s+1$/m);
     expect(text).toMatch(/^ {2}excel\s+0\/1 = 0\.0 %\s+1\/1 = 100\.0 %$/m);
-    expect(text).toContain('  agg-total-revenue (no code): gave "87000"; expected 87297.67\n');
-    expect(text).toContain('  stats-correlation (no code): The model API could not be reached.\n');
-    expect(text).toContain('  excel-hired-2021 (code execution): gave "9"; expected 8\n');
+    expect(text).toMatch(/^how the others failed$/m);
+    expect(text).toMatch(/^ {2}wrong_answer: answered, checked wrong\s+1\s+1$/m);
+    expect(text).toMatch(/^ {2}server: the model server failed\s+0\s+1$/m);
+    expect(text).not.toMatch(/^ {2}loop:/m);
+    expect(text).toContain('  agg-total-revenue (no code) [wrong_answer]: gave "87000"; expected 87297.67\n');
+    expect(text).toContain('  stats-correlation (no code) [server]: The model API could not be reached.\n');
+    expect(text).toContain('  excel-hired-2021 (code execution) [wrong_answer]: gave "9"; expected 8\n');
     expect(text).toMatch(/12\.3 s in all, 2 at a time/);
   });
 
@@ -119,6 +126,7 @@ describe('the eval report', () => {
       figuresNotFound: 1,
       answersWithNotFound: 1,
       verificationRounds: 1,
+      failures: { ...NO_FAILURES, wrong_answer: 1 },
     });
     expect(json.tasks[1]!.code.figures).toEqual({
       checked: 4,
@@ -127,6 +135,12 @@ describe('the eval report', () => {
       unchecked: 0,
       verificationRound: true,
     });
-    expect(json.totals['no-code']).toMatchObject({ correct: 1, unanswered: 1, answersChecked: 0, figuresChecked: 0 });
+    expect(json.totals['no-code']).toMatchObject({
+      correct: 1,
+      unanswered: 1,
+      answersChecked: 0,
+      figuresChecked: 0,
+      failures: { ...NO_FAILURES, wrong_answer: 1, server: 1 },
+    });
   });
 });
