@@ -18,6 +18,8 @@ export function auditedLlm(inner: LlmClient, audit: AuditLog): LlmClient {
     get acceptsImages() {
       return inner.acceptsImages;
     },
+    // The window is the inner client's to learn (a probe, not a model call: nothing to audit).
+    ...(inner.contextWindow ? { contextWindow: (options) => inner.contextWindow!(options) } : {}),
     async complete(request) {
       const startedMs = Date.now();
       const thread = currentAuditScope()?.thread ?? null;

@@ -11,51 +11,29 @@ import { OpenAiLlmClient } from '../../../adapters/openai/openai-llm-client.js';
 import type { Config } from '../../../src/config.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
-import {
-  type ChatRequestBody,
-  FakeOpenAiServer,
-  fakeRunCode,
-  fakeSay,
-  type FakeReply,
-} from '../../fakes/fake-openai-server.js';
+import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import type { ServerDialect } from '../../fakes/model-servers/dialect.js';
 import { promptTokens } from '../../fakes/model-servers/dialect.js';
 import { llamaCpp, ollama, vllm } from '../../fakes/model-servers/index.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { settings } from '../interpreter/helpers.js';
+import {
+  CONTEXT_ANSWER as ANSWER,
+  CONTEXT_QUESTION as QUESTION,
+  contextModel,
+  LOG_CODE as CODE,
+  LOG_OUTPUT as LOG,
+  SHORTENED_LINE,
+  threadQuestion,
+} from './context-script.js';
 
 const logger = pino({ level: 'silent' });
 const WINDOW = 4096;
-const QUESTION = 'What does the log end with, and what is the total?';
-const CODE = 'print(open("/mnt/data/run.log").read())';
-const LOG = `START\n${'2024-05-01 12:00:00 INFO step ok, nothing to report\n'.repeat(800)}DONE total=42\n`;
-const ANSWER = 'The log ends with DONE, and the total is 42.';
-
 const SERVERS: Array<{ name: string; model: string; dialect: (window: number) => ServerDialect }> = [
   { name: 'vLLM', model: 'Qwen/Qwen3-8B', dialect: (window) => vllm({ maxModelLen: window }) },
   { name: 'llama.cpp', model: 'qwen3-8b', dialect: (window) => llamaCpp({ nCtx: window }) },
   { name: 'Ollama', model: 'qwen3:8b', dialect: (window) => ollama({ numCtx: window }) },
 ];
-
-type Message = ChatRequestBody['messages'][number];
-const text = (m: Message | undefined): string => (typeof m?.content === 'string' ? m.content : '');
-
-/**
- * The model: a history question is answered at length; the question runs the code; the log's tail is answered only
- * when the model sees both the question and the tool result's end (Ollama's silent truncation loses them).
- */
-function scriptedModel(body: ChatRequestBody): FakeReply {
-  const last = body.messages.at(-1);
-  const asked = body.messages.some((m) => m.role === 'user' && text(m).includes(QUESTION));
-  if (last?.role === 'tool') {
-    return asked && text(last).includes('DONE total=42')
-      ? fakeSay(ANSWER)
-      : fakeSay('I cannot see the question or the output any more.');
-  }
-  if (asked) return fakeRunCode(CODE);
-  const n = /Question (\d+)/.exec(text(last))?.[1] ?? '?';
-  return fakeSay(`Answer ${n}: ${'the figures are as follows, '.repeat(60)}`);
-}
 
 let server: FakeOpenAiServer | undefined;
 afterEach(async () => {
@@ -64,7 +42,7 @@ afterEach(async () => {
 });
 
 async function start(dialect: ServerDialect, model: string, overrides: Partial<Config['llm']> = {}) {
-  server = new FakeOpenAiServer({ dialect, fallback: scriptedModel });
+  server = new FakeOpenAiServer({ dialect, fallback: contextModel });
   await server.start();
   const llm = new OpenAiLlmClient({
     baseUrl: server.baseUrl,
@@ -91,8 +69,7 @@ async function start(dialect: ServerDialect, model: string, overrides: Partial<C
 
 /** Six earlier exchanges of about 600 tokens each: far more than a 4k window with the question's log. */
 async function longThread(ask: (thread: string, q: string) => Promise<unknown>, thread: string): Promise<void> {
-  for (let i = 0; i < 6; i += 1)
-    await ask(thread, `Question ${i}: ${'please look at the sales data again, '.repeat(40)}`);
+  for (let i = 0; i < 6; i += 1) await ask(thread, threadQuestion(i));
 }
 
 describe.each(SERVERS)('a long thread and a big tool result in a 4k window: $name', ({ dialect, model: name }) => {
@@ -105,9 +82,7 @@ describe.each(SERVERS)('a long thread and a big tool result in a 4k window: $nam
 
     expect(result, result.text).toMatchObject({ outcome: 'answer' });
     expect(result.text).toContain(ANSWER);
-    expect(result.text).toContain(
-      "Earlier messages of this thread were shortened to fit the model's 4,096-token context.",
-    );
+    expect(result.text).toContain(SHORTENED_LINE);
     expect(result.behaviour).toContain('context_shortened');
     expect(sandbox.runs.map((r) => r.request.code)).toEqual([CODE]);
     const turn = server.requests.slice(before);

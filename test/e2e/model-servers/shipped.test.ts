@@ -16,6 +16,9 @@ import { removeContainersOf } from '../roles/containers.js';
 import { spawnThreadlab, stopProcess } from '../roles/processes.js';
 import { WebClientForTests } from '../shipped/web-client.js';
 import { NEVER_SHOWN, QUESTION, RESULT, sumOfSquaresModel } from './model-script.js';
+import { ollama } from '../../fakes/model-servers/index.js';
+import { promptTokens } from '../../fakes/model-servers/dialect.js';
+import { CONTEXT_ANSWER, CONTEXT_QUESTION, contextModel, SHORTENED_LINE, threadQuestion } from './context-script.js';
 
 /** Per server, the variant that asks the most of the product. */
 const SHIPPED = [
@@ -97,4 +100,59 @@ async function driveBoth(name: string): Promise<void> {
 // file's time is mostly spent waiting on.
 describe.concurrent('each model server through threadlab chat and threadlab start', () => {
   it.each(SHIPPED)('%s', (name) => driveBoth(name), 300_000);
+
+  // Issue 37, item 7: Ollama at its default 4096-token num_ctx, which it enforces silently, through the web chat.
+  it('Ollama at num_ctx 4096: a long thread and a long log still get the computed answer, shortened', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'model-context-'));
+    const server = new FakeOpenAiServer({ dialect: ollama({ numCtx: 4096 }), fallback: contextModel });
+    await server.start();
+    const port = await freePort();
+    const p = spawnThreadlab({
+      name: 'start-ollama-4k',
+      role: 'all',
+      metricsPort: await freePort(),
+      env: {
+        ...(cliEnv(dataDir, {
+          OPENAI_BASE_URL: server.baseUrl,
+          OPENAI_MODEL: 'qwen3:8b',
+          THREADLAB_SANDBOX_RUNTIME: 'runc',
+        }) as Record<string, string>),
+        THREADLAB_WEB_ENABLED: 'true',
+        THREADLAB_WEB_HOST: '127.0.0.1',
+        THREADLAB_WEB_PORT: String(port),
+        THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
+        THREADLAB_DATA_DIR: join(dataDir, 'start'),
+      },
+    });
+    try {
+      await p.ready(120_000);
+      const web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
+      const thread = await web.createThread();
+      // The nth answer of the thread (waitForAnswer returns its first).
+      const answer = async (n: number) => {
+        for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
+          const bot = (await web.messages(thread)).filter((m) => m.role === 'bot');
+          if (bot.length >= n) return bot[n - 1]!;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        throw new Error(`no answer ${n} in web thread ${thread}`);
+      };
+      for (let i = 0; i < 6; i += 1) {
+        await web.post(thread, { text: threadQuestion(i) });
+        await answer(i + 1);
+      }
+      await web.post(thread, { text: CONTEXT_QUESTION });
+      const reply = await answer(7);
+      expect(reply.text).toContain(CONTEXT_ANSWER);
+      const sizes = server.requests.map((r) => promptTokens(r.body));
+      expect(reply.text, `prompt sizes ${sizes.join(', ')}`).toContain(SHORTENED_LINE);
+      // Threadlab fitted every request: Ollama never had to drop a message.
+      expect(server.requests.filter((r) => r.seen)).toHaveLength(0);
+    } finally {
+      await stopProcess(p, 'SIGTERM');
+      await removeContainersOf([p.pid]).catch(() => undefined);
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
