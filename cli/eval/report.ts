@@ -178,9 +178,10 @@ function misses(reports: readonly TaskReport[], modes: readonly Mode[]): string[
       if (!run || run.correct) return [];
       const gave = run.given !== undefined ? `gave "${run.given}"; ` : '';
       const why = run.reason ?? `expected ${canonicalAnswer(r.built.expected)}`;
-      return [
-        `  ${r.task.id} (${MODE_TITLES[m]}) [${failureOfRun(run)}]: ${gave}${why.replace(/\s+/g, ' ').slice(0, 300)}`,
-      ];
+      // As in the task rows, a wrong answer is the plain miss and any other failure names its class.
+      const failure = failureOfRun(run);
+      const tag = failure === 'wrong_answer' ? '' : ` [${failure}]`;
+      return [`  ${r.task.id} (${MODE_TITLES[m]})${tag}: ${gave}${why.replace(/\s+/g, ' ').slice(0, 300)}`];
     }),
   );
 }

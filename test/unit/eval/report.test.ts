@@ -90,9 +90,9 @@ describe('the eval report', () => {
     expect(text).toMatch(/^ {2}wrong_answer: answered, checked wrong\s+1\s+1$/m);
     expect(text).toMatch(/^ {2}server: the model server failed\s+0\s+1$/m);
     expect(text).not.toMatch(/^ {2}loop:/m);
-    expect(text).toContain('  agg-total-revenue (no code) [wrong_answer]: gave "87000"; expected 87297.67\n');
+    expect(text).toContain('  agg-total-revenue (no code): gave "87000"; expected 87297.67\n');
     expect(text).toContain('  stats-correlation (no code) [server]: The model API could not be reached.\n');
-    expect(text).toContain('  excel-hired-2021 (code execution) [wrong_answer]: gave "9"; expected 8\n');
+    expect(text).toContain('  excel-hired-2021 (code execution): gave "9"; expected 8\n');
     expect(text).toMatch(/12\.3 s in all, 2 at a time/);
   });
 
