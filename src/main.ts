@@ -417,6 +417,8 @@ export async function buildDaemonBot(
         logger,
         concurrency: config.queue.concurrency,
         maxParked: config.queue.maxParked,
+        // The configured per-user and per-workspace limits, as `threadlab start` has them (not the defaults).
+        limits: queueLimits(config.queue),
       }),
       store: processMemoryStore(config),
     },
