@@ -33,6 +33,7 @@ import { EgressGateway } from './egress/gateway.js';
 import { sandboxImageTag } from '../sandbox/image-builder.js';
 import { budgetsEnabled, DailyBudgets } from './governance/budget/budget.js';
 import { auditLogFor } from './governance/audit/audit-sink.js';
+import { FeedbackDesk } from './feedback/feedback-desk.js';
 import type { AuditLog } from './governance/audit/audit-log.js';
 import { ThreadlabGovernance } from './governance/governance.js';
 import type { Governance, GovernanceSurface } from './ports/governance.js';
@@ -197,6 +198,7 @@ export function createSlackAdapter(
     command: slack.command,
     followThreads: slack.followThreads,
     maxImageDimensionPx: config.replies.maxImageDimensionPx,
+    dataDir: config.dataDir,
     logger: logger.child({ platform: 'slack' }),
     ...overrides,
   });
@@ -372,12 +374,13 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
     // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
     const audit = auditLogFor(config.audit, logger);
     const adapters = o.adapters ?? createAdapters(config, logger, renderer);
+    const store = o.store ?? createStore(config, logger);
     const bot = new Bot({
       config,
       logger,
       sandbox: auditedSandbox(sandbox, audit),
       ...(llm ? { llm: auditedLlm(llm, audit) } : {}),
-      store: o.store ?? createStore(config, logger),
+      store,
       queue:
         o.queue ?? createQueue(config, logger, { onDropped, ...(options.metrics ? { metrics: options.metrics } : {}) }),
       renderer,
@@ -387,6 +390,13 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
       scheduler: o.scheduler ?? createScheduler(config, logger),
       // The adapters are also governance's surfaces: their approval buttons and user groups.
       governance: o.governance ?? createGovernance(config, logger, { audit, overrides: o, surfaces: adapters }),
+      // 👍/👎 on answers: looked up in the answer ledger (the same store), one audit line and a count each.
+      feedback: new FeedbackDesk({
+        store,
+        audit,
+        logger: logger.child({ component: 'feedback' }),
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+      }),
     });
     late.bot = bot;
     return bot;

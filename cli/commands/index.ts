@@ -60,6 +60,11 @@ export const commands: CommandEntry[] = [
     load: async () => (await import('./audit.js')).auditCommand,
   },
   {
+    name: 'feedback',
+    summary: "compare the models in use by readers' 👍/👎 on their answers, from the audit trail (--since, --json)",
+    load: async () => (await import('./feedback.js')).feedbackCommand,
+  },
+  {
     name: 'replay',
     summary: "play a recorded turn (THREADLAB_LLM_RECORD) back against today's code and print where it differs",
     load: async () => (await import('./replay.js')).replayCommand,

@@ -92,6 +92,7 @@ export class AnswerLedger {
       text: message.text,
       answerIds: posted.messageIds,
       atMs: Date.now(),
+      ...(options.reply.feedback ? { model: options.reply.feedback.model } : {}),
     });
   }
 

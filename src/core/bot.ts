@@ -28,6 +28,9 @@ import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import { Schedules } from '../schedules/schedules.js';
+import { personName } from './person-name.js';
+import type { FeedbackClick, FeedbackOutcome } from '../domain/feedback.js';
+import type { FeedbackDesk } from '../feedback/feedback-desk.js';
 
 export interface BotDeps {
   config: Config;
@@ -44,6 +47,8 @@ export interface BotDeps {
   governance: Governance;
   /** Where schedules live and fire (in this process, or BullMQ job schedulers); unset: no scheduled reports. */
   scheduler?: Scheduler;
+  /** Records 👍/👎 on the model's answers (audit line, metrics); unset: clicks are told feedback is not recorded. */
+  feedback?: Pick<FeedbackDesk, 'give'>;
 }
 
 export interface BotStartOptions {
@@ -134,6 +139,13 @@ export class Bot implements InboundHandler {
     if (!admission.allowed)
       return { accepted: false, reason: 'not_allowed', message: admission.message, tell: admission.tell };
     const command = isDirectRun(intent) || intent.kind === 'ask' || intent.kind === 'rerun' ? undefined : intent.kind;
+    // Listing and cancelling schedules are answered now: never behind a running firing, never refused by a limit.
+    if (intent.kind === 'schedule' && this.schedules?.answersAtOnce(intent.text)) {
+      const answer = await this.schedules.command(message, intent.text);
+      log.info({ onlySender: Boolean(answer.onlySender) }, 'schedule command answered');
+      if (answer.onlySender) return { accepted: false, reason: 'not_allowed', message: answer.text, tell: true };
+      return { accepted: true, command: 'schedule', answer: answer.text };
+    }
     if (intent.kind === 'stop') {
       const stop = await this.stopTurn(key, message.user);
       if (!stop.accepted) return stop;
@@ -193,7 +205,7 @@ export class Bot implements InboundHandler {
     const starter = await this.deps.queue.starter(key);
     if (starter && !this.deps.governance.mayStop(platform, by.id, starter.id)) {
       log.info({ starter: starter.id }, 'stop refused: not the presser’s run');
-      const who = starter.name ? `${starter.name} (who started it)` : 'the person who started it';
+      const who = `${personName(this.adapters, platform, starter)} (who started it)`;
       return {
         accepted: false,
         reason: 'not_allowed',
@@ -223,6 +235,16 @@ export class Bot implements InboundHandler {
   /** A Run or Skip press: decides the waiting request when the presser may. */
   async onApproval(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome> {
     return this.deps.governance.onPress(platform, press);
+  }
+
+  /** A 👍/👎 on an answer: from someone the allowlists let in, recorded against the model the answer ledger names. */
+  async onFeedback(click: FeedbackClick): Promise<FeedbackOutcome> {
+    const press = pressMessage(parseThreadKey(click.threadKey), click.user);
+    const admission = await this.admit(press, { slashCommand: true });
+    if (!admission.allowed) return { recorded: false, reason: 'not_allowed', message: admission.message };
+    if (!this.deps.feedback)
+      return { recorded: false, reason: 'unavailable', message: 'Feedback is not recorded by this Threadlab.' };
+    return this.deps.feedback.give(click);
   }
 
   /** A job that will not run (stopped while waiting, dropped at shutdown, given up): its user is told. */

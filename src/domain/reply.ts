@@ -123,6 +123,11 @@ export interface Reply {
   figures?: AnswerFigures;
   /** Files the answer linked, in the order of the text (LLM turns; at most `MAX_FILE_LINKS` looked up). */
   fileLinks?: ReplyFileLink[];
+  /**
+   * Set on the model's answers only (never notices, errors or direct runs): surfaces show 👍/👎 under it, and the
+   * answer ledger remembers `model` so a click is counted for the model that wrote the answer.
+   */
+  feedback?: { model: string };
 }
 
 export function textReply(text: string, kind: Reply['kind'] = 'notice'): Reply {

@@ -37,6 +37,8 @@ export interface ThreadlabMetrics {
   egress: EgressMetrics;
   /** Counts an infrastructure or policy failure by its stable code (logged once, at a boundary). */
   error(code: ErrorCode): void;
+  /** A reader's 👍 (`good`) or 👎 (`bad`) on an answer of `model`: a new verdict, or a changed one. */
+  feedback(verdict: 'good' | 'bad', model: string): void;
 }
 
 export interface CreateMetricsOptions {
@@ -126,6 +128,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
     labelNames: ['direction'] as const,
     registers,
   });
+  const feedback = new Counter({
+    name: 'threadlab_feedback_total',
+    help: "Readers' verdicts on the model's answers (good, bad), by the model that wrote the answer; a changed verdict counts its new one",
+    labelNames: ['verdict', 'model'] as const,
+    registers,
+  });
   const errors = new Counter({
     name: 'threadlab_errors_total',
     help: 'Failures by stable error code',
@@ -161,5 +169,6 @@ export function createMetrics(options: CreateMetricsOptions = {}): ThreadlabMetr
       bytes: (direction, bytes) => egressBytes.inc({ direction }, bytes),
     },
     error: (code) => errors.inc({ code }),
+    feedback: (verdict, model) => feedback.inc({ verdict, model }),
   };
 }

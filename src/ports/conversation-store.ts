@@ -28,6 +28,8 @@ export interface AnsweredMessage {
   /** The answer's platform message ids. */
   answerIds: string[];
   atMs: number;
+  /** The model that wrote the answer, when it was a model's answer (feedback on it is counted for this model). */
+  model?: string;
 }
 
 /** One output of a run kept for the notebook export, already cut to the export's limits. */

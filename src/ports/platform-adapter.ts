@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { InboundAttachment, InboundCommand, InboundMessage, InboundUser } from '../domain/messages.js';
 import type { ApprovalPress, ApprovalPressOutcome } from './approval.js';
+import type { FeedbackClick, FeedbackOutcome } from '../domain/feedback.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform } from '../domain/thread-key.js';
@@ -54,6 +55,11 @@ export interface InboundHandler {
   onThreadDeleted?(threadKey: string): Promise<void>;
   /** Someone pressed Run or Skip under code waiting for approval; the outcome says what to tell them. */
   onApproval?(platform: Platform, press: ApprovalPress): Promise<ApprovalPressOutcome>;
+  /**
+   * Someone marked an answer of the model 👍 or 👎 (or sent a comment with it): recorded against the model the
+   * answer ledger names, one verdict per person per answer. Posts nothing: the adapter acknowledges it.
+   */
+  onFeedback?(click: FeedbackClick): Promise<FeedbackOutcome>;
   /**
    * Whether the access allowlists let `message` in, asked by an adapter before a side effect of its own
    * (a thread it would create, a root message it would post). `message` is provisional: its thread is the

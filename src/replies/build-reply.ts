@@ -182,6 +182,7 @@ export async function buildReply(turn: TurnResult, deps: BuildReplyDeps): Promis
     ...(turn.thinking ? { thinking: turn.thinking } : {}),
     ...(turn.figures ? { figures: figuresOf(turn.figures, { text, shift: (n) => answer.shift(n) - lead }) } : {}),
     ...(fileLinks.length > 0 ? { fileLinks } : {}),
+    ...(turn.outcome === 'answer' && !turn.direct && turn.model ? { feedback: { model: turn.model } } : {}),
     footer: {
       durationMs: turn.durationMs,
       runs: turn.runs.length,

@@ -183,6 +183,25 @@ export interface AuditScheduleRecord extends AuditCommon {
   failuresInRow: number | null;
 }
 
+/**
+ * A reader's 👍 or 👎 on one answer of the model (added to v1 like `approval`). `user` is who clicked; `model` comes
+ * from the answer ledger, never from the click. A person's later click on the same answer writes a new line with
+ * `previous` set: readers count each person's last verdict per answer (`threadlab feedback`).
+ */
+export interface AuditFeedbackRecord extends AuditCommon {
+  kind: 'feedback';
+  verdict: 'good' | 'bad';
+  /** The person's earlier verdict on this answer, when this line changes or repeats it; else `null`. */
+  previous: 'good' | 'bad' | null;
+  model: string;
+  /** The answer: the id of the message it answered (the answer ledger's key), the same on each line about it. */
+  answer: string;
+  /** The answer's first platform message id. */
+  answerMessage: string | null;
+  /** The person's comment (at most 500 characters), or `null`. */
+  comment: string | null;
+}
+
 /** One line of the audit trail. */
 export type AuditRecord =
   | AuditRunRecord
@@ -190,10 +209,11 @@ export type AuditRecord =
   | AuditEgressRecord
   | AuditApprovalRecord
   | AuditAnswerRecord
-  | AuditScheduleRecord;
+  | AuditScheduleRecord
+  | AuditFeedbackRecord;
 
 /** The kinds of line, as `threadlab audit --kind` accepts them. */
-export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer', 'schedule'] as const;
+export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer', 'schedule', 'feedback'] as const;
 
 /** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
 export { threadHash } from '../../domain/thread-key.js';

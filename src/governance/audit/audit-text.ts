@@ -72,6 +72,11 @@ function lineText(line: AuditLine): string {
           : `  failures in a row ${String(l.failuresInRow)}`;
       return `${head}  ${String(l.task)} ${String(l.outcome)}  schedule ${String(l.schedule)}  job ${String(l.job ?? '-')}${failures}`;
     }
+    case 'feedback': {
+      const changed = l.previous ? ` (was ${String(l.previous)})` : '';
+      const comment = typeof l.comment === 'string' ? `  comment ${JSON.stringify(l.comment)}` : '';
+      return `${head}  ${String(l.verdict)}${changed}  ${String(l.model)}  answer ${String(l.answer)}${comment}`;
+    }
     default:
       return `${head}  ${JSON.stringify(line)}`;
   }

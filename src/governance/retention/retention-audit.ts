@@ -67,6 +67,8 @@ function erase(record: AuditLine, user: string, pseudonym: string): AuditLine | 
     ...record,
     ...(asUser ? { user: pseudonym } : {}),
     ...(asAdmin ? { admin: pseudonym } : {}),
+    // A feedback comment is the person's own words: erased with their identity.
+    ...(asUser && record.kind === 'feedback' && record.comment ? { comment: null } : {}),
     pseudonym: true,
   };
 }

@@ -99,3 +99,17 @@ describe('AnswerLedger', () => {
     expect(adapter.replies[1]!.reply.text).toContain('Re-ran your edited message');
   });
 });
+
+describe('AnswerLedger and feedback', () => {
+  it('remembers the model of a model answer, so a click on it is counted for that model; notices have none', async () => {
+    const { store, ledger, adapter } = await setup();
+    const reply = { ...textReply('the mean is 4.2', 'answer'), feedback: { model: 'qwen3:8b' } };
+    await ledger.deliver({ adapter, threadKey: KEY, message: message('q1', 'mean?'), reply });
+    await ledger.deliver({ adapter, threadKey: KEY, message: message('q2', 'files'), reply: textReply('No files.') });
+    const answers = (await store.get(KEY))!.answers!;
+    expect(answers.map((a) => [a.questionId, a.answerIds, a.model])).toEqual([
+      ['q1', ['a1'], 'qwen3:8b'],
+      ['q2', ['a2'], undefined],
+    ]);
+  });
+});

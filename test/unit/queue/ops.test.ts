@@ -36,6 +36,8 @@ describe('metrics and the ops server', () => {
     metrics.llm.tokens({ prompt: 120, completion: 30 });
     metrics.llm.behaviour('loop_stopped', 'qwen3:8b');
     metrics.error('sandbox_timeout');
+    metrics.feedback('bad', 'qwen3:8b');
+    metrics.feedback('bad', 'qwen3:8b');
     const text = await metrics.registry.metrics();
     expect(text).toContain('threadlab_queue_depth{role="worker"} 0');
     expect(text).toContain('threadlab_queue_wait_seconds_count{role="worker"} 2');
@@ -44,6 +46,7 @@ describe('metrics and the ops server', () => {
     expect(text).toContain('threadlab_llm_tokens_total{kind="prompt",role="worker"} 120');
     expect(text).toContain('threadlab_errors_total{code="sandbox_timeout",role="worker"} 1');
     expect(text).toContain('threadlab_model_behaviour_total{kind="loop_stopped",model="qwen3:8b",role="worker"} 1');
+    expect(text).toContain('threadlab_feedback_total{verdict="bad",model="qwen3:8b",role="worker"} 2');
     await queue.close();
   });
 
