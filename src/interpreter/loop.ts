@@ -184,6 +184,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         const reason = abortReason();
         if (reason) return stop(reason);
         if (isThreadlabError(err, 'llm_tools_unsupported') && protocol.switchToText(key, 'server refuses tools')) {
+          turnMode = 'text';
           round -= 1; // The same round again, in the text protocol.
           continue;
         }
@@ -209,7 +210,10 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
       // Calls under a tool name the model was trained on go back to the server as the run_code they ran as.
       if (reply.handled === 'native') reply.calls = reply.calls.map((call) => asRunCode(call, languages, turn));
+      // A turn keeps the protocol it worked in: another turn's lesson (a call written as text) changes the
+      // endpoint's protocol for later turns, not the rounds of one whose native calls already ran.
       if (reply.handled === 'text') turnMode = 'text';
+      else if (reply.calls.length > 0) turnMode = 'native';
       messages.push({
         role: 'assistant',
         content: reply.handled === 'text' ? response.content : reply.prose,

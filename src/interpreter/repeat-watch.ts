@@ -31,15 +31,17 @@ const TRAILING_COMMENT: Record<Language, RegExp> = {
   javascript: /\s+\/\/[^'"`\n]*$/,
 };
 
-/** The code as compared: comment lines and trailing comments dropped, whitespace runs made one space. */
+/**
+ * The code as compared: comment lines and trailing comments dropped, and every whitespace character (`print( x )` is
+ * `print(x)`: code that differs only there fails the same way).
+ */
 export function codeKey(language: Language, code: string): string {
   return code
     .split('\n')
     .filter((line) => !COMMENT_PREFIX[language].test(line))
     .map((line) => line.replace(TRAILING_COMMENT[language], ''))
     .join('\n')
-    .replace(/\s+/g, ' ')
-    .trim();
+    .replace(/\s+/g, '');
 }
 
 /** The failure as the user and the model read it: the exception, or how the run ended; undefined for a success. */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LlmResponse } from '../../../src/ports/llm-client.js';
+import { protocolKey } from '../../../src/interpreter/tool-protocol.js';
 import { answer, runCode, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { input, rig, toolMessages } from './helpers.js';
 
@@ -21,7 +22,11 @@ describe('the loop breaker', () => {
   it('tells the model of its second identical failure and ends the turn at the third, in 3 model requests', async () => {
     const code = "df = pd.read_csv('sales.csv')\nprint(df['revenue'].sum())";
     // The same code each time, give or take whitespace and a comment: still the same code.
-    const variants = [code, `${code}\n`, `# total revenue\n${code.replace('\n', '\n\n')}  # sum it`];
+    const variants = [
+      code,
+      `${code.replace("df['revenue']", "df[ 'revenue' ]")}\n`,
+      `# total revenue\n${code.replace('\n', '\n\n')}  # sum it`,
+    ];
     let i = 0;
     const llm = new ScriptedLlm({ fallback: () => runCode(variants[i++ % variants.length]!) });
     const { interpreter, sandbox } = rig({ llm });
@@ -67,6 +72,29 @@ describe('the loop breaker', () => {
     const outcome = await other.interpreter.handle(input('go'), {});
     expect(outcome.outcome).toBe('answer');
     expect(outcome.behaviour).toBeUndefined();
+  });
+
+  it("keeps a turn's native protocol when another turn moves the endpoint to the text protocol mid-way", async () => {
+    const llm = new ScriptedLlm({
+      steps: [
+        runCode('x = 1'),
+        (request) => {
+          // Another turn of the same endpoint and model meets a call written as text, between this turn's rounds.
+          made.interpreter.protocol.switchToText(protocolKey(llm), 'tool call written as text');
+          expect(request.tools.map((t) => t.name)).toEqual(['run_code']);
+          return runCode('print(x)');
+        },
+        answer('x is 1.'),
+      ],
+    });
+    const made = rig({ llm });
+    made.sandbox.enqueue({}, { stdout: '1\n' });
+    const result = await made.interpreter.handle(input('x?'), {});
+    expect(result).toMatchObject({ outcome: 'answer', text: 'x is 1.' });
+    expect(llm.requests[2]!.tools).toEqual(['run_code']);
+    // The next turn uses what was learned.
+    await made.interpreter.handle(input('again'), {}).catch(() => undefined);
+    expect(llm.requests[3]?.tools ?? []).toEqual([]);
   });
 
   it('leaves a well-behaved turn as it was: no behaviour recorded, the answer unchanged', async () => {
