@@ -10,10 +10,12 @@ import {
   type Interaction,
   type Message,
   type MessageContextMenuCommandInteraction,
+  type ModalSubmitInteraction,
   type OmitPartialGroupDMChannel,
   type PartialMessage,
 } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
+import { LANGUAGES } from '../../src/domain/execution.js';
 import type { InboundAttachment, InboundMessage, InboundUser } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
@@ -29,18 +31,20 @@ import type {
 import type { GovernanceSurface } from '../../src/ports/governance.js';
 import { downloadAttachment } from './download.js';
 import { editOf } from './map-edit.js';
-import { parseStopButtonId, toCommandMessage } from './map-interaction.js';
+import { botIsPresent, modalWanted, parseStopButtonId, toCommandMessage } from './map-interaction.js';
 import { planReply } from './plan-reply.js';
 import { DiscordProgressSink } from './progress-sink.js';
 import { createBotRest } from './bot-rest.js';
 import { sendMessages } from './send-reply.js';
-import { ChannelTarget, InteractionTarget, type ReplyTarget } from './target.js';
+import { ChannelTarget, InteractionTarget, type InteractionSession, type ReplyTarget } from './target.js';
+import { DirectMessageTarget } from './dm-target.js';
+import { modalFor, toModalMessage } from './modal.js';
 import { handleApprovalButton, parseApprovalButtonId, postApproval } from './approval.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
 import { updateMessages } from './update-reply.js';
-import { viewFromCommand, viewFromMessageCommand } from './views.js';
+import { viewFromCommand, viewFromMessageCommand, viewFromModal } from './views.js';
 import { RUN_CODE_COMMAND } from './map-message-command.js';
 import { runMessageCommand, runReference } from './run-message.js';
 import { discordProfile } from './profile.js';
@@ -65,7 +69,21 @@ export interface DiscordAdapterOptions {
   progressThrottleMs?: number;
   /** How long `start` waits for the gateway to be ready, in ms. @defaultValue 30000 */
   readyTimeoutMs?: number;
+  /** How long an interaction's token answers, in ms (Discord: 15 minutes). @defaultValue 900000 */
+  interactionTokenLifetimeMs?: number;
+  /**
+   * Where the bot is no member, how long before the token's end a still-running job says so, in ms.
+   * @defaultValue 60000
+   */
+  expiryWarningMs?: number;
 }
+
+/** Discord's interaction token lifetime ("Interaction tokens are valid for 15 minutes"), in ms. */
+const TOKEN_LIFETIME_MS = 15 * 60_000;
+/** Follow-ups Discord takes for an interaction of a user install used where the app is not installed. */
+const USER_INSTALL_FOLLOW_UPS = 5;
+/** Interactions whose shared webhook state is kept at once (each is dropped when its job's status closes). */
+const MAX_SESSIONS = 1000;
 
 /**
  * Discord through discord.js 14. The gateway (started by `start`) maps messages and interactions to
@@ -85,7 +103,9 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
   private client: Client | undefined;
   private readonly follower = new ThreadFollower();
   /** Slash commands the core is deciding on, not acknowledged yet (at most Discord's 3 s each). */
-  private readonly pendingCommands = new Map<string, CommandInteraction>();
+  private readonly pendingCommands = new Map<string, CommandInteraction | ModalSubmitInteraction>();
+  /** Each interaction's follow-up count and token state, shared by its answer, status and notices. */
+  private readonly sessions = new Map<string, InteractionSession>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
     this.maxUploadBytes = options.maxUploadBytes;
@@ -150,7 +170,11 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
       threadKey: threadKey(message.thread),
       logger: this.log.child({ thread: threadKey(message.thread) }),
       statusIsOriginal: message.replyContext?.kind === 'interaction',
-      onClose: () => this.sinks.delete(message.id),
+      onClose: () => {
+        this.sinks.delete(message.id);
+        this.sessions.delete(message.id);
+      },
+      ...this.expiryNotice(message),
       ...(this.options.progressThrottleMs !== undefined ? { throttleMs: this.options.progressThrottleMs } : {}),
     });
     this.sinks.set(message.id, sink);
@@ -166,9 +190,14 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
     return this.place(message, reply, previous.messageIds);
   }
 
-  /** Code the model wants to run, with Run and Skip buttons, in the thread (never the interaction's webhook). */
+  /**
+   * Code the model wants to run, with Run and Skip buttons, in the thread; where the bot is no member, a follow-up
+   * of the interaction (its webhook is the only way in).
+   */
   askApproval(message: InboundMessage, view: ApprovalView): Promise<ApprovalPrompt> {
     const ctx = message.replyContext ?? {};
+    if (ctx.webhookOnly === true)
+      return postApproval(this.targetFor(message, this.rest, { followUpsOnly: true }), view);
     const channelId = typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread;
     return postApproval(new ChannelTarget(this.rest, channelId), view);
   }
@@ -204,21 +233,58 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
     return typeof fromInteraction === 'number' && fromInteraction > 0 ? fromInteraction : this.maxUploadBytes;
   }
 
-  private targetFor(message: InboundMessage, rest: REST = this.rest): ReplyTarget {
+  /**
+   * Where a message's answer goes: the interaction's webhook for a command (the channel once its token ran out),
+   * else the channel. Where the bot is no member (`webhookOnly`), nothing goes to that channel with the bot token:
+   * past the token's lifetime or Discord's 5 follow-ups, the answer goes to the user's DM with the bot.
+   */
+  private targetFor(message: InboundMessage, rest: REST = this.rest, o: { followUpsOnly?: boolean } = {}): ReplyTarget {
     const ctx = message.replyContext ?? {};
     const channel = new ChannelTarget(rest, typeof ctx.channelId === 'string' ? ctx.channelId : message.thread.thread);
-    if (
-      ctx.kind === 'interaction' &&
-      typeof ctx.interactionToken === 'string' &&
-      typeof ctx.applicationId === 'string'
-    ) {
-      return new InteractionTarget(rest, {
-        applicationId: ctx.applicationId,
-        token: ctx.interactionToken,
-        channel,
-      });
+    if (ctx.kind !== 'interaction' || typeof ctx.interactionToken !== 'string' || typeof ctx.applicationId !== 'string')
+      return channel;
+    const webhookOnly = ctx.webhookOnly === true;
+    return new InteractionTarget(rest, {
+      applicationId: ctx.applicationId,
+      token: ctx.interactionToken,
+      fallback: webhookOnly ? new DirectMessageTarget(rest, message.user.id) : channel,
+      session: this.sessionOf(message.id),
+      ...(typeof ctx.interactionAtMs === 'number' ? { expiresAtMs: ctx.interactionAtMs + this.tokenLifetimeMs } : {}),
+      ...(webhookOnly ? { maxFollowUps: USER_INSTALL_FOLLOW_UPS } : {}),
+      ...(o.followUpsOnly ? { followUpsOnly: true } : {}),
+    });
+  }
+
+  private get tokenLifetimeMs(): number {
+    return this.options.interactionTokenLifetimeMs ?? TOKEN_LIFETIME_MS;
+  }
+
+  private sessionOf(messageId: string): InteractionSession {
+    let session = this.sessions.get(messageId);
+    if (!session) {
+      if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
+      session = { followUps: 0, expired: false };
+      this.sessions.set(messageId, session);
     }
-    return channel;
+    return session;
+  }
+
+  /** Where only the interaction's token reaches the user, a job still running near its end says where the answer will go. */
+  private expiryNotice(message: InboundMessage): {
+    expiryNotice?: { atMs: number; target: ReplyTarget; text: string };
+  } {
+    const ctx = message.replyContext ?? {};
+    if (ctx.webhookOnly !== true || typeof ctx.interactionAtMs !== 'number') return {};
+    const minutes = Math.round(this.tokenLifetimeMs / 60_000);
+    return {
+      expiryNotice: {
+        atMs: ctx.interactionAtMs + this.tokenLifetimeMs - (this.options.expiryWarningMs ?? 60_000),
+        target: this.targetFor(message, this.rest, { followUpsOnly: true }),
+        text:
+          `⏳ Still running. Discord lets me answer a command here for ${minutes} minutes only, and that time is ` +
+          'nearly up: when it finishes, the answer comes to you in a direct message from me.',
+      },
+    };
   }
 
   private async onGatewayMessage(message: Message, handler: InboundHandler): Promise<void> {
@@ -299,7 +365,7 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
 
   /** The core's access verdict on a slash command, asked while the interaction is not acknowledged yet. */
   private async admitCommand(
-    interaction: CommandInteraction,
+    interaction: CommandInteraction | ModalSubmitInteraction,
     inbound: InboundMessage,
     handler: InboundHandler,
   ): Promise<boolean> {
@@ -337,6 +403,52 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
     await runMessageCommand(context, interaction, viewFromMessageCommand(interaction));
   }
 
+  /**
+   * Access first, before the deferral: a refused user gets an ephemeral answer (notifyPrivately) and the channel
+   * sees nothing, where a public "thinking…" placeholder would show the refused command. Then defer (Discord drops
+   * interactions not acknowledged within 3 s; if deferring failed, the reply target falls back) and hand it on.
+   */
+  private async admitAndAnswer(
+    interaction: CommandInteraction | ModalSubmitInteraction,
+    inbound: InboundMessage,
+    handler: InboundHandler,
+  ): Promise<void> {
+    if (!(await this.admitCommand(interaction, inbound, handler))) return;
+    await interaction
+      .deferReply()
+      .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
+    await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
+  }
+
+  /**
+   * `/run` without code or `/ask` without a question: the modal (a multi-line text and a File Upload) is the
+   * interaction's first response, shown only to someone the core admits.
+   */
+  private async openModal(
+    interaction: CommandInteraction,
+    view: ReturnType<typeof viewFromCommand>,
+    kind: 'run' | 'ask',
+    handler: InboundHandler,
+  ): Promise<void> {
+    const probe = toCommandMessage({ ...view, commandName: 'help', options: {} });
+    if (probe && !(await this.admitCommand(interaction, probe, handler))) return;
+    const language = view.options.language;
+    const chosen = kind === 'run' ? LANGUAGES.find((l) => l === language) : undefined;
+    await interaction.showModal(
+      modalFor(kind === 'ask' ? { kind } : { kind, ...(chosen ? { language: chosen } : {}) }),
+    );
+  }
+
+  /** A submitted modal runs or asks as its command would; a submission that cannot be read is told privately. */
+  private async onModalSubmit(interaction: ModalSubmitInteraction, handler: InboundHandler): Promise<void> {
+    const mapped = toModalMessage(viewFromModal(interaction));
+    if (!mapped.ok) {
+      await interaction.reply({ content: mapped.problem, flags: MessageFlags.Ephemeral });
+      return;
+    }
+    await this.admitAndAnswer(interaction, mapped.message, handler);
+  }
+
   private async onInteraction(interaction: Interaction, handler: InboundHandler): Promise<void> {
     try {
       if (interaction.isButton()) {
@@ -346,12 +458,17 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
         if (!key) return;
         return await this.onStopButton(interaction, key, handler);
       }
+      if (interaction.isModalSubmit()) return await this.onModalSubmit(interaction, handler);
       if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
-      // A thread not cached yet: its type and parent decide where the command's session lives.
-      if (!interaction.channel && interaction.guildId && interaction.channelId) {
+      // A thread not cached yet: its type and parent decide where the command's session lives. Never where the
+      // bot is no member: the bot token has no business there.
+      const view = viewFromCommand(interaction);
+      if (!interaction.channel && interaction.guildId && interaction.channelId && botIsPresent(view)) {
         await interaction.client.channels.fetch(interaction.channelId).catch(() => null);
       }
       if (interaction.isMessageContextMenuCommand()) return await this.onMessageCommand(interaction, handler);
+      const modal = modalWanted(view);
+      if (modal) return await this.openModal(interaction, view, modal, handler);
       const inbound = toCommandMessage(viewFromCommand(interaction));
       if (!inbound) {
         await interaction.reply({
@@ -360,15 +477,7 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
         });
         return;
       }
-      // Access first, before the deferral: a refused user gets an ephemeral answer (notifyPrivately) and
-      // the channel sees nothing, where a public "thinking…" placeholder would show the refused command.
-      if (!(await this.admitCommand(interaction, inbound, handler))) return;
-      // Defer now: Discord drops interactions not acknowledged within 3 s. If deferring failed, the
-      // answer still reaches the channel (the reply target falls back when the token does not work).
-      await interaction
-        .deferReply()
-        .catch((err: unknown) => this.log.warn({ err }, 'could not defer a Discord interaction'));
-      await answerInbound(this, inbound, await handler.onMessage(inbound), this.log);
+      await this.admitAndAnswer(interaction, inbound, handler);
     } catch (err) {
       this.log.error(
         { err: toThreadlabError(err), interaction: interaction.id },

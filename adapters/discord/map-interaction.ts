@@ -1,6 +1,7 @@
 import { LANGUAGES } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
+import { unfenceCode } from './code-option.js';
 import { isThreadType } from './map-message.js';
 
 /** The facts of a slash-command interaction: plain data, built from discord.js or a recorded payload. */
@@ -19,16 +20,45 @@ export interface CommandView {
   attachmentSizeLimit?: number;
   /** The invoking member's guild role ids (bounded, snowflakes only: member-roles.ts); absent in DMs. */
   roles?: string[];
+  /**
+   * Where it was used (discord-api-types `InteractionContextType`): 0 a server, 1 the bot's DM, 2 another DM or a
+   * group DM. Absent when Discord did not say.
+   */
+  context?: number;
+  /**
+   * `authorizing_integration_owners`: `guild` is key "0" (a guild install: the guild's id, "0" in the bot's DM),
+   * `user` key "1" (a user install: that user's id). A key is present only for the installs that authorised it.
+   */
+  owners?: { guild?: string; user?: string };
+}
+
+/** The ask command's name: a question for the model, with files when asked through its modal. */
+export const ASK_COMMAND = 'ask';
+
+/**
+ * Whether the bot user is in the place the command was used. Not in a DM or group DM between people (context 2),
+ * nor in a server where only a user install authorised the command (no "0" key): Discord's docs, "Authorizing
+ * Integration Owners Object". Everything is then answered through the interaction's webhook, never the bot token.
+ */
+export function botIsPresent(view: Pick<CommandView, 'context' | 'owners' | 'guildId'>): boolean {
+  if (view.context === 2) return false;
+  const owners = view.owners ?? {};
+  if (view.guildId !== null && owners.guild === undefined && owners.user !== undefined) return false;
+  return true;
+}
+
+/** Which modal a command opens instead of running: `/run` without code, `/ask` without a question. */
+export function modalWanted(view: Pick<CommandView, 'commandName' | 'options'>): 'run' | 'ask' | undefined {
+  if (view.commandName === 'run' && !(view.options.code ?? '').trim()) return 'run';
+  if (view.commandName === ASK_COMMAND && !(view.options.question ?? '').trim()) return 'ask';
+  return undefined;
 }
 
 /** The command of a slash interaction, or undefined for a command Threadlab does not know. */
 export function commandFromView(view: CommandView): InboundCommand | undefined {
   switch (view.commandName) {
-    case 'run': {
-      // A choice Discord offered (commands.ts); anything else in a payload is python, the default.
-      const language = LANGUAGES.find((l) => l === view.options.language) ?? 'python';
-      return { name: 'run', language, code: view.options.code ?? '' };
-    }
+    case 'run':
+      return runCommand(view.options.code ?? '', view.options.language);
     case 'reset':
       return { name: 'reset' };
     case 'files':
@@ -44,6 +74,16 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The run command of code a user typed: its fence stripped (unfenceCode). The language option, a choice Discord
+ * offered (commands.ts), wins; else the fence's tag; else python. Anything else in a payload is python.
+ */
+export function runCommand(code: string, languageOption?: string): InboundCommand & { name: 'run' } {
+  const chosen = LANGUAGES.find((l) => l === languageOption);
+  const unfenced = unfenceCode(code);
+  return { name: 'run', language: chosen ?? unfenced.language ?? 'python', code: unfenced.code };
 }
 
 /**
@@ -69,8 +109,23 @@ export function commandThreadRef(view: CommandView): ThreadRef {
  * id, so whoever answers can complete the deferred reply through the webhook routes.
  */
 export function toCommandMessage(view: CommandView): InboundMessage | undefined {
+  if (view.commandName === ASK_COMMAND) return commandMessage(view, { text: (view.options.question ?? '').trim() });
   const command = commandFromView(view);
   if (!command) return undefined;
+  const text =
+    command.name === 'run'
+      ? command.code
+      : command.name === 'schedule'
+        ? `/schedule ${command.text}`
+        : `/${command.name}`;
+  return commandMessage(view, { text, command });
+}
+
+/** The InboundMessage of an interaction (a command, or a modal's submission) with its text, command and files. */
+export function commandMessage(
+  view: CommandView,
+  what: { text: string; command?: InboundCommand; attachments?: InboundMessage['attachments'] },
+): InboundMessage {
   return {
     id: `discord:interaction:${view.id}`,
     thread: commandThreadRef(view),
@@ -80,14 +135,9 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
       isBot: view.user.bot,
       ...(view.roles ? { roles: view.roles } : {}),
     },
-    text:
-      command.name === 'run'
-        ? command.code
-        : command.name === 'schedule'
-          ? `/schedule ${command.text}`
-          : `/${command.name}`,
-    attachments: [],
-    command,
+    text: what.text,
+    attachments: what.attachments ?? [],
+    ...(what.command ? { command: what.command } : {}),
     receivedAtMs: view.createdAtMs,
     replyContext: interactionReplyContext(view),
   };
@@ -95,7 +145,18 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
 
 /** Where an interaction is answered: its token (webhook edits within 15 minutes) and the channel it was used in. */
 export function interactionReplyContext(
-  view: Pick<CommandView, 'id' | 'channel' | 'applicationId' | 'token' | 'createdAtMs' | 'attachmentSizeLimit'>,
+  view: Pick<
+    CommandView,
+    | 'id'
+    | 'channel'
+    | 'applicationId'
+    | 'token'
+    | 'createdAtMs'
+    | 'attachmentSizeLimit'
+    | 'context'
+    | 'owners'
+    | 'guildId'
+  >,
 ): InboundMessage['replyContext'] {
   return {
     kind: 'interaction',
@@ -105,6 +166,8 @@ export function interactionReplyContext(
     interactionToken: view.token,
     interactionAtMs: view.createdAtMs,
     attachmentSizeLimit: view.attachmentSizeLimit ?? null,
+    // Where the bot is not a member, only the interaction's webhook reaches the place (target.ts).
+    ...(botIsPresent(view) ? {} : { webhookOnly: true }),
   };
 }
 

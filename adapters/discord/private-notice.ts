@@ -1,4 +1,4 @@
-import { MessageFlags, Routes, type CommandInteraction, type REST } from 'discord.js';
+import { MessageFlags, Routes, type CommandInteraction, type ModalSubmitInteraction, type REST } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Logger } from '../../src/logger.js';
@@ -17,7 +17,7 @@ export interface PrivateNoticeOptions {
    * The slash command interactions not acknowledged yet (the adapter asks the core whether to admit one
    * before deferring it), by inbound message id: a refusal is then their first, ephemeral, response.
    */
-  pending: ReadonlyMap<string, CommandInteraction>;
+  pending: ReadonlyMap<string, CommandInteraction | ModalSubmitInteraction>;
 }
 
 /**

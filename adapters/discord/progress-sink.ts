@@ -27,6 +27,11 @@ export interface DiscordProgressOptions {
   typingIntervalMs?: number;
   /** Called once when the sink closes. */
   onClose?: () => void;
+  /**
+   * Said before the interaction's token runs out (Discord's 15 minutes) while the job still runs, where the token is
+   * the only way to answer: `text` is posted through `target` (a follow-up) at `atMs`, epoch ms.
+   */
+  expiryNotice?: { atMs: number; target: ReplyTarget; text: string };
 }
 
 /** The Stop button row for a thread. */
@@ -68,6 +73,7 @@ export class DiscordProgressSink implements ProgressSink {
   private readonly throttleMs: number;
   private readonly typingTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private readonly expiryTimer: NodeJS.Timeout | undefined;
   private lastEditMs = Date.now();
   private inflight: Promise<void> = Promise.resolve();
   private finished = false;
@@ -84,6 +90,18 @@ export class DiscordProgressSink implements ProgressSink {
       this.typingTimer.unref();
     }
     this.statusId = this.createStatus();
+    const notice = options.expiryNotice;
+    if (notice) {
+      this.expiryTimer = setTimeout(() => this.sayExpiry(notice), Math.max(0, notice.atMs - Date.now()));
+      this.expiryTimer.unref();
+    }
+  }
+
+  private sayExpiry(notice: NonNullable<DiscordProgressOptions['expiryNotice']>): void {
+    if (this.finished) return;
+    notice.target
+      .post({ content: notice.text, files: [] })
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'could not say the interaction is about to expire'));
   }
 
   update(event: ProgressEvent): void {
@@ -108,6 +126,7 @@ export class DiscordProgressSink implements ProgressSink {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.typingTimer) clearInterval(this.typingTimer);
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.cancelRetry?.();
     // A status write may still be on the wire: let it land before the reply, or it would overwrite an
     // interaction's answer (or post a status message nobody deletes). It never waits for a rate limit.

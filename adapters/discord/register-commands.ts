@@ -13,7 +13,8 @@ export interface RegisterCommandsOptions {
 }
 
 /**
- * Registers /run, /reset, /files, /help, /usage, /export and the "Run code" message command with one bulk overwrite (`PUT`), globally or for one guild.
+ * Registers /run, /ask, /reset, /files, /help, /usage, /schedule, /export and the "Run code" message command with one bulk
+ * overwrite (`PUT`), globally (installable to servers and users: commands.ts) or for one guild.
  * Returns the names Discord confirmed, and `shown`: each as its users find it (`/run`, `Apps → Run code`). Throws `platform_api` with Discord's message on failure.
  */
 export async function registerCommands(
@@ -27,7 +28,9 @@ export async function registerCommands(
     ? Routes.applicationGuildCommands(options.applicationId, options.guildId)
     : Routes.applicationCommands(options.applicationId);
   try {
-    const registered = (await rest.put(route, { body: commandDefinitions() })) as { name: string; type?: number }[];
+    const registered = (await rest.put(route, {
+      body: commandDefinitions({ scope: options.guildId ? 'guild' : 'global' }),
+    })) as { name: string; type?: number }[];
     return {
       scope: options.guildId ? 'guild' : 'global',
       names: registered.map((c) => c.name),

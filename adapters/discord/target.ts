@@ -102,29 +102,66 @@ export class ChannelTarget implements ReplyTarget {
 /** Discord codes of an interaction token that no longer works (15 minutes passed). */
 const EXPIRED_CODES: readonly (number | string)[] = [10015, 50027];
 
+/** Calls this close to the token's end go to the fallback: a request on the wire must not outlive its token, in ms. */
+const EXPIRY_MARGIN_MS = 5_000;
+
+/** What the targets of one interaction share: follow-ups sent so far, and whether its token still works. */
+export interface InteractionSession {
+  followUps: number;
+  expired: boolean;
+}
+
+export interface InteractionTargetOptions {
+  applicationId: string;
+  token: string;
+  /** Where messages go once the token no longer works: the channel, or the user's DM where the bot is no member. */
+  fallback: ReplyTarget;
+  /** Shared by the targets of one interaction (answer, status, notices). @defaultValue a new session */
+  session?: InteractionSession;
+  /** When the token stops working, epoch ms; from {@link EXPIRY_MARGIN_MS} before, calls go to the fallback. @defaultValue never */
+  expiresAtMs?: number;
+  /** Follow-ups Discord takes for this interaction; later posts go to the fallback. @defaultValue unlimited */
+  maxFollowUps?: number;
+  /** Every post is a follow-up, the deferred reply left alone (a notice, an approval prompt). @defaultValue false */
+  followUpsOnly?: boolean;
+}
+
 /**
- * An interaction's deferred reply and its follow-ups, through the webhook routes (no bot token needed,
- * so a worker can finish it). Falls back to the channel once the interaction token has expired.
+ * An interaction's deferred reply and its follow-ups, through the webhook routes (no bot token: a worker can
+ * finish it, and it reaches places the bot is not in). Falls back once the token has expired, or is about to,
+ * and for posts past Discord's follow-up limit.
  */
 export class InteractionTarget implements ReplyTarget {
-  private originalUsed = false;
-  private expired = false;
+  private originalUsed: boolean;
+  private readonly session: InteractionSession;
 
   constructor(
     private readonly rest: REST,
-    private readonly options: { applicationId: string; token: string; channel: ChannelTarget },
-  ) {}
+    private readonly options: InteractionTargetOptions,
+  ) {
+    this.originalUsed = options.followUpsOnly ?? false;
+    this.session = options.session ?? { followUps: 0, expired: false };
+  }
 
   get channelId(): string {
-    return this.options.channel.channelId;
+    return this.options.fallback.channelId;
+  }
+
+  /** Whether the token is spent (or within the margin of its end). */
+  get expired(): boolean {
+    const { expiresAtMs } = this.options;
+    if (expiresAtMs !== undefined && Date.now() >= expiresAtMs - EXPIRY_MARGIN_MS) this.session.expired = true;
+    return this.session.expired;
   }
 
   async post(message: OutgoingMessage): Promise<string> {
-    if (this.expired) return this.options.channel.post(message);
-    const { applicationId, token } = this.options;
+    const { applicationId, token, maxFollowUps, fallback } = this.options;
+    const followUp = this.originalUsed;
+    if (this.expired || (followUp && maxFollowUps !== undefined && this.session.followUps >= maxFollowUps))
+      return fallback.post(message);
     return this.orFallback(
       async () => {
-        if (!this.originalUsed) {
+        if (!followUp) {
           await this.rest.patch(Routes.webhookMessage(applicationId, token, '@original'), {
             ...body({ components: [], ...message }),
             auth: false,
@@ -132,6 +169,7 @@ export class InteractionTarget implements ReplyTarget {
           this.originalUsed = true;
           return '@original';
         }
+        this.session.followUps += 1;
         const created = (await this.rest.post(Routes.webhook(applicationId, token), {
           ...body(message),
           query: new URLSearchParams({ wait: 'true' }),
@@ -139,7 +177,7 @@ export class InteractionTarget implements ReplyTarget {
         })) as { id: string };
         return created.id;
       },
-      () => this.options.channel.post(message),
+      () => fallback.post(message),
     );
   }
 
@@ -172,7 +210,7 @@ export class InteractionTarget implements ReplyTarget {
     } catch (err) {
       const f = restFailure(err);
       if (f.status !== 401 && !(f.code !== undefined && EXPIRED_CODES.includes(f.code))) throw err;
-      this.expired = true;
+      this.session.expired = true;
       return fallback();
     }
   }

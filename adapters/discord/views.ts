@@ -1,8 +1,14 @@
-import type { ChatInputCommandInteraction, Message, MessageContextMenuCommandInteraction } from 'discord.js';
+import type {
+  ChatInputCommandInteraction,
+  Message,
+  MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
+} from 'discord.js';
 import type { CommandView } from './map-interaction.js';
 import type { MessageCommandView } from './map-message-command.js';
 import type { MessageView } from './map-message.js';
 import { memberRoleIds } from './member-roles.js';
+import { MODAL_FILES_ID, MODAL_TEXT_ID, type ModalView } from './modal.js';
 
 /** The facts of a discord.js message the mapping needs (the only place that reads discord.js structures). */
 export function viewFromMessage(message: Message): MessageView {
@@ -55,23 +61,24 @@ export function viewFromMessageCommand(interaction: MessageContextMenuCommandInt
 
 /** The facts of a slash command interaction (or a message command's, with no options). */
 export function viewFromCommand(
-  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
 ): CommandView {
   const options: Record<string, string> = {};
   for (const option of interaction.isChatInputCommand() ? interaction.options.data : []) {
     if (typeof option.value === 'string') options[option.name] = option.value;
   }
+  const owners = interaction.authorizingIntegrationOwners;
   const channel = interaction.channel;
   const raw = channel ?? null;
   return {
     id: interaction.id,
     token: interaction.token,
     applicationId: interaction.applicationId,
-    commandName: interaction.commandName,
+    commandName: interaction.isModalSubmit() ? '' : interaction.commandName,
     options,
     guildId: interaction.guildId ?? null,
     channel: {
-      id: interaction.channelId,
+      id: interaction.channelId ?? '',
       type: raw?.type ?? 0,
       parentId: raw && 'parentId' in raw ? (raw.parentId ?? null) : null,
     },
@@ -85,6 +92,32 @@ export function viewFromCommand(
     ...(typeof interaction.attachmentSizeLimit === 'number'
       ? { attachmentSizeLimit: interaction.attachmentSizeLimit }
       : {}),
+    ...(typeof interaction.context === 'number' ? { context: interaction.context } : {}),
+    owners: {
+      ...(owners?.guildId != null ? { guild: owners.guildId } : {}),
+      ...(owners?.userId != null ? { user: owners.userId } : {}),
+    },
+  };
+}
+
+/** The facts of a modal submission: the interaction's, its text input and its File Upload's files (at most 100 read). */
+export function viewFromModal(interaction: ModalSubmitInteraction): ModalView {
+  const { commandName: _name, options: _options, ...view } = viewFromCommand(interaction);
+  const field = interaction.fields.fields.get(MODAL_TEXT_ID);
+  const text = field && 'value' in field && typeof field.value === 'string' ? field.value : '';
+  const uploaded = interaction.fields.fields.get(MODAL_FILES_ID);
+  const files = uploaded && 'attachments' in uploaded && uploaded.attachments ? [...uploaded.attachments.values()] : [];
+  return {
+    ...view,
+    customId: interaction.customId,
+    text,
+    files: files.slice(0, 100).map((a) => ({
+      id: a.id,
+      filename: a.name,
+      size: a.size,
+      url: a.url,
+      contentType: a.contentType ?? null,
+    })),
   };
 }
 

@@ -139,10 +139,11 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
     expect(language('cobol')).toMatchObject({ name: 'run', language: 'python' });
   });
 
-  it('defines /run (code, language python|bash|r|javascript), /reset, /files, /help and the message command Run code', () => {
+  it('defines /run (code, language python|bash|r|javascript), /ask, /reset, /files, /help and the message command Run code', () => {
     const defs = commandDefinitions();
     expect(defs.map((d) => d.name)).toEqual([
       'run',
+      'ask',
       'reset',
       'files',
       'help',
@@ -152,7 +153,7 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
       'Run code',
     ]);
     // A message command (type 3): Discord shows it under Apps on every message, and it takes no options.
-    expect(defs[7]).toMatchObject({ name: 'Run code', type: 3 });
+    expect(defs[8]).toMatchObject({ name: 'Run code', type: 3 });
     const run = defs[0]! as { options?: { name: string }[] };
     expect(run.options?.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
     expect((run.options?.[1] as { choices?: { value: string }[] }).choices?.map((c) => c.value)).toEqual([
