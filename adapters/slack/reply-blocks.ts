@@ -5,6 +5,7 @@ import { splitMessage } from '../../src/replies/split-message.js';
 import { SLACK_TEXT_LIMITS } from './profile.js';
 import { escapeMrkdwn, markdownToMrkdwn } from './slack-text.js';
 import { tableMessage } from './table-block.js';
+import { feedbackBlock } from './feedback.js';
 
 /** A Block Kit block, as plain JSON. */
 export type SlackBlock = { type: string; block_id?: string } & Record<string, unknown>;
@@ -77,6 +78,8 @@ export function planReply(reply: Reply, options: ReplyBlocksOptions = {}): Slack
   const figures = figuresLine(reply, Math.floor(SECTION_CHARS / 5));
   if (figures) blocks.push(context(escapeMrkdwn(figures)));
   if (reply.footer) blocks.push(context(footerText(reply.footer)));
+  // 👍/👎 on the model's answers only, last, so they land on the answer's last text message.
+  if (reply.feedback && blocks.length > 0) blocks.push(feedbackBlock());
   if (blocks.length === 0)
     blocks.push(section(reply.images.length + reply.files.length > 0 ? 'Done. Results below.' : 'Done.'));
 

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { BOT_ID, BOT_USER_ID, CHANNEL_ID, TEAM_ID, USER_ID } from './payloads.js';
+
+/**
+ * A `block_actions` payload for a click on a `feedback_buttons` element (Slack's Block Kit reference,
+ * docs.slack.dev/reference/block-kit/block-elements/feedback-buttons-element; the action is bolt's
+ * FeedbackButtonsAction, node_modules/@slack/bolt/dist/types/actions/block-action.d.ts: `type`, `block_id`,
+ * `action_id`, `action_ts`, the clicked button's `value` and `text`). Its message is the bot's answer in a thread.
+ */
+export function feedbackClick(o: {
+  verdict: 'good' | 'bad';
+  messageTs: string;
+  threadTs: string;
+  responseUrl: string;
+  channel?: string;
+  /** @defaultValue USER_ID */
+  userId?: string;
+  /** The action id of the element. @defaultValue threadlab_feedback */
+  actionId?: string;
+  /** Sent as the button's value instead of the verdict (a forged or foreign value). */
+  value?: string;
+}): Record<string, unknown> {
+  const channel = o.channel ?? CHANNEL_ID;
+  return {
+    type: 'block_actions',
+    user: { id: o.userId ?? USER_ID, username: 'ada', name: 'ada', team_id: TEAM_ID },
+    api_app_id: 'A0APP001',
+    token: 'verification-token-unused',
+    container: {
+      type: 'message',
+      message_ts: o.messageTs,
+      channel_id: channel,
+      is_ephemeral: false,
+      thread_ts: o.threadTs,
+    },
+    trigger_id: `${Date.now()}.${randomUUID().slice(0, 8)}`,
+    team: { id: TEAM_ID, domain: 'threadlab' },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: channel, name: 'general' },
+    message: {
+      type: 'message',
+      ts: o.messageTs,
+      thread_ts: o.threadTs,
+      text: 'answer',
+      user: BOT_USER_ID,
+      bot_id: BOT_ID,
+    },
+    state: { values: {} },
+    response_url: o.responseUrl,
+    actions: [
+      {
+        type: 'feedback_buttons',
+        block_id: 'k7Hq2',
+        action_id: o.actionId ?? 'threadlab_feedback',
+        action_ts: `${Date.now() / 1000}`,
+        value: o.value ?? o.verdict,
+        text: { type: 'plain_text', text: o.verdict === 'good' ? '👍' : '👎', emoji: true },
+      },
+    ],
+  };
+}
