@@ -40,6 +40,14 @@ import { ChannelTarget, InteractionTarget, type InteractionSession, type ReplyTa
 import { DirectMessageTarget } from './dm-target.js';
 import { modalFor, toModalMessage } from './modal.js';
 import { handleApprovalButton, parseApprovalButtonId, postApproval } from './approval.js';
+import {
+  handleFeedbackButton,
+  handleFeedbackModal,
+  parseFeedbackButtonId,
+  parseFeedbackModalId,
+  withFeedbackRow,
+} from './feedback.js';
+import { answerRefOf } from '../../src/domain/feedback.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { ThreadFollower } from './thread-follower.js';
 import { notifyPrivately } from './private-notice.js';
@@ -214,11 +222,13 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
   private async place(message: InboundMessage, reply: Reply, previous?: string[]): Promise<PostedReply> {
     await this.sinks.get(message.id)?.finish({ replied: true });
     const limitBytes = this.uploadLimitFor(message);
-    const planned = await planReply(reply, {
+    const plannedAll = await planReply(reply, {
       uploadLimitBytes: limitBytes,
       ...(this.options.renderer ? { renderer: this.options.renderer } : {}),
       ...(this.options.maxImageDimensionPx ? { maxImageDimensionPx: this.options.maxImageDimensionPx } : {}),
     });
+    // 👍/👎 under the model's answers only (feedback.ts).
+    const planned = reply.feedback ? withFeedbackRow(plannedAll, answerRefOf(message)) : plannedAll;
     const target = this.targetFor(message);
     const options = { limitBytes, logger: this.log.child({ thread: threadKey(message.thread) }) };
     const messageIds = previous
@@ -454,11 +464,17 @@ export class DiscordAdapter implements PlatformAdapter, GovernanceSurface {
       if (interaction.isButton()) {
         const approval = parseApprovalButtonId(interaction.customId);
         if (approval) return await handleApprovalButton(interaction, approval, { handler, logger: this.log });
+        const feedback = parseFeedbackButtonId(interaction.customId);
+        if (feedback) return await handleFeedbackButton(interaction, feedback, { handler, logger: this.log });
         const key = parseStopButtonId(interaction.customId);
         if (!key) return;
         return await this.onStopButton(interaction, key, handler);
       }
-      if (interaction.isModalSubmit()) return await this.onModalSubmit(interaction, handler);
+      if (interaction.isModalSubmit()) {
+        const answerRef = parseFeedbackModalId(interaction.customId);
+        if (answerRef) return await handleFeedbackModal(interaction, answerRef, { handler, logger: this.log });
+        return await this.onModalSubmit(interaction, handler);
+      }
       if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
       // A thread not cached yet: its type and parent decide where the command's session lives. Never where the
       // bot is no member: the bot token has no business there.
