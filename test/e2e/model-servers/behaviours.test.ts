@@ -29,11 +29,11 @@ import {
   type Routed,
 } from '../../fakes/model-behaviours/index.js';
 import { messageText } from '../../fakes/model-behaviours/conversation.js';
-import { freePort } from '../../support/redis-server.js';
 import { cliEnv, runCli } from '../../integration/cli/cli-process.js';
 import { removeContainersOf } from '../roles/containers.js';
-import { fetchMetrics, metricValue, spawnThreadlab, stopProcess, type ThreadlabProcess } from '../roles/processes.js';
-import { WebClientForTests } from '../shipped/web-client.js';
+import { fetchMetrics, metricValue, stopProcess, type ThreadlabProcess } from '../roles/processes.js';
+import { startWebThreadlab } from './web-threadlab.js';
+import type { WebClientForTests } from '../shipped/web-client.js';
 import { NEVER_SHOWN, QUESTION, RESULT, sumOfSquaresModel } from './model-script.js';
 
 const MODEL = 'openai/gpt-oss-20b';
@@ -182,22 +182,13 @@ beforeAll(async () => {
     THREADLAB_SANDBOX_RUNTIME: 'runc',
   };
   env = cliEnv(dataDir, { ...base, OPENAI_BASE_URL: chatServer.fake.baseUrl });
-  const port = await freePort();
-  start = spawnThreadlab({
+  const started = await startWebThreadlab({
     name: 'start-behaviours',
-    role: 'all',
-    metricsPort: await freePort(),
-    env: {
-      ...(cliEnv(dataDir, { ...base, OPENAI_BASE_URL: webServer.fake.baseUrl }) as Record<string, string>),
-      THREADLAB_WEB_ENABLED: 'true',
-      THREADLAB_WEB_HOST: '127.0.0.1',
-      THREADLAB_WEB_PORT: String(port),
-      THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
-      THREADLAB_DATA_DIR: join(dataDir, 'start'),
-    },
+    env: cliEnv(dataDir, { ...base, OPENAI_BASE_URL: webServer.fake.baseUrl }) as Record<string, string>,
+    dataDir,
   });
-  web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
-  await start.ready(120_000);
+  start = started.process;
+  web = started.web;
 }, 180_000);
 
 afterAll(async () => {

@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { AGAIN_QUESTION, LINKS_QUESTION, sandboxLinksModel } from '../../fakes/sandbox-links-model.js';
-import { freePort } from '../../support/redis-server.js';
 import { cliEnv, runCli } from '../../integration/cli/cli-process.js';
 import { removeContainersOf } from '../roles/containers.js';
-import { spawnThreadlab, stopProcess, type ThreadlabProcess } from '../roles/processes.js';
-import { WebClientForTests } from '../shipped/web-client.js';
+import { stopProcess, type ThreadlabProcess } from '../roles/processes.js';
+import { startWebThreadlab } from './web-threadlab.js';
 import type { WebMessage } from '../../../adapters/web/types.js';
 
 const MISSING = 'residuals (`residuals.png`, not found: no run made this file)';
@@ -59,24 +58,15 @@ describe.concurrent('links to sandbox files, through threadlab chat and threadla
   }, 180_000);
 
   it('threadlab start, web chat: the chart inline, the CSV a download link, an earlier chart attached again', async () => {
-    const port = await freePort();
     let p: ThreadlabProcess | undefined;
     try {
-      p = spawnThreadlab({
+      const started = await startWebThreadlab({
         name: 'start-sandbox-links',
-        role: 'all',
-        metricsPort: await freePort(),
-        env: {
-          ...(env as Record<string, string>),
-          THREADLAB_WEB_ENABLED: 'true',
-          THREADLAB_WEB_HOST: '127.0.0.1',
-          THREADLAB_WEB_PORT: String(port),
-          THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
-          THREADLAB_DATA_DIR: join(dataDir, 'start'),
-        },
+        env: env as Record<string, string>,
+        dataDir,
       });
-      await p.ready(120_000);
-      const web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
+      p = started.process;
+      const { web } = started;
       const thread = await web.createThread();
       await web.post(thread, { text: LINKS_QUESTION });
       const reply = (await web.nthAnswer(thread, 0, 120_000)) as unknown as WebMessage;

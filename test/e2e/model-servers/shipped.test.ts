@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { modelServer, threadlabEnv, type ModelServerEntry } from '../../fakes/model-servers/index.js';
-import { freePort } from '../../support/redis-server.js';
 import { cliEnv, runCli } from '../../integration/cli/cli-process.js';
 import { removeContainersOf } from '../roles/containers.js';
-import { spawnThreadlab, stopProcess } from '../roles/processes.js';
-import { WebClientForTests } from '../shipped/web-client.js';
+import { stopProcess } from '../roles/processes.js';
+import { startWebThreadlab } from './web-threadlab.js';
 import { NEVER_SHOWN, QUESTION, RESULT, sumOfSquaresModel } from './model-script.js';
 import { ollama } from '../../fakes/model-servers/index.js';
 import { promptTokens } from '../../fakes/model-servers/dialect.js';
@@ -59,23 +58,12 @@ async function driveBoth(name: string): Promise<void> {
     expectClean(run.stdout);
     await runCli(['daemon', 'stop'], { env, cwd: dataDir });
 
-    const port = await freePort();
-    const p = spawnThreadlab({
+    const { process: p, web } = await startWebThreadlab({
       name: `start-${name}`,
-      role: 'all',
-      metricsPort: await freePort(),
-      env: {
-        ...(env as Record<string, string>),
-        THREADLAB_WEB_ENABLED: 'true',
-        THREADLAB_WEB_HOST: '127.0.0.1',
-        THREADLAB_WEB_PORT: String(port),
-        THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
-        THREADLAB_DATA_DIR: join(dataDir, 'start'),
-      },
+      env: env as Record<string, string>,
+      dataDir,
     });
     try {
-      await p.ready(120_000);
-      const web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
       const thread = await web.createThread();
       const before = server.requests.length;
       await web.post(thread, { text: QUESTION });
@@ -106,37 +94,19 @@ describe.concurrent('each model server through threadlab chat and threadlab star
     const dataDir = mkdtempSync(join(tmpdir(), 'model-context-'));
     const server = new FakeOpenAiServer({ dialect: ollama({ numCtx: 4096 }), fallback: contextModel });
     await server.start();
-    const port = await freePort();
-    const p = spawnThreadlab({
+    const { process: p, web } = await startWebThreadlab({
       name: 'start-ollama-4k',
-      role: 'all',
-      metricsPort: await freePort(),
-      env: {
-        ...(cliEnv(dataDir, {
-          OPENAI_BASE_URL: server.baseUrl,
-          OPENAI_MODEL: 'qwen3:8b',
-          THREADLAB_SANDBOX_RUNTIME: 'runc',
-        }) as Record<string, string>),
-        THREADLAB_WEB_ENABLED: 'true',
-        THREADLAB_WEB_HOST: '127.0.0.1',
-        THREADLAB_WEB_PORT: String(port),
-        THREADLAB_SHUTDOWN_TIMEOUT_MS: '5000',
-        THREADLAB_DATA_DIR: join(dataDir, 'start'),
-      },
+      env: cliEnv(dataDir, {
+        OPENAI_BASE_URL: server.baseUrl,
+        OPENAI_MODEL: 'qwen3:8b',
+        THREADLAB_SANDBOX_RUNTIME: 'runc',
+      }) as Record<string, string>,
+      dataDir,
     });
     try {
-      await p.ready(120_000);
-      const web = new WebClientForTests(() => `http://127.0.0.1:${port}`);
       const thread = await web.createThread();
-      // The nth answer of the thread (waitForAnswer returns its first).
-      const answer = async (n: number) => {
-        for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
-          const bot = (await web.messages(thread)).filter((m) => m.role === 'bot');
-          if (bot.length >= n) return bot[n - 1]!;
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        throw new Error(`no answer ${n} in web thread ${thread}`);
-      };
+      // The nth answer of the thread, from 1.
+      const answer = (n: number) => web.nthAnswer(thread, n - 1, 90_000);
       for (let i = 0; i < 6; i += 1) {
         await web.post(thread, { text: threadQuestion(i) });
         await answer(i + 1);
