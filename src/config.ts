@@ -180,6 +180,8 @@ const queue = {
   workspaceMaxConcurrent: v('THREADLAB_WORKSPACE_MAX_CONCURRENT', int(1).default(16)),
   workspaceMaxPerMinute: v('THREADLAB_WORKSPACE_MAX_PER_MINUTE', int(1).default(200)),
   maxQueueLength: v('THREADLAB_QUEUE_MAX_LENGTH', int(1).default(1000)),
+  /** Schedule firings one workspace may queue per minute, all its schedules together (never the creator's limits). */
+  scheduleFiringsPerMinute: v('THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE', int(1, 100_000).default(30)),
   shutdownTimeoutMs: v('THREADLAB_SHUTDOWN_TIMEOUT_MS', int(0).default(30_000)),
 };
 

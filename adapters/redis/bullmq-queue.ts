@@ -34,6 +34,7 @@ import type { EnqueueOptions, EnqueueResult, JobProcessor, JobQueue } from '../.
 import {
   DEFAULT_LIMITS,
   limitSubject,
+  limitsFor,
   RATE_WINDOW_MS,
   refusal,
   type LimitKind,
@@ -126,14 +127,14 @@ export class BullMqJobQueue implements JobQueue {
 
   async enqueue(message: InboundMessage, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     const thread = threadKey(message.thread);
-    const subject = limitSubject(message);
+    const subject = limitSubject(message, options.origin);
     const stored: StoredJob = {
       message,
       ...(options.intent ? { intent: options.intent } : {}),
       ...(options.origin ? { origin: options.origin } : {}),
       enqueuedAtMs: Date.now(),
     };
-    const l = this.limits;
+    const l = limitsFor(subject, this.limits);
     const [state, a, b, trigger, route] = await this.scripts.enqueue({
       id: message.id,
       thread,

@@ -15,6 +15,7 @@ import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
 import { escapeMrkdwn } from './slack-text.js';
 import { registerRunShortcut } from './run-shortcut.js';
+import { makesQuestionSchedule, parseScheduleCommand } from '../../src/schedules/parse-schedule.js';
 
 /** Commands about an existing thread's state; a slash command cannot name the thread. */
 const THREAD_COMMANDS = new Set(['reset', 'files', 'stop']);
@@ -101,11 +102,18 @@ export function registerListeners(ctx: ListenerContext): void {
       if (asked.kind === 'export') await deliver(asked.message);
       return;
     }
-    if (parsed.kind === 'command' && parsed.command.name === 'schedule' && !startsThread(parsed.command.text)) {
+    const schedule = parsed.kind === 'command' && parsed.command.name === 'schedule' ? parsed.command.text : undefined;
+    const scheduleError = schedule === undefined ? undefined : scheduleErrorOf(schedule);
+    if (scheduleError !== undefined) {
+      // A schedule that does not parse is answered with its syntax, before any thread is started.
+      await ack({ response_type: 'ephemeral', text: scheduleError });
+      return;
+    }
+    if (schedule !== undefined && !makesQuestionSchedule(schedule)) {
       // Listing, cancelling and re-running are about a thread the slash command cannot name.
       await ack({
         response_type: 'ephemeral',
-        text: `Slack does not tell me which thread a slash command comes from. In the thread you mean, send \`schedule ${parsed.command.text.slice(0, 200)}\` as a message (or \`<@${ctx.botUserId}> schedule …\`). \`${ctx.command} schedule every day 09:00 <question>\` starts a new thread with its schedule.`,
+        text: `Slack does not tell me which thread a slash command comes from. In the thread you mean, send \`schedule ${schedule.slice(0, 200)}\` as a message (or \`<@${ctx.botUserId}> schedule …\`). \`${ctx.command} schedule every day 09:00 <question>\` starts a new thread with its schedule.`,
       });
       return;
     }
@@ -184,9 +192,10 @@ export function registerListeners(ctx: ListenerContext): void {
   });
 }
 
-/** Whether a slash `schedule` makes a schedule with a question, which can live in a new thread of its own. */
-function startsThread(text: string): boolean {
-  return /^(tz=\S+\s+)?every\s/i.test(text) && !/\srerun\s*$/i.test(text);
+/** What is wrong with a slash `schedule`'s text (with the syntax), or undefined when it parses. */
+function scheduleErrorOf(text: string): string | undefined {
+  const parsed = parseScheduleCommand(text);
+  return parsed.kind === 'invalid' ? parsed.error : undefined;
 }
 
 /** The user's time zone from `users.info` (`tz`), or undefined (UTC applies) when Slack does not say. */

@@ -16,6 +16,14 @@ export const DEFAULT_SLACK_COMMAND = '/interpreter';
 /** User group ids (S…): their membership is read through the API (`usergroups.users.list`). */
 export const isSlackUserGroupId = (id: string): boolean => /^S[A-Z0-9]{2,}$/.test(id);
 
+/**
+ * A person as Slack shows them: `<@U…>` renders as their name to each reader. An id that is not one of Slack's
+ * (user ids are upper-case letters and digits) is never put inside `<@…>`.
+ */
+export function slackMention(user: { id: string; name?: string }): string {
+  return /^[UW][A-Z0-9]{2,20}$/.test(user.id) ? `<@${user.id}>` : (user.name ?? 'someone');
+}
+
 /** A slash command cannot name its thread, so in a thread the bare word (`reset`, `stop`) is the command. */
 export const SLACK_COMMAND_TYPING: CommandTyping = { prefix: '', schedule: ['schedule'] };
 
@@ -38,5 +46,6 @@ export function slackProfile(command: string = DEFAULT_SLACK_COMMAND): PlatformP
     // Slack shows 10 files a message.
     replyBounds: CHAT_REPLY_BOUNDS,
     maxMessageChars: SLACK_TEXT_LIMITS.textChars,
+    mention: slackMention,
   };
 }

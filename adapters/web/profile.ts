@@ -18,4 +18,6 @@ export const webProfile: PlatformProfile = {
   scheduleCommand: '/schedule',
   replyBounds: LIST_REPLY_BOUNDS,
   maxMessageChars: Number.MAX_SAFE_INTEGER,
+  // The web chat has no mentions: the display name it has (the local user is "you").
+  mention: (user) => user.name ?? user.id,
 };

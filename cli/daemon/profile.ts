@@ -18,4 +18,5 @@ export const cliProfile: PlatformProfile = {
   // The terminal shows files as a list and writes them out: more per reply than a chat.
   replyBounds: { ...LIST_REPLY_BOUNDS, maxFiles: 100 },
   maxMessageChars: Number.MAX_SAFE_INTEGER,
+  mention: (user) => user.name ?? user.id,
 };

@@ -136,7 +136,7 @@ export class ThreadWorker {
         reply.text = `_This message was picked up again after a worker stopped, so the thread's Python variables were reset._\n\n${reply.text}`;
       }
       if (job.origin)
-        reply.text = `_Scheduled run (${job.origin.label}) for ${message.user.name ?? message.user.id}._\n\n${reply.text}`;
+        reply.text = `_Scheduled run (${job.origin.label}) for ${adapter.profile.mention(message.user)}._\n\n${reply.text}`;
       await this.ledger.deliver({ adapter, threadKey: job.threadKey, message, reply, plan });
       log.info({ durationMs: Date.now() - started, kind: reply.kind }, 'answered');
       return verdict.budgetSpent ? 'budget' : reply.kind === 'error' ? 'failed' : 'ok';
@@ -200,7 +200,7 @@ export class ThreadWorker {
       }
       case 'schedule':
         if (!this.deps.schedules) return textReply('Scheduled reports are not available in this process.');
-        return textReply(await this.deps.schedules.command(message, intent.text));
+        return textReply((await this.deps.schedules.command(message, intent.text)).text);
       case 'rerun': {
         // A schedule re-runs the thread's notebook as its creator's own code: run time only, never recorded again.
         const { budget } = await this.deps.governance.forTurn(this.turnOf(message, threadKey, adapter, ['runMs']));

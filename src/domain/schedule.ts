@@ -35,6 +35,73 @@ export interface JobOrigin {
   label: string;
 }
 
+/** Day names and their short forms, lower case, as schedules are written. */
+const DAYS: Record<string, Weekday> = {
+  sun: 0,
+  sunday: 0,
+  mon: 1,
+  monday: 1,
+  tue: 2,
+  tues: 2,
+  tuesday: 2,
+  wed: 3,
+  wednesday: 3,
+  thu: 4,
+  thur: 4,
+  thurs: 4,
+  thursday: 4,
+  fri: 5,
+  friday: 5,
+  sat: 6,
+  saturday: 6,
+};
+/** Every day of the week. */
+export const ALL_DAYS: Weekday[] = [0, 1, 2, 3, 4, 5, 6];
+const WEEKDAYS: Weekday[] = [1, 2, 3, 4, 5];
+
+/** The words a schedule command starts with, besides a day and `TZ=` (lower case). */
+export const SCHEDULE_LEADS: ReadonlySet<string> = new Set([
+  'every',
+  'each',
+  'daily',
+  'hourly',
+  'weekly',
+  'list',
+  'cancel',
+]);
+
+/** `day`, `weekday(s)`, `weekend(s)`, `monday`, `mondays`, `mon,wed,fri` (lower case); undefined for other words. */
+export function daysOf(word: string): Weekday[] | undefined {
+  if (word === 'day') return [...ALL_DAYS];
+  if (word === 'weekday' || word === 'weekdays') return [...WEEKDAYS];
+  if (word === 'weekend' || word === 'weekends') return [0, 6];
+  const names = word.split(',');
+  if (names.length > 7) return undefined;
+  const days = new Set<Weekday>();
+  for (const name of names) {
+    const day = Object.hasOwn(DAYS, name)
+      ? DAYS[name]
+      : Object.hasOwn(DAYS, name.replace(/s$/, ''))
+        ? DAYS[name.replace(/s$/, '')]
+        : undefined;
+    if (day === undefined) return undefined;
+    days.add(day);
+  }
+  return [...days].sort();
+}
+
+/**
+ * Whether the text after a bare `schedule` reads as the command: its first word is one a schedule starts with
+ * (`every`, `daily`, `hourly`, `weekly`, a day such as `weekdays` or `monday`, `list`, `cancel`, `TZ=`). So
+ * "schedule a meeting" stays a question, while "schedule daily 9am" that does not parse is answered with the
+ * syntax. The grammar itself is `parseScheduleCommand`'s. Pure.
+ */
+export function startsLikeSchedule(text: string): boolean {
+  const first = (/^\S*/.exec(text.trimStart())?.[0] ?? '').toLowerCase().replace(/,$/, '');
+  if (first === '' || first === 'day') return false;
+  return SCHEDULE_LEADS.has(first) || /^tz=/.test(first) || daysOf(first) !== undefined;
+}
+
 const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
 /** `every monday 08:30 (Europe/Paris)`, `every 6h`: how a schedule's timing is said back to users. */

@@ -1,4 +1,5 @@
 import type { InboundCommand, InboundMessage } from './messages.js';
+import { startsLikeSchedule } from './schedule.js';
 
 /** The commands about a thread's state, which a user can also type as a whole message on some platforms. */
 export const THREAD_COMMANDS = ['reset', 'files', 'help', 'stop', 'export', 'usage'] as const;
@@ -15,14 +16,11 @@ export interface CommandTyping {
   also?: Readonly<Record<string, ThreadCommandName>>;
   /**
    * How `schedule` is typed with its arguments: the words that lead it (`/schedule`, `schedule`). A bare word
-   * (no `/`) counts only before what a schedule starts with (`every`, `list`, `cancel`, `TZ=`), so a question that
-   * begins with "schedule" stays a question. Unset: not typed.
+   * (no `/`) counts only before what a schedule starts with (`every`, `daily`, `weekly`, `hourly`, a day, `list`,
+   * `cancel`, `TZ=`: `startsLikeSchedule`), so a question that begins with "schedule" stays a question. Unset: not typed.
    */
   schedule?: readonly string[];
 }
-
-/** What a bare `schedule` must be followed by to be the command rather than a question's first word. */
-const SCHEDULE_START = /^(every|list|cancel|tz=)/i;
 
 /** The text after a typed `schedule` command, or undefined when `text` is not one. Pure. */
 export function typedScheduleOf(text: string, typing: CommandTyping): string | undefined {
@@ -30,7 +28,7 @@ export function typedScheduleOf(text: string, typing: CommandTyping): string | u
   const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(trimmed);
   if (!match || !typing.schedule?.includes(match[1]!.toLowerCase())) return undefined;
   const rest = match[2] ?? '';
-  if (!match[1]!.startsWith('/') && !SCHEDULE_START.test(rest)) return undefined;
+  if (!match[1]!.startsWith('/') && !startsLikeSchedule(rest)) return undefined;
   return rest;
 }
 

@@ -1,3 +1,4 @@
+import type { InboundUser } from '../domain/messages.js';
 import type { CommandTyping } from '../domain/typed-command.js';
 
 /** The commands the help and budget texts name. */
@@ -33,4 +34,9 @@ export interface PlatformProfile {
   replyBounds: ReplyBounds;
   /** Longest text of one message, in UTF-16 code units; the adapter splits longer text (`splitMessage`). */
   maxMessageChars: number;
+  /**
+   * How a text names a person (a schedule's creator, who started a run): the platform's mention where it renders
+   * one as the person's name (`<@U0123>`), else the display name it has. Pure; never returns an empty string.
+   */
+  mention(user: Pick<InboundUser, 'id' | 'name'>): string;
 }

@@ -83,7 +83,7 @@ export class InProcessJobQueue implements JobQueue {
       };
     }
     if (!this.seen.firstSight(message.id)) return { accepted: false, reason: 'duplicate', jobId: message.id };
-    const refused = this.limiter.tryAdmit(limitSubject(message));
+    const refused = this.limiter.tryAdmit(limitSubject(message, options.origin));
     if (refused) {
       this.options.logger.info({ job: message.id, limit: refused.limit }, 'job refused by a limit');
       const { limit: _limit, ...result } = refused;
@@ -125,7 +125,7 @@ export class InProcessJobQueue implements JobQueue {
     if (!state.running) this.threads.delete(key);
     state.running?.controller.abort(new ThreadlabError('cancelled', 'The run was stopped.', { isPolicy: true }));
     for (const job of dropped) {
-      this.limiter.release(limitSubject(job.message));
+      this.limiter.release(limitSubject(job.message, job.origin));
       await notifyDropped(this.options.onDropped, job, 'cancelled', this.options.logger);
     }
     this.observer.depth(this.limiter.length);
@@ -138,7 +138,7 @@ export class InProcessJobQueue implements JobQueue {
     for (const key of this.ready.splice(0)) dropped.push(...(this.threads.get(key)?.waiting.splice(0) ?? []));
     for (const state of this.threads.values()) dropped.push(...state.waiting.splice(0));
     for (const job of dropped) {
-      this.limiter.release(limitSubject(job.message));
+      this.limiter.release(limitSubject(job.message, job.origin));
       await notifyDropped(this.options.onDropped, job, 'shutdown', this.options.logger);
     }
     const running = [...this.threads.values()].flatMap((s) => (s.running ? [s.running] : []));
@@ -203,7 +203,7 @@ export class InProcessJobQueue implements JobQueue {
 
   private finish(state: ThreadState, job: Job, slot: JobSlot): void {
     state.running = undefined;
-    this.limiter.release(limitSubject(job.message));
+    this.limiter.release(limitSubject(job.message, job.origin));
     if (state.waiting.length > 0) this.ready.push(job.threadKey);
     else this.threads.delete(job.threadKey);
     this.observer.depth(this.limiter.length);

@@ -1,4 +1,5 @@
 import type { InboundMessage } from '../domain/messages.js';
+import type { JobOrigin } from '../domain/schedule.js';
 
 /** Admission limits shared by every JobQueue implementation. */
 export interface QueueLimits {
@@ -14,6 +15,12 @@ export interface QueueLimits {
   maxQueueLength: number;
   /** Retry hint when a concurrency or length cap is hit (no exact time is known). @defaultValue 15000 */
   busyRetryAfterMs: number;
+  /**
+   * Schedule firings one workspace may queue per minute window, all its schedules together: firings are not their
+   * creator's requests and never count against the per-user limits. @defaultValue 30
+   * (THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE)
+   */
+  scheduleFiringsPerMinute?: number;
 }
 
 export const DEFAULT_LIMITS: QueueLimits = {
@@ -23,6 +30,7 @@ export const DEFAULT_LIMITS: QueueLimits = {
   workspaceMaxPerMinute: 200,
   maxQueueLength: 1000,
   busyRetryAfterMs: 15_000,
+  scheduleFiringsPerMinute: 30,
 };
 
 /** The length of the per-minute windows. */
@@ -37,6 +45,9 @@ export function queueLimits(settings: Omit<QueueLimits, 'busyRetryAfterMs'>): Qu
     workspaceMaxConcurrent: settings.workspaceMaxConcurrent,
     workspaceMaxPerMinute: settings.workspaceMaxPerMinute,
     maxQueueLength: settings.maxQueueLength,
+    ...(settings.scheduleFiringsPerMinute !== undefined
+      ? { scheduleFiringsPerMinute: settings.scheduleFiringsPerMinute }
+      : {}),
   };
 }
 
@@ -44,11 +55,32 @@ export function queueLimits(settings: Omit<QueueLimits, 'busyRetryAfterMs'>): Qu
 export interface LimitSubject {
   user: string;
   workspace: string;
+  /** The job is a schedule's firing: `user` is the workspace's schedules, bounded by `scheduleFiringsPerMinute`. */
+  firing?: boolean;
 }
 
-export function limitSubject(message: InboundMessage): LimitSubject {
+/**
+ * The counters of a job of `message`: its user's and its workspace's; a schedule's firing (`origin`) is charged
+ * to its workspace's schedules instead of its creator, so short intervals never use up the creator's own requests.
+ */
+export function limitSubject(message: InboundMessage, origin?: JobOrigin): LimitSubject {
   const ws = `${message.thread.platform}:${message.thread.workspace}`;
+  // `#` is in no platform's user ids, so the schedules' counter is nobody's own.
+  if (origin?.kind === 'schedule') return { user: `${ws}#schedules`, workspace: ws, firing: true };
   return { user: `${ws}:${message.user.id}`, workspace: ws };
+}
+
+/**
+ * The limits a subject is held to: a person's, or for firings the per-workspace bound on firings per minute in
+ * place of the per-user rate, with no per-user concurrency beyond the workspace's.
+ */
+export function limitsFor(subject: LimitSubject, limits: QueueLimits): QueueLimits {
+  if (!subject.firing) return limits;
+  return {
+    ...limits,
+    userMaxPerMinute: limits.scheduleFiringsPerMinute ?? DEFAULT_LIMITS.scheduleFiringsPerMinute!,
+    userMaxConcurrent: limits.workspaceMaxConcurrent,
+  };
 }
 
 /** Why a job was refused, which limit said so, and the retry hint. */

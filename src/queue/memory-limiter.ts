@@ -1,4 +1,4 @@
-import { decide, RATE_WINDOW_MS, type LimitRefusal, type LimitSubject, type QueueLimits } from './limits.js';
+import { decide, limitsFor, RATE_WINDOW_MS, type LimitRefusal, type LimitSubject, type QueueLimits } from './limits.js';
 
 interface Window {
   count: number;
@@ -34,7 +34,7 @@ export class MemoryLimiter {
         workspaceInWindow: workspace.count,
         workspaceWindowLeftMs: workspace.endsAtMs - nowMs,
       },
-      this.limits,
+      limitsFor(subject, this.limits),
     );
     if (refused) return refused;
     user.count += 1;

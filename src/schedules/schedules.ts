@@ -7,6 +7,7 @@ import { describeTask, describeWhen, type Schedule, type ScheduleWhen } from '..
 import { threadKey } from '../domain/thread-key.js';
 import type { ScheduleLimits } from '../config/schedules.js';
 import type { PlatformAdapters } from '../core/platform-adapters.js';
+import { personName } from '../core/person-name.js';
 import type { Logger } from '../logger.js';
 import type { Governance, ScheduledRunOutcome } from '../ports/governance.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
@@ -14,7 +15,7 @@ import type { ScheduleFiring, Scheduler } from '../ports/scheduler.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { nextFireMs } from './next-fire.js';
 import { wallClockMs } from './time-zone.js';
-import { parseScheduleCommand } from './parse-schedule.js';
+import { parseScheduleCommand, type ScheduleCommand } from './parse-schedule.js';
 
 /** Failed runs in a row after which a schedule stops. */
 export const MAX_FAILURES_IN_A_ROW = 3;
@@ -37,6 +38,13 @@ export interface SchedulesOptions {
   now?: () => number;
 }
 
+/** The answer to a `schedule` command: its text, and whether it is meant for the sender alone (a refusal). */
+export interface ScheduleAnswer {
+  text: string;
+  /** Said to the sender only where the platform can (another person's `schedule cancel` refused). */
+  onlySender?: boolean;
+}
+
 /** How a scheduled job ended, as the thread worker saw it. */
 export type SettledRun = 'ok' | 'failed' | 'budget' | 'cancelled';
 
@@ -53,22 +61,38 @@ export class Schedules {
     this.now = o.now ?? Date.now;
   }
 
+  /**
+   * Whether `schedule <text>` is answered when it arrives rather than as a job of the thread: listing, cancelling
+   * and a text that does not parse touch no sandbox, so they never wait behind a running firing nor meet a rate
+   * limit. A new schedule is queued in order: a re-run needs the notebook the messages before it leave.
+   */
+  answersAtOnce(text: string): boolean {
+    return parseScheduleCommand(text).kind !== 'create';
+  }
+
   /** The answer to `schedule <text>` in the thread of `message`. */
-  async command(message: InboundMessage, text: string): Promise<string> {
+  async command(message: InboundMessage, text: string): Promise<ScheduleAnswer> {
     const { limits } = this.o.settings;
-    if (!limits.enabled) return 'Scheduled reports are turned off on this Threadlab (`THREADLAB_SCHEDULES=off`).';
+    if (!limits.enabled)
+      return { text: 'Scheduled reports are turned off on this Threadlab (`THREADLAB_SCHEDULES=off`).' };
     const parsed = parseScheduleCommand(text, message.user.timeZone ?? 'UTC');
     const key = threadKey(message.thread);
     switch (parsed.kind) {
       case 'invalid':
-        return parsed.error;
+        return { text: parsed.error };
       case 'list':
-        return this.listText(await this.ofThread(key));
+        return { text: this.listText(await this.ofThread(key)) };
       case 'cancel':
         return this.cancel(message, parsed.number);
       case 'create':
-        break;
+        return { text: await this.create(message, parsed) };
     }
+  }
+
+  private async create(message: InboundMessage, parsed: Extract<ScheduleCommand, { kind: 'create' }>): Promise<string> {
+    const { limits } = this.o.settings;
+    if (!limits.enabled) return 'Scheduled reports are turned off on this Threadlab (`THREADLAB_SCHEDULES=off`).';
+    const key = threadKey(message.thread);
     const { when, task } = parsed;
     const { minIntervalMs } = this.o.settings;
     const shortestMs = when.kind === 'every' ? when.everyMs : 86_400_000;
@@ -119,7 +143,7 @@ export class Schedules {
       const admission = await this.o.governance.admit(message, { direct: intent.kind === 'rerun' });
       if (!admission.allowed) {
         this.audit(schedule, 'stopped_access');
-        return this.stop(schedule, `${nameOf(schedule.creator)} no longer has access to Threadlab here.`);
+        return this.stop(schedule, `${this.nameOf(schedule)} no longer has access to Threadlab here.`);
       }
       // The thread still works on something (the last firing, a person's message): this due time is skipped, so
       // firings never pile up, and the run in progress holding budget is not read as a spent budget.
@@ -136,7 +160,7 @@ export class Schedules {
       } catch (err) {
         if (!isThreadlabError(err, 'budget_exceeded')) throw err;
         this.audit(schedule, 'stopped_budget');
-        return this.stop(schedule, `the daily budget of ${nameOf(schedule.creator)} is spent. ${err.message}`);
+        return this.stop(schedule, `the daily budget of ${this.nameOf(schedule)} is spent. ${err.message}`);
       }
       const origin = { kind: 'schedule' as const, scheduleId: schedule.id, label: describeWhen(schedule.when) };
       const result = await this.o.queue.enqueue(message, { intent, origin });
@@ -160,7 +184,7 @@ export class Schedules {
     if (!schedule) return;
     const failures = outcome === 'cancelled' ? undefined : await this.o.scheduler.recordOutcome(id, outcome === 'ok');
     this.audit(schedule, outcome === 'budget' ? 'stopped_budget' : outcome, job.id, failures);
-    if (outcome === 'budget') return this.stop(schedule, `the daily budget of ${nameOf(schedule.creator)} is spent.`);
+    if (outcome === 'budget') return this.stop(schedule, `the daily budget of ${this.nameOf(schedule)} is spent.`);
     if (failures !== undefined && failures >= MAX_FAILURES_IN_A_ROW)
       return this.stop(schedule, `its last ${failures} runs failed in a row.`);
   }
@@ -184,26 +208,37 @@ export class Schedules {
     const now = this.now();
     const lines = schedules.slice(0, MAX_LISTED_IN_THREAD).map((s, i) => {
       const next = timeOf(nextFireMs(s.when, now, s.createdAtMs), s.when);
-      return `#${i + 1} ${describeWhen(s.when)}: ${describeTask(s.task)} — by ${nameOf(s.creator)}, next ${next}`;
+      return `#${i + 1} ${describeWhen(s.when)}: ${describeTask(s.task)} — by ${this.nameOf(s)}, next ${next}`;
     });
     const more = schedules.length - lines.length;
     if (more > 0) lines.push(`… and ${more} more (#${lines.length + 1} to #${schedules.length}).`);
     return [`Schedules in this thread (${schedules.length}):`, ...lines, '`schedule cancel N` stops one.'].join('\n');
   }
 
-  private async cancel(message: InboundMessage, number: number): Promise<string> {
+  private async cancel(message: InboundMessage, number: number): Promise<ScheduleAnswer> {
     const schedules = await this.ofThread(threadKey(message.thread));
     const schedule = schedules[number - 1];
     if (!schedule)
-      return schedules.length === 0
-        ? 'No schedules in this thread.'
-        : `There is no schedule #${number} here: \`schedule list\` shows ${schedules.length}.`;
+      return {
+        text:
+          schedules.length === 0
+            ? 'No schedules in this thread.'
+            : `There is no schedule #${number} here: \`schedule list\` shows ${schedules.length}.`,
+        onlySender: true,
+      };
     const { platform } = message.thread;
-    if (!this.o.governance.mayStop(platform, message.user.id, schedule.creator.id))
-      return `Only ${nameOf(schedule.creator)} (who made it) or a Threadlab admin can cancel schedule #${number}.`;
+    if (!this.o.governance.mayStop(platform, message.user.id, schedule.creator.id)) {
+      this.o.logger.info({ schedule: schedule.id, by: message.user.id }, 'schedule cancel refused: not the creator');
+      return {
+        text: `Only ${this.nameOf(schedule)} (who made it) or a Threadlab admin can cancel schedule #${number}.`,
+        onlySender: true,
+      };
+    }
     await this.o.scheduler.remove(schedule.id);
     this.o.logger.info({ schedule: schedule.id, by: message.user.id }, 'schedule cancelled');
-    return `Cancelled schedule #${number} (${describeWhen(schedule.when)}, ${describeTask(schedule.task)}).`;
+    return {
+      text: `Cancelled schedule #${number} (${describeWhen(schedule.when)}, ${describeTask(schedule.task)}).`,
+    };
   }
 
   private async hasNotebook(key: string): Promise<boolean> {
@@ -234,13 +269,18 @@ export class Schedules {
     if (!removed) return;
     const log = this.o.logger.child({ schedule: schedule.id, thread: schedule.threadKey });
     log.info({ why }, 'schedule stopped');
-    const text = `⏹️ The schedule ${describeWhen(schedule.when)} (${describeTask(schedule.task)}) by ${nameOf(schedule.creator)} has stopped: ${why}`;
+    const text = `⏹️ The schedule ${describeWhen(schedule.when)} (${describeTask(schedule.task)}) by ${this.nameOf(schedule)} has stopped: ${why}`;
     const message = firingMessage(schedule, this.now(), this.now());
     try {
       await this.o.adapters.get(schedule.thread.platform).reply(message, textReply(text));
     } catch (err) {
       log.error({ err: toThreadlabError(err) }, 'could not say in the thread that the schedule stopped');
     }
+  }
+
+  /** The schedule's creator (or `who`) as its platform names people: a mention, or the display name. */
+  private nameOf(schedule: Pick<Schedule, 'thread' | 'creator'>): string {
+    return personName(this.o.adapters, schedule.thread.platform, schedule.creator);
   }
 
   private audit(schedule: Schedule, outcome: ScheduledRunOutcome, jobId?: string, failuresInRow?: number): void {
@@ -275,10 +315,6 @@ function creatorOf(user: InboundUser): InboundUser {
     ...(user.name ? { name: user.name } : {}),
     ...(user.roles ? { roles: user.roles.slice(0, 250) } : {}),
   };
-}
-
-function nameOf(user: InboundUser): string {
-  return user.name ?? user.id;
 }
 
 /**

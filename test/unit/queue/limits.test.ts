@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { DEFAULT_LIMITS, decide, queueLimits, refusal, type QueueLimits } from '../../../src/queue/limits.js';
+import {
+  DEFAULT_LIMITS,
+  decide,
+  limitSubject,
+  queueLimits,
+  refusal,
+  type QueueLimits,
+} from '../../../src/queue/limits.js';
 import { MemoryLimiter } from '../../../src/queue/memory-limiter.js';
 import { SeenIds } from '../../../src/queue/dedupe.js';
 
@@ -83,6 +90,35 @@ describe('limits', () => {
       workspaceMaxPerMinute: 4,
       maxQueueLength: 5,
     });
+  });
+
+  it('charges a schedule firing to its workspace’s schedules, bounded by THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE', () => {
+    let now = 1_000_000;
+    const limiter = new MemoryLimiter({ ...limits, scheduleFiringsPerMinute: 4 }, () => now);
+    const thread = { platform: 'slack' as const, workspace: 'T1', channel: 'C1', thread: '1.0' };
+    const message = { id: 'm', thread, user: { id: 'UANN' }, text: '', attachments: [], receivedAtMs: 0 };
+    const origin = { kind: 'schedule' as const, scheduleId: 'sch-1', label: 'every 5s' };
+    const firing = limitSubject(message, origin);
+    expect(firing).toEqual({ user: 'slack:T1#schedules', workspace: 'slack:T1', firing: true });
+    // Four firings in a minute, more than Ann's own 3 requests; her own requests are untouched by them.
+    for (let i = 0; i < 4; i++) {
+      expect(limiter.tryAdmit(firing)).toBeUndefined();
+      limiter.release(firing);
+    }
+    expect(limiter.tryAdmit(firing)).toMatchObject({ reason: 'rate_limited', limit: 'user_rate' });
+    const ann = limitSubject(message);
+    for (let i = 0; i < 2; i++) expect(limiter.tryAdmit(ann)).toBeUndefined();
+    expect(limiter.tryAdmit(ann)).toMatchObject({ limit: 'user_concurrent' });
+    // A new window: firings are admitted again.
+    now += 60_000;
+    expect(limiter.tryAdmit(firing)).toBeUndefined();
+    expect(
+      queueLimits(loadConfig({ THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE: '7' }).queue).scheduleFiringsPerMinute,
+    ).toBe(7);
+    expect(queueLimits(loadConfig({}).queue).scheduleFiringsPerMinute).toBe(30);
+    expect(() => loadConfig({ THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE: '0' })).toThrow(
+      /THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE/,
+    );
   });
 
   it('forgets a seen id after its TTL', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeWhen } from '../../../src/domain/schedule.js';
-import { MAX_SCHEDULE_TEXT_CHARS, parseScheduleCommand } from '../../../src/schedules/parse-schedule.js';
+import { describeWhen, startsLikeSchedule } from '../../../src/domain/schedule.js';
+import {
+  makesQuestionSchedule,
+  MAX_SCHEDULE_TEXT_CHARS,
+  parseScheduleCommand,
+  SCHEDULE_USAGE,
+} from '../../../src/schedules/parse-schedule.js';
 
 const create = (text: string, zone?: string) => {
   const parsed = parseScheduleCommand(text, zone);
@@ -12,6 +17,87 @@ const error = (text: string): string => {
   if (parsed.kind !== 'invalid') throw new Error(`not invalid: ${JSON.stringify(parsed)}`);
   return parsed.error;
 };
+
+const EVERY_DAY = [0, 1, 2, 3, 4, 5, 6];
+const WEEKDAYS = [1, 2, 3, 4, 5];
+
+/** How people write when, what each means, and how it is said back (the task after it is always `report`). */
+const WORDINGS: [string, object, string][] = [
+  ['daily 09:00', { kind: 'at', hour: 9, minute: 0, days: EVERY_DAY }, 'every day 09:00 (UTC)'],
+  ['daily at 9am', { kind: 'at', hour: 9, minute: 0, days: EVERY_DAY }, 'every day 09:00 (UTC)'],
+  ['every day at 9am', { kind: 'at', hour: 9, minute: 0, days: EVERY_DAY }, 'every day 09:00 (UTC)'],
+  ['every day at 9 am', { kind: 'at', hour: 9, minute: 0, days: EVERY_DAY }, 'every day 09:00 (UTC)'],
+  ['each day 9:30pm', { kind: 'at', hour: 21, minute: 30, days: EVERY_DAY }, 'every day 21:30 (UTC)'],
+  ['every weekday at 9am', { kind: 'at', hour: 9, minute: 0, days: WEEKDAYS }, 'every weekday 09:00 (UTC)'],
+  ['every weekday 07:00', { kind: 'at', hour: 7, minute: 0, days: WEEKDAYS }, 'every weekday 07:00 (UTC)'],
+  ['weekdays at 8:15 a.m.', { kind: 'at', hour: 8, minute: 15, days: WEEKDAYS }, 'every weekday 08:15 (UTC)'],
+  ['every monday 8:30', { kind: 'at', hour: 8, minute: 30, days: [1] }, 'every monday 08:30 (UTC)'],
+  ['monday at 8:30', { kind: 'at', hour: 8, minute: 30, days: [1] }, 'every monday 08:30 (UTC)'],
+  ['every mondays at noon', { kind: 'at', hour: 12, minute: 0, days: [1] }, 'every monday 12:00 (UTC)'],
+  [
+    'every mon, wed and fri at 5pm',
+    { kind: 'at', hour: 17, minute: 0, days: [1, 3, 5] },
+    'every monday, wednesday, friday 17:00 (UTC)',
+  ],
+  [
+    'every tuesday and thursday 18:00',
+    { kind: 'at', hour: 18, minute: 0, days: [2, 4] },
+    'every tuesday, thursday 18:00 (UTC)',
+  ],
+  ['every weekend at midnight', { kind: 'at', hour: 0, minute: 0, days: [0, 6] }, 'every sunday, saturday 00:00 (UTC)'],
+  ['every sunday at 12am', { kind: 'at', hour: 0, minute: 0, days: [0] }, 'every sunday 00:00 (UTC)'],
+  ['weekly on friday at 17:00', { kind: 'at', hour: 17, minute: 0, days: [5] }, 'every friday 17:00 (UTC)'],
+  ['weekly friday 5:00pm', { kind: 'at', hour: 17, minute: 0, days: [5] }, 'every friday 17:00 (UTC)'],
+  ['Weekly On Friday At 5PM', { kind: 'at', hour: 17, minute: 0, days: [5] }, 'every friday 17:00 (UTC)'],
+  ['hourly', { kind: 'every', everyMs: 3_600_000 }, 'every 1h'],
+  ['every hour', { kind: 'every', everyMs: 3_600_000 }, 'every 1h'],
+  ['every 2 hours', { kind: 'every', everyMs: 7_200_000 }, 'every 2h'],
+  ['every 15 minutes', { kind: 'every', everyMs: 900_000 }, 'every 15m'],
+  ['every 30m', { kind: 'every', everyMs: 1_800_000 }, 'every 30m'],
+  ['every 3 days', { kind: 'every', everyMs: 3 * 86_400_000 }, 'every 3d'],
+];
+
+describe('the schedule grammar: common wordings', () => {
+  it.each(WORDINGS)('%s', (when, expected, said) => {
+    for (const sep of [' ', ': ', ' — ']) {
+      const parsed = create(`${when}${sep}report`);
+      expect(parsed.when).toMatchObject(expected);
+      expect(parsed.task).toEqual({ kind: 'ask', text: 'report' });
+      expect(describeWhen(parsed.when)).toBe(said);
+    }
+    // A bare `schedule` before it is the command, never a question for the model.
+    expect(startsLikeSchedule(`${when} report`)).toBe(true);
+  });
+
+  it('reads as the command only what starts like a schedule', () => {
+    for (const text of ['daily standup notes', 'every funday 9am x', 'weekly', 'list', 'cancel', 'TZ=UTC daily 9am x'])
+      expect(startsLikeSchedule(text)).toBe(true);
+    for (const text of ['a meeting with Bob', 'the report for me', 'day trip', '', '   ', 'at 9am daily x'])
+      expect(startsLikeSchedule(text)).toBe(false);
+  });
+
+  it('answers what does not parse with the syntax and an example', () => {
+    const text = error('daily standup notes');
+    expect(text).toContain(SCHEDULE_USAGE);
+    expect(SCHEDULE_USAGE).toMatch(/For example: `schedule every weekday at 9am [^`]+`/);
+    // The usage's own examples parse.
+    for (const example of SCHEDULE_USAGE.match(/`schedule [^`]+`/g)!) {
+      const body = example.slice('`schedule '.length, -1).replace(/<question>|…/, 'report');
+      expect(parseScheduleCommand(body).kind, example).not.toBe('invalid');
+    }
+  });
+
+  it('says which slash schedules can live in a new thread of their own (a question, not a re-run)', () => {
+    expect(makesQuestionSchedule('daily 9am how are sales?')).toBe(true);
+    expect(makesQuestionSchedule('every 2 hours rerun')).toBe(false);
+    expect(makesQuestionSchedule('list')).toBe(false);
+    expect(makesQuestionSchedule('daily sometime')).toBe(false);
+  });
+
+  it('reads cancel #N as cancel N', () => {
+    expect(parseScheduleCommand('cancel #2')).toEqual({ kind: 'cancel', number: 2 });
+  });
+});
 
 describe('parseScheduleCommand', () => {
   it('reads daily, weekly and weekday times with the default zone', () => {
@@ -68,7 +154,15 @@ describe('parseScheduleCommand', () => {
 
   it('says what is wrong with bad times, days, intervals and zones', () => {
     expect(error('')).toMatch(/Say when/);
-    expect(error('daily 09:00 x')).toMatch(/starts with `every`/);
+    expect(error('yearly 09:00 x')).toMatch(/is not a day or an interval|starts with `every`/);
+    expect(error('daily x')).toMatch(/Give a time of day[\s\S]*`daily 09:00`/);
+    expect(error('every weekday at 13pm x')).toMatch(/Give a time of day/);
+    expect(error('every weekday at 0am x')).toMatch(/Give a time of day/);
+    expect(error('weekly 09:00 x')).toMatch(/Say which day/);
+    expect(error('weekly on day 09:00 x')).toMatch(/Say which day/);
+    expect(error('every 2 days at 9am x')).toMatch(/takes no time of day/);
+    expect(error('hourly at 9am x')).toMatch(/takes no time of day/);
+    expect(error('every monday and 09:00 x')).toMatch(/not a day/);
     expect(error('every day 25:00 x')).toMatch(/HH:MM/);
     expect(error('every day 9:60 x')).toMatch(/HH:MM/);
     expect(error('every day 9 x')).toMatch(/HH:MM/);

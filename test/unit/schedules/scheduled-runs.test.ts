@@ -150,6 +150,37 @@ describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
     expect(await send(schedule('list'))).not.toContain('#2');
   });
 
+  it('answers list and cancel at once, past the sender’s rate limit; another’s cancel is refused to them alone, by mention', async () => {
+    const [ann, bob] = ['100000000000000001', '100000000000000002'];
+    const { bot, send } = setup({ THREADLAB_SCHEDULE_MIN_INTERVAL: '1m' }, undefined, { userMaxPerMinute: 1 });
+    await bot.start();
+    expect(await send(schedule('every weekday at 9am how are sales?', ann))).toMatch(
+      /^Scheduled #1: every weekday 09:00 \(UTC\)/,
+    );
+    // Ann's one request of this minute is spent: a question is refused, her schedule commands are not.
+    expect(await bot.onMessage(message('what now?', ann))).toMatchObject({ accepted: false, reason: 'rate_limited' });
+    expect(await bot.onMessage(schedule('list', ann))).toMatchObject({
+      accepted: true,
+      command: 'schedule',
+      answer: expect.stringContaining(`— by <@${ann}>, next`),
+    });
+    expect(await bot.onMessage(schedule('cancel 1', bob))).toEqual({
+      accepted: false,
+      reason: 'not_allowed',
+      message: `Only <@${ann}> (who made it) or a Threadlab admin can cancel schedule #1.`,
+      tell: true,
+    });
+    expect(await bot.onMessage(schedule('daily sometime', ann))).toMatchObject({
+      accepted: true,
+      answer: expect.stringMatching(/Give a time of day[\s\S]*For example: `schedule every weekday at 9am/),
+    });
+    expect(await bot.onMessage(schedule('cancel 1', ann))).toMatchObject({
+      accepted: true,
+      answer: expect.stringMatching(/^Cancelled schedule #1 \(every weekday 09:00/),
+    });
+    expect(await bot.onMessage(schedule('cancel 1', ann))).toMatchObject({ reason: 'not_allowed', tell: true });
+  });
+
   it('refuses what is over the bounds, clearly', async () => {
     const { bot, send } = setup({
       THREADLAB_SCHEDULES: '1/user,2/workspace',
@@ -305,22 +336,51 @@ describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
     ).toEqual(['ok', 'skipped']);
   });
 
-  it('skips a due time a queue limit refuses (the creator busy in another thread)', async () => {
+  it('fires while its creator is busy in another thread: firings are not charged to the creator', async () => {
     let delayMs = 0;
     const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n', delayMs }), {
       userMaxConcurrent: 1,
+      userMaxPerMinute: 3,
     });
     await startHourlyRerun(bot, send);
     delayMs = 500;
+    // The creator's one job at a time and, with the two messages above, their last request of this minute.
     await adapter.handler!.onMessage(
       message('```python\nprint(2)\n```', 'u1', { thread: { ...thread, thread: 't9' } }),
     );
     await clock.advance(HOUR + 1000);
-    expect((await adapter.nextReply()).message.thread.thread).toBe('t9');
-    await expect(adapter.nextReply(300)).rejects.toThrow(/no reply/);
-    expect(scheduleLines(audit)).toEqual([
-      expect.objectContaining({ outcome: 'skipped', job: expect.stringMatching(/^schedule:/) }),
-    ]);
+    const threads = [
+      (await adapter.nextReply()).message.thread.thread,
+      (await adapter.nextReply()).message.thread.thread,
+    ];
+    expect(threads.sort()).toEqual(['t1', 't9']);
+    // The schedule's line is written once the run has settled, just after its reply.
+    for (let i = 0; i < 50 && scheduleLines(audit).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(scheduleLines(audit)).toEqual([expect.objectContaining({ outcome: 'ok' })]);
+    // The creator's own limit still holds for what they send.
+    const refused = await adapter.handler!.onMessage(message('```python\nprint(3)\n```', 'u1'));
+    expect(refused).toMatchObject({ accepted: false, reason: 'rate_limited' });
+  });
+
+  it('skips a due time past the workspace’s schedule firings per minute (THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE)', async () => {
+    const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n' }), {
+      scheduleFiringsPerMinute: 1,
+    });
+    await startHourlyRerun(bot, send);
+    const t2 = { ...thread, thread: 't2' };
+    await send(message('```python\nprint(2)\n```', 'u2', { thread: t2 }));
+    const made = await send(
+      message('/schedule every 1h rerun', 'u2', { thread: t2, command: { name: 'schedule', text: 'every 1h rerun' } }),
+    );
+    expect(made).toMatch(/^Scheduled #1/);
+    await clock.advance(HOUR + 1000);
+    await adapter.nextReply();
+    await expect(adapter.nextReply(400)).rejects.toThrow(/no reply/);
+    expect(
+      scheduleLines(audit)
+        .map((l) => (l as { outcome: string }).outcome)
+        .sort(),
+    ).toEqual(['ok', 'skipped']);
   });
 
   it('removes a deleted thread’s schedules', async () => {
