@@ -58,7 +58,7 @@ describe('Discord feedback buttons', () => {
   });
 
   it('open a modal with one optional paragraph of at most 500 characters', () => {
-    const modal = commentModal(REF).toJSON() as {
+    const modal = commentModal(REF).toJSON() as unknown as {
       custom_id: string;
       components: { components: Record<string, unknown>[] }[];
     };
