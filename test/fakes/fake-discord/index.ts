@@ -23,7 +23,15 @@ export interface ScriptedFailure {
 export interface FakeDiscordOptions {
   /** Largest file accepted in one upload; bigger files get 413 `{code: 40005}`. @defaultValue 10 MiB */
   uploadLimitBytes?: number;
+  /**
+   * How long an interaction's token works, in ms: later webhook calls get 401 `{code: 50027}` (Invalid Webhook
+   * Token). Discord: "Interaction tokens are valid for 15 minutes". @defaultValue 900000
+   */
+  interactionTokenLifetimeMs?: number;
 }
+
+/** Follow-ups Discord takes for an interaction of a user install used where the app is not installed (docs: "Create Followup Message"). */
+const USER_INSTALL_FOLLOW_UPS = 5;
 
 /**
  * A local Discord: gateway (ws) and REST (http) on one 127.0.0.1 port, with one guild holding a text
@@ -44,6 +52,16 @@ export class FakeDiscord implements RestState {
    * call about it answers 403 Missing Access (50001), as Discord does. People can still use commands there.
    */
   readonly hiddenChannelId = payloads.snowflake();
+  /**
+   * A server the bot is not in, where `ada` uses the app she installed to her account, and a group DM of people:
+   * every bot-token call about them answers 403 Missing Access (50001); only an interaction's webhook reaches them.
+   */
+  readonly foreignGuildId = payloads.snowflake();
+  readonly foreignChannelId = payloads.snowflake();
+  readonly groupDmChannelId = payloads.snowflake();
+  /** Each interaction token: when it was issued, whether only a user install authorised it, its follow-ups. */
+  readonly tokens = new Map<string, { atMs: number; userInstallOnly: boolean; followUps: number }>();
+  interactionTokenLifetimeMs: number;
   readonly requests: RecordedRequest[] = [];
   readonly messages = new Map<string, Record<string, unknown>>();
   readonly channels = new Map<string, Record<string, unknown>>();
@@ -63,6 +81,7 @@ export class FakeDiscord implements RestState {
 
   constructor(options: FakeDiscordOptions = {}) {
     this.uploadLimitBytes = options.uploadLimitBytes ?? 10 * 1024 * 1024;
+    this.interactionTokenLifetimeMs = options.interactionTokenLifetimeMs ?? 15 * 60_000;
     this.channels.set(this.textChannelId, payloads.textChannel(this.textChannelId, this.guildId, 'general'));
     this.channels.set(this.otherTextChannelId, payloads.textChannel(this.otherTextChannelId, this.guildId, 'random'));
     this.channels.set(this.forumChannelId, payloads.textChannel(this.forumChannelId, this.guildId, 'help-forum', 15));
@@ -210,6 +229,12 @@ export class FakeDiscord implements RestState {
   /** Sends an interaction through the gateway, remembering its channel for the webhook routes. */
   interaction(payload: Record<string, unknown>): Record<string, unknown> {
     this.interactionOriginals.set(String(payload.token), { channel_id: payload.channel_id });
+    const owners = (payload.authorizing_integration_owners ?? {}) as Record<string, string>;
+    this.tokens.set(String(payload.token), {
+      atMs: Date.now(),
+      userInstallOnly: owners['1'] !== undefined && owners['0'] === undefined,
+      followUps: 0,
+    });
     this.dispatch('INTERACTION_CREATE', payload);
     return payload;
   }
@@ -272,6 +297,77 @@ export class FakeDiscord implements RestState {
     );
   }
 
+  /**
+   * A command of the app `user` (ada) installed to her account, used where the bot is not: in a channel of
+   * {@link foreignGuildId} (context 0) or in the group DM {@link groupDmChannelId} (context 2). Only key "1" of
+   * `authorizing_integration_owners` is present.
+   */
+  userInstallCommand(o: {
+    name: string;
+    options?: { name: string; type: number; value: string }[];
+    where?: 'guild' | 'groupDm';
+    user?: payloads.FakeUser;
+  }): Record<string, unknown> {
+    return this.interaction(
+      payloads.slashCommand({
+        ...this.userInstallBase(o.where ?? 'guild', o.user ?? this.human),
+        name: o.name,
+        ...(o.options ? { options: o.options } : {}),
+      }),
+    );
+  }
+
+  /**
+   * Submits a modal with a text input and, when given, a File Upload's files (host them with `hostAttachment`); in
+   * the guild's text channel, or where the bot is not (`where`).
+   */
+  modalSubmit(o: {
+    customId: string;
+    text: { customId: string; value: string };
+    files?: { customId: string; attachments: payloads.FakeAttachment[] };
+    where?: 'own' | 'guild' | 'groupDm';
+    user?: payloads.FakeUser;
+  }): Record<string, unknown> {
+    const user = o.user ?? this.human;
+    const where =
+      !o.where || o.where === 'own'
+        ? {
+            applicationId: this.applicationId,
+            guildId: this.guildId,
+            channel: { id: this.textChannelId, type: 0 },
+            user,
+          }
+        : this.userInstallBase(o.where, user);
+    return this.interaction(
+      payloads.modalSubmit({ ...where, customId: o.customId, text: o.text, ...(o.files ? { files: o.files } : {}) }),
+    );
+  }
+
+  /** Requests made with the bot token (an Authorization header) whose path names `id` (a channel, a guild). */
+  botTokenCallsAbout(id: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.headers.authorization !== undefined && r.path.includes(id));
+  }
+
+  private userInstallBase(where: 'guild' | 'groupDm', user: payloads.FakeUser): payloads.InteractionBase {
+    const owners = { '1': user.id };
+    if (where === 'groupDm')
+      return {
+        applicationId: this.applicationId,
+        channel: { id: this.groupDmChannelId, type: 3, name: 'lunch crew' },
+        user,
+        context: 2,
+        owners,
+      };
+    return {
+      applicationId: this.applicationId,
+      guildId: this.foreignGuildId,
+      channel: { id: this.foreignChannelId, type: 0, guild_id: this.foreignGuildId, name: 'elsewhere' },
+      user,
+      context: 0,
+      owners,
+    };
+  }
+
   /** Polls the recorded requests until `predicate` matches one (or throws after `timeoutMs`). */
   async waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs = 10_000): Promise<RecordedRequest> {
     const deadline = Date.now() + timeoutMs;
@@ -325,6 +421,11 @@ export class FakeDiscord implements RestState {
   private answer(recorded: RecordedRequest): RestResult {
     if (recorded.path.startsWith(`/channels/${this.hiddenChannelId}`))
       return { status: 403, body: { message: 'Missing Access', code: 50001 } };
+    const away = [this.foreignChannelId, this.groupDmChannelId, this.foreignGuildId];
+    if (away.some((id) => recorded.path.startsWith(`/channels/${id}`) || recorded.path.startsWith(`/guilds/${id}`)))
+      return { status: 403, body: { message: 'Missing Access', code: 50001 } };
+    const refused = this.tokenRefusal(recorded);
+    if (refused) return refused;
     const held = this.rateLimits.refusal(recorded.method, recorded.path);
     if (held) return held;
     const failure = this.failures.find(
@@ -341,6 +442,27 @@ export class FakeDiscord implements RestState {
     const result = route(this, recorded.method, recorded.path, recorded);
     const limits = this.rateLimits.headers(recorded.method, recorded.path);
     return { ...result, headers: { ...limits, ...result.headers } };
+  }
+
+  /**
+   * Discord's rules for an interaction's token: it answers for {@link interactionTokenLifetimeMs} (then 401, code
+   * 50027 Invalid Webhook Token), and an interaction only a user install authorised takes 5 follow-ups ("Apps are
+   * limited to 5 followup messages per interaction if it was initiated from a user-installed app and isn't installed
+   * in the server": docs, "Create Followup Message"; the docs name no error code for the sixth, so 400 with code 0).
+   */
+  private tokenRefusal(recorded: RecordedRequest): RestResult | undefined {
+    const p = recorded.path.split('/').filter(Boolean);
+    const token =
+      p[0] === 'webhooks' && p[1] === this.applicationId ? p[2] : p[0] === 'interactions' ? p[2] : undefined;
+    const issued = token ? this.tokens.get(token) : undefined;
+    if (!issued) return undefined;
+    if (Date.now() - issued.atMs > this.interactionTokenLifetimeMs)
+      return { status: 401, body: { message: 'Invalid Webhook Token', code: 50027 } };
+    if (p[0] !== 'webhooks' || p.length !== 3 || recorded.method !== 'POST') return undefined;
+    if (issued.userInstallOnly && issued.followUps >= USER_INSTALL_FOLLOW_UPS)
+      return { status: 400, body: { message: 'Maximum number of follow-up messages reached', code: 0 } };
+    issued.followUps += 1;
+    return undefined;
   }
 }
 

@@ -219,6 +219,18 @@ export interface InteractionBase {
   attachmentSizeLimit?: number;
   /** The member's guild role ids (`member.roles`, a string array on the wire); guild interactions only. */
   roles?: string[];
+  /**
+   * Where it was used (`context`: 0 a server, 1 the bot's DM, 2 another DM or a group DM).
+   * @defaultValue 0 in a guild, else 1
+   */
+  context?: number;
+  /**
+   * `authorizing_integration_owners`: key "0" for a guild install (the guild's id, "0" in the bot's DM), "1" for a
+   * user install (that user's id); a key only for the installs that authorised the interaction (Discord's
+   * interactions/receiving-and-responding, "Authorizing Integration Owners Object"; discord-api-types
+   * `APIAuthorizingIntegrationOwnersMap`). @defaultValue the guild install: `{"0": guildId}`, `{"0": "0"}` in a DM
+   */
+  owners?: Record<string, string>;
 }
 
 function interactionBase(options: InteractionBase, type: number): Record<string, unknown> {
@@ -249,8 +261,8 @@ function interactionBase(options: InteractionBase, type: number): Record<string,
     locale: 'en-US',
     guild_locale: 'en-US',
     entitlements: [],
-    authorizing_integration_owners: {},
-    context: options.guildId ? 0 : 1,
+    authorizing_integration_owners: options.owners ?? { '0': options.guildId ?? '0' },
+    context: options.context ?? (options.guildId ? 0 : 1),
     ...(options.attachmentSizeLimit !== undefined ? { attachment_size_limit: options.attachmentSizeLimit } : {}),
   };
 }
@@ -302,5 +314,41 @@ export function messageCommand(
       target_id: targetId,
       resolved: { messages: { [targetId]: options.target } },
     },
+  };
+}
+
+/**
+ * A modal submission (interaction type 5, MODAL_SUBMIT) as Discord's components reference shows it ("File Upload",
+ * its modal submit example): each answer inside its Label (type 18), a Text Input (type 4) with its `value`, a File
+ * Upload (type 19) with the uploaded files' ids in `values` and the files under `data.resolved.attachments`
+ * (discord-api-types `APIModalSubmitInteraction`, `APIFileUploadComponent`).
+ */
+export function modalSubmit(
+  options: InteractionBase & {
+    customId: string;
+    text: { customId: string; value: string };
+    files?: { customId: string; attachments: FakeAttachment[] };
+  },
+): Record<string, unknown> {
+  const components: Record<string, unknown>[] = [
+    { type: 18, id: 1, component: { type: 4, id: 2, custom_id: options.text.customId, value: options.text.value } },
+  ];
+  if (options.files)
+    components.push({
+      type: 18,
+      id: 3,
+      component: {
+        type: 19,
+        id: 4,
+        custom_id: options.files.customId,
+        values: options.files.attachments.map((a) => a.id),
+      },
+    });
+  const attachments = Object.fromEntries(
+    (options.files?.attachments ?? []).map((a) => [a.id, { ...a, ephemeral: true }]),
+  );
+  return {
+    ...interactionBase(options, 5),
+    data: { custom_id: options.customId, components, resolved: { attachments } },
   };
 }
