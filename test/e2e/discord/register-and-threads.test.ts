@@ -32,7 +32,7 @@ describe('Discord: command registration', () => {
       );
       expect(run.stderr).toBe('');
       expect(run.stdout).toBe(
-        `Registered /run, /reset, /files, /help, /usage, /schedule, /export, Apps → Run code (guild ${fake.guildId}).\n`,
+        `Registered /run, /ask, /reset, /files, /help, /usage, /schedule, /export, Apps → Run code (guild ${fake.guildId}).\n`,
       );
     } finally {
       await fake.stop();
@@ -50,8 +50,8 @@ describe('Discord: command registration', () => {
       });
       expect(global).toEqual({
         scope: 'global',
-        names: ['run', 'reset', 'files', 'help', 'usage', 'schedule', 'export', 'Run code'],
-        shown: ['/run', '/reset', '/files', '/help', '/usage', '/schedule', '/export', 'Apps → Run code'],
+        names: ['run', 'ask', 'reset', 'files', 'help', 'usage', 'schedule', 'export', 'Run code'],
+        shown: ['/run', '/ask', '/reset', '/files', '/help', '/usage', '/schedule', '/export', 'Apps → Run code'],
       });
       const guild = await registerCommands({
         token: FAKE_TOKEN,
@@ -68,6 +68,10 @@ describe('Discord: command registration', () => {
       expect(puts[0]?.headers.authorization).toBe(`Bot ${FAKE_TOKEN}`);
       const run = puts[0]?.json.find((c: { name: string }) => c.name === 'run');
       expect(run.options.map((o: { name: string }) => o.name)).toEqual(['code', 'language']);
+      // Global: installable to servers and users, usable in servers, the bot's DM and private channels; a guild's
+      // own commands carry neither (Discord reads them for global commands only).
+      expect(run).toMatchObject({ integration_types: [0, 1], contexts: [0, 1, 2] });
+      expect(puts[1]?.json.find((c: { name: string }) => c.name === 'run').integration_types).toBeUndefined();
       // Apps → Run code on a message: a message command (type 3) with no description or options, as Discord wants.
       const runCode = puts[0]?.json.find((c: { name: string }) => c.name === 'Run code');
       expect(runCode).toMatchObject({ type: 3 });
