@@ -55,6 +55,7 @@ export async function storeReply(store: WebThreadStore, threadId: string, reply:
   if (reply.omitted?.length) message.omitted = reply.omitted;
   if (reply.tables?.length) message.tables = reply.tables.map((t) => webTable(t, files));
   if (reply.footer) message.footer = reply.footer;
+  if (reply.feedback) message.feedback = true;
   // An answer that states no figure has an empty line: the page then shows nothing about figures.
   if (reply.figures?.line) message.figures = linked.figures ?? reply.figures;
   if (reply.thinking) message.thinking = reply.thinking;

@@ -59,6 +59,8 @@ export interface WebMessage {
   /** DataFrames the runs displayed, drawn as tables by the page. */
   tables?: WebTable[];
   footer?: ReplyFooter;
+  /** An answer of the model: the page shows 👍/👎 under it (POST …/messages/:id/feedback). */
+  feedback?: true;
   /**
    * The answer's figures checked against the runs' output: the page shows `line` and marks each figure of
    * `marks` (UTF-16 offsets into `text`) with where it was found. Only when the answer states a figure.

@@ -19,6 +19,7 @@ import { EventHub, type EventHubOptions } from './event-hub.js';
 import { connectionCaps, type ConnectionCaps } from './connection-caps.js';
 import { readOpenFileLimit, type OpenFileLimit } from './open-file-limit.js';
 import { approvalRoutes, WebApprovals } from './approval-routes.js';
+import { feedbackRoute } from './feedback-route.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { MessageIntake } from './message-intake.js';
 import { answerInbound } from '../../src/replies/inbound-answer.js';
@@ -127,6 +128,7 @@ export class WebChatAdapter implements PlatformAdapter, GovernanceSurface {
         logger: this.logger,
       }),
       ...approvalRoutes({ approvals: this.approvals, handler, store: this.store }),
+      feedbackRoute({ handler, store: this.store }),
     ];
     this.server = new WebServer({
       host,

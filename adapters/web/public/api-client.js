@@ -42,6 +42,9 @@ export const api = {
   approvals: (id) => call('GET', `/api/threads/${id}/approvals`).then((d) => d.approvals),
   /** Runs (`run`) or skips (`skip`) code waiting for approval. */
   decide: (id, approvalId, action) => call('POST', `/api/threads/${id}/approvals/${approvalId}`, { action }),
+  /** 👍 (`good`) or 👎 (`bad`) on an answer of the model, with an optional comment. */
+  feedback: (id, messageId, verdict, comment) =>
+    call('POST', `/api/threads/${id}/messages/${messageId}/feedback`, comment ? { verdict, comment } : { verdict }),
 };
 
 /**

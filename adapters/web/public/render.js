@@ -16,6 +16,7 @@ import yaml from '/vendor/hljs/yaml.js';
 import markdown from '/vendor/hljs/markdown.js';
 import r from '/vendor/hljs/r.js';
 import { bracketFigures, figuresLine, markFigures } from '/figure-marks.js';
+import { api } from '/api-client.js';
 
 const languages = { python, bash, shell, json, javascript, typescript, sql, plaintext, xml, css, yaml, markdown, r };
 for (const [name, lang] of Object.entries(languages)) hljs.registerLanguage(name, lang);
@@ -233,6 +234,51 @@ export function renderMessage(message) {
     if (f.model) parts.push(f.model);
     body.append(el('div', 'footer', parts.join(' · ')));
   }
+  if (message.feedback) body.append(feedbackControls(message.threadId, message.id));
   article.append(avatar, body);
   return article;
+}
+
+/** 👍/👎 under an answer of the model; the pressed one shows the choice, then a short comment field may follow. */
+function feedbackControls(threadId, messageId) {
+  const box = el('div', 'feedback');
+  const status = el('span', 'feedback-status', '');
+  const comment = el('input', 'feedback-comment');
+  comment.type = 'text';
+  comment.maxLength = 500;
+  comment.placeholder = 'Add a comment (optional, Enter to send)';
+  comment.hidden = true;
+  let chosen;
+  const buttons = [];
+  const send = async (verdict, text) => {
+    try {
+      await api.feedback(threadId, messageId, verdict, text);
+      chosen = verdict;
+      for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.verdict === verdict));
+      status.textContent = text ? 'Thanks, comment sent.' : 'Thanks.';
+      comment.hidden = Boolean(text);
+    } catch (err) {
+      status.textContent = err.message;
+    }
+  };
+  for (const [verdict, label, title] of [
+    ['good', '👍', 'Good answer'],
+    ['bad', '👎', 'Bad answer'],
+  ]) {
+    const b = el('button', 'feedback-button', label);
+    b.type = 'button';
+    b.title = title;
+    b.dataset.verdict = verdict;
+    b.setAttribute('aria-pressed', 'false');
+    b.addEventListener('click', () => void send(verdict));
+    buttons.push(b);
+  }
+  comment.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || !chosen || !comment.value.trim()) return;
+    e.preventDefault();
+    void send(chosen, comment.value.trim());
+    comment.value = '';
+  });
+  box.append(...buttons, comment, status);
+  return box;
 }
