@@ -7,8 +7,10 @@ export const discordCommand: Command = {
   name: 'discord',
   usage: `Usage: threadlab discord register [--guild ID]
 
-Registers /run, /reset, /files and /help for the application in DISCORD_APPLICATION_ID, using
-DISCORD_TOKEN (and DISCORD_API_URL when set).
+Registers Threadlab's commands (/run, /ask, /reset, /files, /help, /usage, /schedule, /export and the
+message command Run code) for the application in DISCORD_APPLICATION_ID, using DISCORD_TOKEN (and
+DISCORD_API_URL when set). Global registration also makes them usable from user installs, in bot DMs
+and private channels (adapters/discord/README.md).
   --guild ID   register in one guild (immediate) instead of globally (can take up to an hour)`,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { guild: { type: 'string' } }, 'discord');
