@@ -37,7 +37,8 @@ export function escapeMrkdwn(text: string): string {
 
 /**
  * Converts the model's Markdown to Slack mrkdwn: `**bold**` → `*bold*`, `[t](url)` → `<url|t>`,
- * headings → bold lines. Fenced and inline code are only escaped, never rewritten.
+ * headings → bold lines. Fenced and inline code are only escaped, never rewritten. A user mention (`<@U0123>`,
+ * as the Slack profile names people) stays one, so Slack shows the person's name; any other `<…>` is escaped.
  */
 export function markdownToMrkdwn(markdown: string): string {
   const parts = markdown.split(/(```[\s\S]*?(?:```|$)|`[^`\n]+`)/g);
@@ -45,6 +46,7 @@ export function markdownToMrkdwn(markdown: string): string {
     .map((part, i) => {
       if (i % 2 === 1) return escapeMrkdwn(part.replace(/^```[\w+-]*\n/, '```\n'));
       return escapeMrkdwn(part)
+        .replace(/&lt;@([UW][A-Z0-9]{2,20})&gt;/g, '<@$1>')
         .replace(/^#{1,6}\s+(.+)$/gm, '*$1*')
         .replace(/\*\*(.+?)\*\*/g, '*$1*')
         .replace(/__(.+?)__/g, '*$1*')

@@ -3,7 +3,9 @@
  * Slack (Socket Mode, the real bolt against the fake) and the web chat. A schedule made in a thread fires on a
  * seconds-level interval (THREADLAB_SCHEDULE_MIN_INTERVAL lowered for the test), re-runs the thread's notebook in
  * the real sandbox and posts the new output in the thread; cancelling it stops it; each run is an audit line with
- * origin "schedule".
+ * origin "schedule". Firings every second do not use up their creator's per-minute requests, so the creator's cancel
+ * is never refused; another person's cancel is told to them alone (chat.postEphemeral), naming the creator by mention;
+ * natural wordings parse, and one that does not is answered with the syntax without reaching the model.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +30,12 @@ const web = new WebClientForTests(() => bot.webUrl);
 const TICK = 'import time\nprint("tick", time.time_ns())';
 
 beforeAll(async () => {
-  await bot.start({ THREADLAB_SCHEDULE_MIN_INTERVAL: '1s' });
+  // A low per-person rate: a schedule's firings must not use it up (they have their own bound, raised here).
+  await bot.start({
+    THREADLAB_SCHEDULE_MIN_INTERVAL: '1s',
+    THREADLAB_USER_MAX_PER_MINUTE: '8',
+    THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE: '120',
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -131,6 +138,62 @@ describe('scheduled reports through threadlab start', () => {
     );
     await slackReply(root.ts, /Cancelled schedule #1/, 'the cancel');
   }, 120_000);
+
+  it('Slack: firings every second leave the creator’s cancel alone; another’s cancel is ephemeral, by mention', async () => {
+    const FRANK = 'U0FRANK01';
+    bot.llm.push(...Array.from({ length: 60 }, () => fakeSay('Sales are up 4 %.')));
+    const root = appMention({ text: `<@${BOT_USER_ID}> ${pythonBlock('print("ready")')}`, user: FRANK });
+    await bot.slack.socket.send('events_api', eventCallback(root));
+    const ts = root.ts as string;
+    await slackReply(ts, /ready/, 'the first run');
+    const say = (text: string, user = FRANK) =>
+      bot.slack.socket.send('events_api', eventCallback(messageEvent({ text, thread_ts: ts, user })));
+
+    await say('schedule every 1s how are sales?');
+    await slackReply(ts, /Scheduled #1: every 1s/, 'the schedule');
+    // More firings than Frank's 8 requests a minute, less his root message and schedule.
+    const firings = () => slackReplies(ts).filter((t) => /Scheduled run \(every 1s\) for <@U0FRANK01>\./.test(t));
+    await waitUntil(() => firings().length >= 7, { timeoutMs: 60_000, what: 'seven firings', intervalMs: 100 });
+
+    // Someone else's cancel: refused to them alone, in the thread, naming Frank by mention.
+    await say('schedule cancel 1', USER_ID);
+    const ephemeral = await waitUntil(
+      () => bot.slack.callsTo('chat.postEphemeral').find((c) => String(c.args.text).includes('cancel schedule #1')),
+      { timeoutMs: 30_000, what: 'the ephemeral refusal' },
+    );
+    expect(ephemeral.args).toMatchObject({
+      channel: CHANNEL_ID,
+      user: USER_ID,
+      thread_ts: ts,
+      text: 'Only <@U0FRANK01> (who made it) or a Threadlab admin can cancel schedule #1.',
+    });
+    expect(slackReplies(ts).some((t) => t.includes('who made it'))).toBe(false);
+
+    // Frank's own cancel, with his minute's requests long used up by firings in the old rule.
+    await say('schedule cancel 1');
+    await slackReply(ts, /Cancelled schedule #1 \(every 1s/, 'the creator’s cancel');
+    expect(slackReplies(ts).some((t) => /You have sent \d+ requests/.test(t))).toBe(false);
+
+    // Natural wordings parse; one that looks like a schedule and does not is answered with the syntax.
+    await say('schedule every weekday at 9am how are sales?');
+    await slackReply(ts, /Scheduled #1: every weekday 09:00 \(UTC\), ask “how are sales\?”/, 'the weekday schedule');
+    await say('schedule weekly on friday at 5:30pm rerun');
+    await slackReply(ts, /Scheduled #2: every friday 17:30 \(UTC\), re-run/, 'the weekly schedule');
+    const asked = bot.llm.requests.length;
+    await say('schedule daily whenever sales move');
+    const usage = await slackReply(ts, /Give a time of day/, 'the syntax');
+    expect(usage).toMatch(/For example: `schedule every weekday at 9am/);
+    const list = await (async () => {
+      await say('schedule list');
+      return slackReply(ts, /Schedules in this thread \(2\)/, 'the list');
+    })();
+    expect(list).toContain('— by <@U0FRANK01>, next');
+    await say('schedule cancel 2');
+    await slackReply(ts, /Cancelled schedule #2/, 'the second cancel');
+    await say('schedule cancel 1');
+    await slackReply(ts, /Cancelled schedule #1 \(every weekday/, 'the third cancel');
+    expect(bot.llm.requests.slice(asked).some((r) => JSON.stringify(r).includes('whenever'))).toBe(false);
+  }, 150_000);
 
   it('Discord: schedule typed in a thread fires there; the /schedule slash command lists through its interaction', async () => {
     const msg = bot.discord.userMessage({

@@ -22,6 +22,10 @@ describe('Slack text', () => {
       '*Result*\n*bold* and <https://x.io|docs> &amp; 1 &lt; 2',
     );
     expect(markdownToMrkdwn('```python\nprint(**kw) if a<b\n```')).toBe('```\nprint(**kw) if a&lt;b\n```');
+    // A person named by the Slack profile stays a mention; broadcasts, links and mentions in code do not.
+    expect(markdownToMrkdwn('_Scheduled run (every 5s) for <@U0FRANK01>._ <!channel> <@U1|x> `<@U0FRANK01>`')).toBe(
+      '_Scheduled run (every 5s) for <@U0FRANK01>._ &lt;!channel&gt; &lt;@U1|x&gt; `&lt;@U0FRANK01&gt;`',
+    );
     expect(markdownToMrkdwn('- one\n- two')).toBe('• one\n• two');
   });
 });
