@@ -4,6 +4,7 @@ import { parseEndpointUrl } from '../src/domain/endpoint-url.js';
 import { toThreadlabError } from '../src/domain/errors.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
 import { describeProbe, probeModel } from './model-probe.js';
+import { MIGRATE_TO_AGENT_VIEW, readAssistantViewNote } from '../adapters/slack/migration-notice.js';
 import { sandboxImageTag, VERSION_LABEL } from '../sandbox/image-builder.js';
 import { chooseRuntime, registeredRuntimes, RUNSC_INSTALL_HINT } from '../sandbox/runtime.js';
 
@@ -149,7 +150,23 @@ function checkPlatforms(config: Config): Check[] {
         status: 'skip',
         detail: 'disabled (a platform is configured); set THREADLAB_WEB_ENABLED=true to keep it',
       };
-  return [slack, discord, web];
+  const slackApp = config.slack.enabled ? checkSlackApp(config.dataDir) : undefined;
+  return [slack, ...(slackApp ? [slackApp] : []), discord, web];
+}
+
+/**
+ * Whether the bot noted (in THREADLAB_DATA_DIR) that its Slack app still receives `assistant_thread_started`, the
+ * event of the retiring `assistant_view`; undefined when it did not, or the app was seen on `agent_view` since.
+ */
+export function checkSlackApp(dataDir: string): Check | undefined {
+  const note = readAssistantViewNote(dataDir);
+  if (!note) return undefined;
+  return {
+    name: 'Slack app',
+    status: 'warn',
+    detail: `on assistant_view: workspace ${note.workspace} sent assistant_thread_started (${new Date(note.atMs).toISOString()})`,
+    fix: MIGRATE_TO_AGENT_VIEW,
+  };
 }
 
 async function checkLlm(config: Config, llm: LlmClient | undefined): Promise<Check> {

@@ -29,6 +29,8 @@ export interface AssistantListenerContext {
   target: AnswerTarget;
   logger: Logger;
   support: SurfaceSupport;
+  /** Told of each `assistant_thread_started`: the app is still on `assistant_view` (see migration-notice.ts). */
+  onAssistantView?: (workspace: string) => void;
 }
 
 interface ThreadStartedEvent {
@@ -44,7 +46,8 @@ interface Envelope {
 }
 
 /**
- * Slack's AI app container: a new assistant thread gets suggested prompts, and the native Stop button of
+ * Slack's AI app container on the retiring `assistant_view` (agent-listeners.ts has `agent_view`'s): a new assistant
+ * thread gets suggested prompts, and the native Stop button of
  * a streaming answer (`agent_session_stopped`) stops the thread's job as the Stop button does. Registered
  * with `app.event` rather than bolt's `Assistant` class, which would take DM thread messages away from
  * the one message listener every other message goes through. Never throws.
@@ -55,6 +58,7 @@ export function registerAssistantListeners(ctx: AssistantListenerContext): void 
   app.event('assistant_thread_started', async ({ event, body }) => {
     const thread = (event as ThreadStartedEvent).assistant_thread;
     const workspace = (body as Envelope).team_id ?? 'unknown';
+    ctx.onAssistantView?.(workspace);
     if (!thread?.channel_id || !thread.thread_ts) {
       logger.warn({ event: event.type }, 'assistant thread without channel or thread_ts ignored');
       return;

@@ -32,6 +32,8 @@ export interface ListenerContext {
   followThreads: boolean;
   known: KnownThreads;
   membership: ThreadMembership;
+  /** Adds what the platform knows around a message before the core gets it (what the user is looking at). */
+  enrich?: (message: InboundMessage) => Promise<InboundMessage>;
 }
 
 /**
@@ -48,6 +50,7 @@ export function registerListeners(ctx: ListenerContext): void {
     ctx.known.add(threadKey(message.thread));
     // A schedule's times of day are in the user's own zone unless it names one.
     if (message.command?.name === 'schedule') message.user.timeZone = await userTimeZone(ctx, message.user.id);
+    if (ctx.enrich) message = await ctx.enrich(message);
     await answerInbound(ctx.target, message, await ctx.handler.onMessage(message), logger);
   };
 

@@ -27,6 +27,14 @@ export interface SlackProgressOptions {
    * run. Either refused: the updated status message instead. @defaultValue false
    */
   assistant?: boolean;
+  /**
+   * With `assistant`: first try Slack's Agent Sessions API (`agents.sessions.setStatus`: `processing` while the job
+   * runs, with Slack's own Stop, then `active`), the status of apps on `agent_view`. Refused: the assistant status
+   * (`assistant.threads.setStatus`) as before. @defaultValue false
+   */
+  sessions?: boolean;
+  /** Called with Slack's error when it refuses `agents.sessions.setStatus`; the caller may stop trying it. */
+  onSessionsUnsupported?: (err: unknown) => void;
   /** The asking user and team, sent as the stream's recipient. */
   recipient?: { userId: string; teamId: string };
   /** Called with Slack's error and the method when it refuses an assistant surface; the caller may stop trying it. */
@@ -56,6 +64,8 @@ export class SlackProgressSink implements ProgressSink {
   private streamBroken = false;
   private readonly minIntervalMs: number;
   private mode: 'assistant' | 'message';
+  /** The agent session: still to try, set to `processing` (to be made `active` at the end), or not used. */
+  private session: 'try' | 'on' | 'off';
   private messageTs: string | undefined;
   private dirty = false;
   private finished = false;
@@ -71,6 +81,7 @@ export class SlackProgressSink implements ProgressSink {
   constructor(private readonly options: SlackProgressOptions) {
     this.minIntervalMs = options.minIntervalMs ?? 1000;
     this.mode = options.assistant ? 'assistant' : 'message';
+    this.session = options.assistant && options.sessions ? 'try' : 'off';
     this.stream = new TaskStream({
       channel: options.channel,
       threadTs: options.threadTs,
@@ -122,12 +133,17 @@ export class SlackProgressSink implements ProgressSink {
     this.options.onClose?.();
     await this.finish();
     const { client, channel, threadTs } = this.options;
-    if (this.mode === 'assistant') {
+    if (this.session === 'on') {
+      // The job is done: the session waits for the user again, and Slack's Stop goes away.
+      await this.call('agents.sessions.setStatus', () =>
+        client.agents.sessions.setStatus({ channel_id: channel, thread_ts: threadTs, status: 'active' }),
+      );
+    } else if (this.mode === 'assistant') {
       await this.call('assistant.threads.setStatus', () =>
         client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: '' }),
       );
-      return;
     }
+    if (this.mode === 'assistant') return;
     if (!this.messageTs) return;
     const ts = this.messageTs;
     const deleted = await this.call('chat.delete', () => client.chat.delete({ channel, ts }));
@@ -155,10 +171,27 @@ export class SlackProgressSink implements ProgressSink {
     this.dirty = false;
     const { channel, threadTs, threadKey } = this.options;
     const client = this.options.statusClient ?? this.options.client;
-    if (this.mode === 'assistant') {
-      const ok = await this.call('assistant.threads.setStatus', () =>
-        client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: this.state.status }),
+    if (this.mode === 'assistant' && this.session === 'try') {
+      const userId = this.options.recipient?.userId;
+      const started = await this.call('agents.sessions.setStatus', () =>
+        client.agents.sessions.setStatus({
+          channel_id: channel,
+          thread_ts: threadTs,
+          status: 'processing',
+          ...(userId ? { initiator_user_id: userId } : {}),
+        }),
       );
+      if (!started && retryAfterSec(this.lastError) !== undefined) return; // 429: tried again later
+      this.session = started ? 'on' : 'off';
+      if (!started) this.options.onSessionsUnsupported?.(this.lastError);
+    }
+    if (this.mode === 'assistant') {
+      // In an agent session the stream's task cards say what runs; otherwise the assistant status line does.
+      const ok =
+        this.session === 'on' ||
+        (await this.call('assistant.threads.setStatus', () =>
+          client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status: this.state.status }),
+        ));
       if (ok ? await this.writeStream(client) : retryAfterSec(this.lastError) !== undefined) return; // 429: retried later
       // Not an assistant thread, or the app lacks the feature: fall back to a message.
       this.mode = 'message';

@@ -22,6 +22,7 @@ import { ThreadMembership } from './thread-membership.js';
 import { registerListeners } from './listeners.js';
 import { SlackProgressSink } from './progress-sink.js';
 import { postApproval, registerApprovalActions } from './approval.js';
+import { registerFeedbackActions } from './feedback.js';
 import type { ApprovalPrompt, ApprovalView } from '../../src/ports/approval.js';
 import { registerAssistantListeners } from './assistant-listeners.js';
 import { slackErrorCode, SurfaceSupport } from './surface-support.js';
@@ -29,6 +30,12 @@ import { postReply } from './post-reply.js';
 import { SlackUserGroups } from './user-groups.js';
 import { DEFAULT_SLACK_COMMAND, isSlackUserGroupId, slackProfile } from './profile.js';
 import type { PlatformProfile } from '../../src/ports/platform-profile.js';
+import { RateHolds } from '../../src/replies/rate-holds.js';
+import { heldFetch } from './held-fetch.js';
+import { registerAgentListeners } from './agent-listeners.js';
+import { ViewedChannels } from './app-context.js';
+import { AssistantViewNotice } from './migration-notice.js';
+import { withViewing } from './viewing-line.js';
 
 export interface SlackAdapterOptions {
   /** Bot token (`xoxb-…`), used for every Web API call and file download. */
@@ -62,6 +69,11 @@ export interface SlackAdapterOptions {
   maxImageDimensionPx?: number;
   /** Origins the bot token may be sent to when downloading. @defaultValue files.slack.com and the API URL's origin */
   fileOrigins?: string[];
+  /**
+   * THREADLAB_DATA_DIR: where the bot notes, for `threadlab doctor`, that its app is still on `assistant_view`.
+   * @defaultValue nowhere (the log line only)
+   */
+  dataDir?: string;
 }
 
 /** Slack through bolt: events in (Socket Mode or HTTP), Block Kit, files and a live status out. */
@@ -81,16 +93,26 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
   private port: number | undefined;
   /** Where Slack refused the assistant surfaces: per workspace or per thread, remembered. */
   private readonly support: SurfaceSupport;
+  /** Where Slack refused the Agent Sessions API (an app on `assistant_view`, a workspace without it). */
+  private readonly sessionSupport: SurfaceSupport;
+  /** Web API methods held by a 429 until its Retry-After, for every client of this bot token. */
+  private readonly holds = new RateHolds();
+  /** What each user looks at in Slack (`app_context_changed`). */
+  private readonly viewed = new ViewedChannels();
   /** User group membership for the access allowlists, cached per group. */
   private readonly userGroups: SlackUserGroups;
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.support = new SurfaceSupport({ logger: options.logger });
+    this.sessionSupport = new SurfaceSupport({
+      logger: options.logger,
+      words: { surface: 'agent sessions (agents.sessions.setStatus)', instead: 'the assistant status' },
+    });
     this.profile = slackProfile(options.command);
     this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
     this.client = new WebClient(options.botToken, this.clientOptions());
     this.statusClient = new WebClient(options.botToken, {
-      ...this.clientOptions(),
+      ...this.clientOptions({ liveStatus: true }),
       rejectRateLimitedCalls: true,
       retryConfig: { retries: 0 }, // a status that failed is simply written again with the next update
     });
@@ -120,6 +142,11 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       logger: boltLogger(options.logger.child({ component: 'bolt' })),
     });
     registerApprovalActions({ app, client: this.client, handler, logger: options.logger });
+    registerFeedbackActions({ app, client: this.client, handler, logger: options.logger });
+    const notice = new AssistantViewNotice({
+      logger: options.logger,
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    });
     registerListeners({
       app,
       client: this.client,
@@ -130,6 +157,8 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       command: options.command ?? DEFAULT_SLACK_COMMAND,
       followThreads: options.followThreads ?? true,
       known: this.known,
+      enrich: (message) =>
+        withViewing({ client: this.client, handler, viewed: this.viewed, logger: options.logger }, message),
       membership: new ThreadMembership({
         client: this.client,
         botUserId: auth.user_id ?? '',
@@ -145,6 +174,14 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       target: this,
       logger: options.logger,
       support: this.support,
+      onAssistantView: (workspace) => notice.seen(workspace),
+    });
+    registerAgentListeners({
+      app,
+      client: this.client,
+      logger: options.logger,
+      viewed: this.viewed,
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     });
     try {
       if (socketMode) {
@@ -203,10 +240,11 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
     if (message.replyContext?.ephemeral) return { update: () => undefined, close: async () => undefined };
     const key = threadKey(message.thread);
     this.known.add(key);
-    // Assistant threads are DM threads; a plain DM message (no thread) cannot carry the status.
+    // In a DM the agent surfaces apply: on agent_view each top-level message is a thread root of its own, on
+    // assistant_view the pane's threads are. A refusal (a plain DM of an assistant_view app) falls back per thread.
     const ctx = message.replyContext;
     const workspace = message.thread.workspace;
-    const assistant = ctx?.channelType === 'im' && ctx.inThread === true && this.support.usable(workspace, key);
+    const assistant = ctx?.channelType === 'im' && this.support.usable(workspace, key);
     const sink = new SlackProgressSink({
       client: this.client,
       statusClient: this.statusClient,
@@ -216,6 +254,14 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       threadKey: key,
       logger: this.options.logger,
       assistant,
+      sessions: this.sessionSupport.usable(workspace, key),
+      onSessionsUnsupported: (err) =>
+        this.sessionSupport.refused({
+          workspace,
+          threadKey: key,
+          method: 'agents.sessions.setStatus',
+          error: slackErrorCode(err),
+        }),
       recipient: { userId: message.user.id, teamId: workspace },
       onAssistantUnsupported: (err, method) =>
         this.support.refused({ workspace, threadKey: key, method, error: slackErrorCode(err) }),
@@ -279,9 +325,10 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
     );
   }
 
-  private clientOptions(): ConstructorParameters<typeof WebClient>[1] {
+  private clientOptions(o: { liveStatus?: boolean } = {}): ConstructorParameters<typeof WebClient>[1] {
     const { options } = this;
     return {
+      fetch: heldFetch({ holds: this.holds, liveStatus: o.liveStatus === true }),
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       retryConfig: options.retryConfig ?? {
         retries: 5,

@@ -17,6 +17,8 @@ export interface SurfaceSupportOptions {
   logger: Logger;
   /** Workspaces and threads remembered; the oldest is forgotten past this. @defaultValue 10000 */
   maxEntries?: number;
+  /** What is refused and what takes its place, for the log line. @defaultValue the assistant surfaces, the status message */
+  words?: { surface: string; instead: string };
 }
 
 /**
@@ -47,6 +49,10 @@ export class SurfaceSupport {
     if (map.has(key)) return;
     map.set(key, error);
     if (map.size > this.maxEntries) map.delete(map.keys().next().value!);
+    const { surface, instead } = this.options.words ?? {
+      surface: 'assistant surfaces',
+      instead: 'the updated status message',
+    };
     this.options.logger.info(
       {
         workspace: input.workspace,
@@ -55,9 +61,7 @@ export class SurfaceSupport {
         error,
         scope: wide ? 'workspace' : 'thread',
       },
-      wide
-        ? 'slack assistant surfaces unavailable in this workspace; using the updated status message'
-        : 'slack assistant surfaces refused in this thread; using the updated status message',
+      `slack ${surface} ${wide ? 'unavailable in this workspace' : 'refused in this thread'}; using ${instead}`,
     );
   }
 

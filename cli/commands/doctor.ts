@@ -13,7 +13,8 @@ export const doctorCommand: Command = {
 
 Checks every component and prints one line each, with how to fix what is wrong:
 Docker engine reachable, sandbox image present and its version, Redis reachable (when REDIS_URL is set),
-Slack and Discord credentials present and well-formed, and the model: a text round trip, a tool-call
+Slack and Discord credentials present and well-formed (and whether the Slack app still runs on the retiring
+assistant_view, with how to migrate it to agent_view), and the model: a text round trip, a tool-call
 round trip and an image, then what it supports (tools, streaming, usage, images, reasoning) and which
 protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks).
   --no-model   describe the model endpoint without sending it anything

@@ -271,7 +271,7 @@ export class ThreadWorker {
           return textReply([...notes, describeUploads(files, previews)].join('\n'));
         }
         const turn = await this.interpreter.handle(
-          { threadKey, text: intent.text, uploaded: files },
+          { threadKey, text: intent.text, uploaded: files, ...(message.viewing ? { viewing: message.viewing } : {}) },
           { signal, onProgress, ...(budget ? { budget } : {}), ...(approve ? { approve } : {}) },
         );
         notes.push(...(budget?.notices ?? []));

@@ -97,6 +97,11 @@ export interface InboundMessage {
    * direct-mode rights, budget and audit line apply; the source's author is only recorded.
    */
   source?: MessageSource;
+  /**
+   * One line saying what the user is looking at on the platform (Slack's app context: "The user is looking at
+   * #sales in Slack."), offered to the model with the question. Only ever a name the adapter may show them.
+   */
+  viewing?: string;
 }
 
 /**

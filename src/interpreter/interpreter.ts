@@ -106,8 +106,11 @@ export class Interpreter {
     const uploadedNames = input.uploaded.map((f) => f.path);
     const userText =
       input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
-    const user =
-      uploadedNames.length > 0 ? `${userText}\n\n(Uploaded with this message: ${uploadedNames.join(', ')})` : userText;
+    const notes = [
+      ...(uploadedNames.length > 0 ? [`(Uploaded with this message: ${uploadedNames.join(', ')})`] : []),
+      ...(input.viewing ? [`(${input.viewing})`] : []),
+    ];
+    const user = notes.length > 0 ? `${userText}\n\n${notes.join('\n')}` : userText;
     const messages: LlmMessage[] = [
       { role: 'system', content: system },
       ...historyToMessages(record.history),

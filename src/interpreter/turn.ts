@@ -12,6 +12,8 @@ export interface TurnInput {
   text: string;
   /** Files this message added to `/mnt/data`. */
   uploaded: SandboxFile[];
+  /** One line of what the user is looking at on their platform (InboundMessage.viewing), told to the model. */
+  viewing?: string;
 }
 
 export interface TurnOptions {

@@ -258,7 +258,7 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     });
   }
 
-  it('answers direct messages without a mention; an assistant thread gets the assistant status', async () => {
+  it('answers direct messages without a mention, each in its own thread with the assistant status', async () => {
     handler.script = async (_msg, { progress }) => {
       progress({ type: 'thinking', round: 1 });
       await new Promise((r) => setTimeout(r, 300));
@@ -268,7 +268,13 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     await send.event(dm);
     await fake.waitFor(() => repliesIn(dm.ts as string).some((m) => m.text === 'dm answer'), { what: 'the DM reply' });
     expect(handler.messages[0]!.text).toBe('what is 2**10?');
-    expect(fake.callsTo('assistant.threads.setStatus')).toHaveLength(0); // a plain DM: a status message instead
+    // A top-level DM is a thread root of its own (agent_view): its status is Slack's, in its thread, not a message.
+    const dmStatuses = fake.callsTo('assistant.threads.setStatus').filter((c) => c.args.thread_ts === dm.ts);
+    expect(dmStatuses[0]?.args).toMatchObject({ channel_id: `D0DM${mode}`, status: 'is thinking…' });
+    const stopMessages = fake.state.messages.filter(
+      (m) => m.thread_ts === dm.ts && JSON.stringify(m.blocks).includes('threadlab_stop'),
+    );
+    expect(stopMessages).toEqual([]);
 
     const root = `${Math.floor(Date.now() / 1000)}.000777`;
     const inThread = messageEvent({ text: 'and 2**20?', channel: `D0DM${mode}`, channel_type: 'im', thread_ts: root });
@@ -279,7 +285,10 @@ describe.each<Mode>(['http', 'socket'])('Slack adapter with bolt in %s mode agai
     await fake.waitFor(() => fake.callsTo('assistant.threads.setStatus').some((c) => c.args.status === ''), {
       what: 'the status cleared',
     });
-    const statuses = fake.callsTo('assistant.threads.setStatus').map((c) => c.args);
+    const statuses = fake
+      .callsTo('assistant.threads.setStatus')
+      .map((c) => c.args)
+      .filter((a) => a.thread_ts === root);
     expect(statuses[0]).toMatchObject({ channel_id: `D0DM${mode}`, thread_ts: root, status: 'is thinking…' });
     expect(statuses.at(-1)).toMatchObject({ status: '' });
     expect(

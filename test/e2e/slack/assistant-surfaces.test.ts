@@ -167,7 +167,9 @@ describe.each<Mode>(['socket', 'http'])('Slack assistant surfaces in %s mode', (
       ).toBeGreaterThan(0);
       const refusals = callsIn(channel).filter((c) => c.method === lacking.method);
       expect(refusals).toHaveLength(1);
-      const decided = logLines.filter((l) => String(l.msg).includes('unavailable in this workspace'));
+      const decided = logLines.filter((l) =>
+        String(l.msg).includes('slack assistant surfaces unavailable in this workspace'),
+      );
       expect(decided).toHaveLength(1);
       expect(decided[0]).toMatchObject({ workspace: TEAM_ID, method: lacking.method, error: lacking.error });
 
@@ -179,7 +181,9 @@ describe.each<Mode>(['socket', 'http'])('Slack assistant surfaces in %s mode', (
       const later = fake.state.calls.slice(before);
       expect(later.filter((c) => STREAM_METHODS.has(c.method) || c.method.startsWith('assistant.'))).toEqual([]);
       expect(statusMessages(channel, second)).toHaveLength(1); // the updated message, with its Stop button
-      expect(logLines.filter((l) => String(l.msg).includes('unavailable in this workspace'))).toHaveLength(1);
+      expect(
+        logLines.filter((l) => String(l.msg).includes('slack assistant surfaces unavailable in this workspace')),
+      ).toHaveLength(1);
     });
   }
 

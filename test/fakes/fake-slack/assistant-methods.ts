@@ -8,6 +8,8 @@ const MAX_PROMPTS = 4;
 const MAX_LOADING_MESSAGES = 10;
 const MAX_MARKDOWN_CHARS = 12_000;
 const TASK_STATUSES = new Set(['pending', 'in_progress', 'complete', 'error']);
+/** agents.sessions.setStatus's acceptable values (its reference page; @slack/web-api AgentsSessionsSetStatusArguments). */
+const SESSION_STATUSES = new Set(['active', 'processing', 'suspended', 'closed']);
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -38,6 +40,21 @@ export function handleAssistantMethod(
       });
       return { ok: true };
     }
+    case 'agents.sessions.setStatus': {
+      // Slack's "Agent sessions" guide: setStatus creates the session if needed, thread-based in a channel or DM
+      // (thread_ts required there); only agent apps have sessions.
+      if (state.appView !== 'agent_view') return { ok: false, error: 'unknown_method' };
+      if (!SESSION_STATUSES.has(str(args.status)) || !args.channel_id || !args.thread_ts)
+        return { ok: false, error: 'invalid_arguments' };
+      const key = `${str(args.channel_id)}:${str(args.thread_ts)}`;
+      const session = state.agentSessions.get(key) ?? {
+        statuses: [],
+        ...(args.initiator_user_id ? { initiator: str(args.initiator_user_id) } : {}),
+      };
+      session.statuses.push(str(args.status));
+      state.agentSessions.set(key, session);
+      return { ok: true, status: str(args.status) };
+    }
     case 'assistant.threads.setSuggestedPrompts': {
       const prompts = args.prompts;
       if (!args.channel_id || !Array.isArray(prompts) || prompts.length === 0 || prompts.length > MAX_PROMPTS)
@@ -46,6 +63,8 @@ export function handleAssistantMethod(
         (p) => typeof p === 'object' && p !== null && typeof p.title === 'string' && typeof p.message === 'string',
       );
       if (!valid) return { ok: false, error: 'invalid_arguments' };
+      // Slack's reference of the method: with a thread_ts, the call for an agent app silently fails.
+      if (state.appView === 'agent_view' && args.thread_ts) return { ok: true };
       state.suggestedPrompts.push({
         channel: str(args.channel_id),
         threadTs: str(args.thread_ts),

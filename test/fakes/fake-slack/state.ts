@@ -85,6 +85,17 @@ export class FakeSlackState {
     title: string;
     prompts: { title: string; message: string }[];
   }[] = [];
+  /**
+   * How the app is set up: `agent_view` (the Agent messaging experience: the Agent Sessions API answers, and
+   * `assistant.threads.setSuggestedPrompts` with a `thread_ts` answers ok but sets nothing, as Slack's reference of
+   * the method warns) or the retiring `assistant_view` (no agent sessions here: `unknown_method`, since the stored
+   * docs do not say what Slack answers such an app). @defaultValue 'assistant_view'
+   */
+  appView: 'agent_view' | 'assistant_view' = 'assistant_view';
+  /** Agent sessions by `channel:thread_ts`, with every status set, in order (`agents.sessions.setStatus`). */
+  readonly agentSessions = new Map<string, { statuses: string[]; initiator?: string }>();
+  /** Channels of the workspace for `conversations.info`: id → name and whether the bot is a member. */
+  readonly channels = new Map<string, { name: string; isMember: boolean; isPrivate?: boolean }>();
   /** Methods this workspace does not offer, by name (see {@link FakeSlackUnsupported}). */
   readonly unsupported = new Map<string, FakeSlackUnsupported>();
   /**

@@ -113,6 +113,21 @@ export function handleMethod(
       const tz = state.userTimeZones.get(user);
       return { ok: true, user: { id: user, name: user.toLowerCase(), ...(tz ? { tz } : {}) } };
     }
+    case 'conversations.info': {
+      // Name and membership only (channels:read / groups:read); what the bot cannot see is channel_not_found.
+      const channel = state.channels.get(str(args.channel));
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      return {
+        ok: true,
+        channel: {
+          id: str(args.channel),
+          name: channel.name,
+          is_channel: !channel.isPrivate,
+          is_private: channel.isPrivate === true,
+          is_member: channel.isMember,
+        },
+      };
+    }
     case 'reactions.add':
     case 'reactions.remove':
       return { ok: true };

@@ -23,8 +23,10 @@ describe('Slack app manifest', () => {
     expect(listUnder('bot').sort()).toEqual(
       [
         'app_mentions:read', // app_mention
-        'assistant:write', // assistant.threads.setStatus / setSuggestedPrompts
+        'assistant:write', // assistant.threads.setSuggestedPrompts, and setStatus without agent sessions
         'channels:history', // message.channels: thread follow-ups
+        'channels:read', // conversations.info: the name of the channel a user looks at
+        'groups:read', // the same for private channels
         'chat:write', // chat.postMessage / update / delete
         'commands', // the slash command
         'files:read', // url_private_download, files.info
@@ -39,16 +41,18 @@ describe('Slack app manifest', () => {
   it('subscribes to the events the listeners handle, and nothing else', () => {
     expect(listUnder('bot_events').sort()).toEqual([
       'agent_session_stopped', // Slack's native Stop on a streaming answer
+      'app_context_changed', // what the user is looking at
+      'app_home_opened', // the Messages tab opened: suggested prompts
       'app_mention',
-      'assistant_thread_started', // suggested prompts
       'message.channels',
       'message.groups',
       'message.im',
     ]);
   });
 
-  it('turns on the assistant container', () => {
-    expect(manifest).toMatch(/assistant_view:\n\s+assistant_description: \S/);
+  it('is an agent app (agent_view), not on the retiring assistant_view', () => {
+    expect(manifest).toMatch(/\n {2}agent_view:\n\s+agent_description: \S/);
+    expect(manifest).not.toMatch(/^\s*assistant_view:|^\s*assistant_description:|^\s*- assistant_thread_started/m);
   });
 
   it('declares the message shortcut Run in Threadlab with the callback id the adapter listens to', () => {
