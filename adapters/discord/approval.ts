@@ -1,6 +1,7 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction } from 'discord.js';
 import type { Language } from '../../src/domain/execution.js';
 import { settledLine } from '../../src/governance/approval/approval-text.js';
+import { discordMention } from './profile.js';
 import type { Logger } from '../../src/logger.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
@@ -39,7 +40,7 @@ export function parseApprovalButtonId(customId: string): { action: 'run' | 'skip
  */
 function approvalMessage(view: ApprovalView): { content: string; files: OutgoingFile[] } {
   const minutes = Math.max(1, Math.round(view.timeoutMs / 60_000));
-  const header = `The model wants to run this ${view.language} code. <@${view.askerId}>, run it? (Skipped if nobody answers within ${minutes} min.)`;
+  const header = `The model wants to run this ${view.language} code. ${discordMention({ id: view.askerId })}, run it? (Skipped if nobody answers within ${minutes} min.)`;
   const fenced = `\`\`\`${view.language}\n${view.code.replaceAll('```', '`\u200b``')}\n\`\`\``;
   const inline = `${header}\n${fenced}`;
   if (inline.length <= CONTENT_CHARS) return { content: inline, files: [] };
@@ -54,7 +55,7 @@ export async function postApproval(target: ReplyTarget, view: ApprovalView): Pro
   const id = await target.post({ content, files, components: approvalRow(view.approvalId) });
   return {
     settle: async (outcome: ApprovalSettled) => {
-      const line = settledLine(outcome, (userId) => `<@${userId}>`);
+      const line = settledLine(outcome, (userId) => discordMention({ id: userId }));
       const kept = content.slice(content.indexOf('\n') + 1);
       await target.edit(id, { content: `${line}\n${kept}`.slice(0, CONTENT_CHARS), components: [] });
     },

@@ -2,6 +2,7 @@ import type { App } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { settledLine } from '../../src/governance/approval/approval-text.js';
+import { slackMention } from './profile.js';
 import type { Logger } from '../../src/logger.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
@@ -46,7 +47,7 @@ export function codeBlocks(code: string): SlackBlock[] {
 
 function header(view: ApprovalView): string {
   const minutes = Math.max(1, Math.round(view.timeoutMs / 60_000));
-  return `The model wants to run this ${view.language} code. <@${view.askerId}>, run it? (Skipped if nobody answers within ${minutes} min.)`;
+  return `The model wants to run this ${view.language} code. ${slackMention({ id: view.askerId })}, run it? (Skipped if nobody answers within ${minutes} min.)`;
 }
 
 /** Posts the code with Run and Skip in the thread; settling replaces the buttons with who decided. */
@@ -90,7 +91,7 @@ export async function postApproval(
   const ts = posted.ts!;
   return {
     settle: async (outcome: ApprovalSettled) => {
-      const line = settledLine(outcome, (id) => `<@${id}>`);
+      const line = settledLine(outcome, (id) => slackMention({ id }));
       await client.chat
         .update({ channel, ts, text: line, blocks: [section(line), ...code] as never })
         .catch((err: unknown) => {
