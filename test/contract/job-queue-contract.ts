@@ -199,6 +199,21 @@ export function jobQueueContract(name: string, factory: JobQueueFactory): void {
       expect((await queue.enqueue(testMessage({ thread: 'r3', user: 'bob' }))).accepted).toBe(true);
     });
 
+    it('charges schedule firings to their workspace’s own bound, never to their creator', async () => {
+      const queue = await make({ limits: { ...roomy, userMaxPerMinute: 2, scheduleFiringsPerMinute: 3 } });
+      await queue.process(async () => {});
+      const fire = (n: number) =>
+        queue.enqueue(testMessage({ thread: `f${n}`, user: 'eve' }), {
+          origin: { kind: 'schedule', scheduleId: `sch-${n}`, label: 'every 1s' },
+        });
+      for (let n = 1; n <= 3; n++) expect((await fire(n)).accepted).toBe(true);
+      expect(await fire(4)).toMatchObject({ accepted: false, reason: 'rate_limited' });
+      // Eve's own two requests of this minute are untouched by her schedules' firings.
+      expect((await queue.enqueue(testMessage({ thread: 'e1', user: 'eve' }))).accepted).toBe(true);
+      expect((await queue.enqueue(testMessage({ thread: 'e2', user: 'eve' }))).accepted).toBe(true);
+      expect(await queue.enqueue(testMessage({ thread: 'e3', user: 'eve' }))).toMatchObject({ accepted: false });
+    });
+
     it('limits concurrent jobs per user', async () => {
       const queue = await make({ limits: { ...roomy, userMaxConcurrent: 1 } });
       expect((await queue.enqueue(testMessage({ thread: 'x1', user: 'sam' }))).accepted).toBe(true);
