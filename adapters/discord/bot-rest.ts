@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultRestOptions, REST } from 'discord.js';
-import { ThreadlabError } from '../../src/domain/errors.js';
+import { passHold } from '../../src/replies/rate-holds.js';
 import { BucketHolds } from './bucket-holds.js';
 import { createDiscordRestAgent } from './rest-agent.js';
 
@@ -32,11 +31,14 @@ export function createBotRest(options: { token: string; apiUrl?: string }): BotR
     rejectOnRateLimit: () => statusWrites.getStore() === true,
     makeRequest: async (url, init) => {
       const method = init.method ?? 'GET';
-      const waitMs = holds.waitMs(method, url);
-      if (waitMs > 0) {
-        if (statusWrites.getStore()) throw rateLimited(waitMs);
-        await sleep(waitMs, undefined, init.signal ? { signal: init.signal as AbortSignal } : {});
-      }
+      // The rule every adapter shares (src/replies/rate-holds.ts): a live status meeting a hold is refused, the rest waits.
+      await passHold({
+        waitMs: holds.waitMs(method, url),
+        liveStatus: statusWrites.getStore() === true,
+        platform: 'Discord',
+        what: `${method} ${new URL(url).pathname}`,
+        ...(init.signal ? { signal: init.signal as AbortSignal } : {}),
+      });
       const res = await DefaultRestOptions.makeRequest(url, init);
       holds.learn(method, url, res);
       return res;
@@ -51,11 +53,4 @@ export function createBotRest(options: { token: string; apiUrl?: string }): BotR
     },
   });
   return { rest, statusRest };
-}
-
-function rateLimited(retryAfterMs: number): ThreadlabError {
-  return new ThreadlabError('platform_rate_limited', `Discord bucket rate-limited for ${retryAfterMs} ms more`, {
-    isRetryable: true,
-    retryAfterMs,
-  });
 }
