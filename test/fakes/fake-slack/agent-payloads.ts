@@ -3,8 +3,9 @@ import { nextTs, TEAM_ID, USER_ID } from './payloads.js';
 /**
  * `app_home_opened` as an agent app (`agent_view`) receives it when a user opens its Messages tab: `tab: "messages"`
  * and `channel` the user's DM with the app. Shape: @slack/types `AppHomeOpenedEvent`
- * (node_modules/@slack/types/dist/events/app.d.ts) and Slack's "Migrating to the Agent messaging experience", which
- * says this event with `tab === "messages"` replaces `assistant_thread_started`.
+ * (node_modules/@slack/types/dist/events/app.d.ts) and Slack's "Migrating to the Agent messaging experience"
+ * (https://docs.slack.dev/ai/migrating-to-agent-messaging/), which says this event with `tab === "messages"` replaces
+ * `assistant_thread_started`.
  */
 export function appHomeOpened(o: {
   channel: string;
@@ -22,7 +23,8 @@ export function appHomeOpened(o: {
 
 /**
  * `app_context_changed`: what the user is viewing, entities most relevant first; an empty context is `{}`. Shape:
- * Slack's app_context_changed reference page and @slack/types `AppContextChangedEvent` (which adds `user` and
+ * Slack's reference page (https://docs.slack.dev/reference/events/app_context_changed) and @slack/types
+ * `AppContextChangedEvent` (which adds `user` and
  * `channel`, the DM, beside the `context` the page's example shows). Only agent_view apps receive it.
  */
 export function appContextChanged(o: {

@@ -41,8 +41,9 @@ export function handleAssistantMethod(
       return { ok: true };
     }
     case 'agents.sessions.setStatus': {
-      // Slack's "Agent sessions" guide: setStatus creates the session if needed, thread-based in a channel or DM
-      // (thread_ts required there); only agent apps have sessions.
+      // Slack's "Agent sessions" guide (https://docs.slack.dev/ai/agent-sessions/) and the method's reference: setStatus
+      // creates the session if needed, thread-based in a channel or DM (thread_ts required there); only agent apps
+      // have sessions.
       if (state.appView !== 'agent_view') return { ok: false, error: 'unknown_method' };
       if (!SESSION_STATUSES.has(str(args.status)) || !args.channel_id || !args.thread_ts)
         return { ok: false, error: 'invalid_arguments' };
@@ -63,7 +64,8 @@ export function handleAssistantMethod(
         (p) => typeof p === 'object' && p !== null && typeof p.title === 'string' && typeof p.message === 'string',
       );
       if (!valid) return { ok: false, error: 'invalid_arguments' };
-      // Slack's reference of the method: with a thread_ts, the call for an agent app silently fails.
+      // Slack's reference of the method (https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts/):
+      // with a thread_ts, the call for an agent app silently fails.
       if (state.appView === 'agent_view' && args.thread_ts) return { ok: true };
       state.suggestedPrompts.push({
         channel: str(args.channel_id),
