@@ -18,7 +18,9 @@ const PAGE_FILES: Record<string, string> = {
   '/composer.js': 'composer.js',
   '/edit.js': 'edit.js',
   '/approval.js': 'approval.js',
+  '/drawer.js': 'drawer.js',
   '/style.css': 'style.css',
+  '/fit.css': 'fit.css',
 };
 
 /** Languages the page highlights; each is an ES module in highlight.js's `es/languages`. */

@@ -3,6 +3,7 @@ import { api, subscribe } from './api-client.js';
 import { setupComposer } from './composer.js';
 import { addEditAction } from './edit.js';
 import { ApprovalCards } from './approval.js';
+import { setupDrawer } from './drawer.js';
 import { ProgressView } from './progress.js';
 import { el, renderMessage } from './render.js';
 
@@ -218,6 +219,51 @@ async function ensureThread() {
   return thread.id;
 }
 
+/** "+ New thread": an empty composer; the thread itself is created by its first message (ensureThread). */
+function startNewThread() {
+  if (state.current) {
+    window.history.pushState(null, '', location.pathname + location.search);
+    openThread(null);
+  }
+  $('text').focus();
+}
+
+/**
+ * Sends a message to the open thread, or to a new one made for it. A thread made for a message the server
+ * then refused (a limit, a file too large) is removed again, so no empty thread is left behind.
+ */
+async function post(text, files) {
+  const created = !state.current;
+  const threadId = await ensureThread();
+  // busy before the POST: the reply's events may arrive before its response does
+  state.stopping = false;
+  setBusy(true);
+  setStatus('Sending…', 'working');
+  try {
+    const sent = await api.send(threadId, text, files);
+    // The page may have moved to another thread while the message was sent: it is drawn only in its own.
+    if (state.current === threadId) appendMessage(sent);
+  } catch (err) {
+    setBusy(false);
+    setStatus('');
+    if (created) await discardIfEmpty(threadId);
+    throw err;
+  }
+  void refreshThreads();
+}
+
+async function discardIfEmpty(threadId) {
+  // Only when the server holds nothing in it: a message may have arrived although its answer was lost.
+  const page = await api.messages(threadId).catch(() => null);
+  if (!page || page.messages.length > 0) return;
+  await api.deleteThread(threadId).catch(() => {});
+  state.threads = state.threads.filter((t) => t.id !== threadId);
+  if (state.current === threadId) {
+    window.history.replaceState(null, '', location.pathname + location.search);
+    openThread(null);
+  }
+}
+
 function route() {
   let id = /^#\/t\/([\w-]+)$/.exec(location.hash)?.[1] ?? null;
   if (id && !state.threads.some((t) => t.id === id)) {
@@ -249,30 +295,11 @@ async function main() {
   const info = await api.info().catch(() => ({}));
   setupComposer({
     maxUploadBytes: info.maxUploadBytes,
-    onSend: async (text, files) => {
-      const threadId = await ensureThread();
-      // busy before the POST: the reply's events may arrive before its response does
-      state.stopping = false;
-      setBusy(true);
-      setStatus('Sending…', 'working');
-      try {
-        const sent = await api.send(threadId, text, files);
-        // The page may have moved to another thread while the message was sent: it is drawn only in its own.
-        if (state.current === threadId) appendMessage(sent);
-      } catch (err) {
-        setBusy(false);
-        setStatus('');
-        throw err;
-      }
-      void refreshThreads();
-    },
+    onSend: post,
   });
   setupLightbox();
-  $('new-thread').addEventListener('click', async () => {
-    const thread = await api.createThread();
-    state.threads.unshift(thread);
-    location.hash = `#/t/${thread.id}`;
-  });
+  setupDrawer({ button: $('menu'), drawer: $('sidebar'), backdrop: $('drawer-backdrop'), page: $('thread-view') });
+  $('new-thread').addEventListener('click', startNewThread);
   $('stop').addEventListener('click', async () => {
     if (!state.current) return;
     state.stopping = true;
@@ -281,12 +308,7 @@ async function main() {
   });
   // Files and Help are the /files and /help commands; the core answers them in the thread.
   for (const name of ['files', 'help']) {
-    $(name).addEventListener('click', async () => {
-      const threadId = await ensureThread();
-      setBusy(true);
-      const sent = await api.send(threadId, `/${name}`, []);
-      if (state.current === threadId) appendMessage(sent);
-    });
+    $(name).addEventListener('click', () => post(`/${name}`, []).catch((err) => setStatus(err.message, 'error')));
   }
   $('reset').addEventListener('click', async () => {
     if (!state.current) return;

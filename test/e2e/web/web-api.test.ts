@@ -222,10 +222,10 @@ describe('web chat with a token', () => {
       await page.goto(`${adapter.url}/?token=${TOKEN}`);
       expect(page.url()).toBe(`${adapter.url}/`);
       await page.click('#new-thread');
-      await page.waitForURL(/#\/t\/[\w-]+$/);
       await page.fill('#text', 'hello');
       await page.click('#send');
-      await page.locator('article.msg.bot.kind-answer img.chart').waitFor({ timeout: 10_000 });
+      await page.waitForURL(/#\/t\/[\w-]+$/); // the thread is made by its first message
+      await page.locator('article.msg.bot.kind-answer .images img.chart').waitFor({ timeout: 10_000 });
       const cookies = await page.context().cookies();
       expect(cookies.find((c) => c.name === 'threadlab_token')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
     } finally {

@@ -70,7 +70,7 @@ describe('web chat adapter in a browser', () => {
 
     const reply = page.locator('article.msg.bot.kind-answer');
     await reply.waitFor({ timeout: 10_000 });
-    const size = await decodedSize(page, 'article.msg.bot img.chart');
+    const size = await decodedSize(page, 'article.msg.bot .images img.chart');
     expect(size).toEqual({ width: 320, height: 200 });
 
     // the core received an InboundMessage of this thread whose attachments download through the adapter
@@ -94,7 +94,7 @@ describe('web chat adapter in a browser', () => {
     expect(await readFile((await download.path())!, 'utf8')).toBe(`# summary\n${CSV}`);
 
     // click to enlarge, Escape closes
-    await reply.locator('img.chart').click();
+    await reply.locator('.images img.chart').click();
     await page.locator('#lightbox').waitFor({ state: 'visible' });
     expect((await decodedSize(page, '#lightbox-img')).width).toBe(320);
     await page.keyboard.press('Escape');
@@ -141,7 +141,7 @@ describe('web chat adapter in a browser', () => {
     await page.goto(url);
     await page.reload();
     await expect.poll(() => page.locator('article.msg').count()).toBe(countBefore);
-    expect((await decodedSize(page, 'article.msg.bot img.chart')).width).toBe(320);
+    expect((await decodedSize(page, 'article.msg.bot .images img.chart')).width).toBe(320);
     expect(await page.locator('.thread-item').count()).toBe(1);
     expect(await page.locator('.thread-item .thread-title').textContent()).toBe(
       "import pandas as pd df = pd.read_csv('sales.csv') df.plot()",

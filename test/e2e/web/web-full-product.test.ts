@@ -145,7 +145,7 @@ describe('web chat on the full product', () => {
     const responded = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/messages'));
     await page.click('#new-thread');
     await page.waitForURL((u) => !u.href.endsWith(first));
-    await page.locator('#thread-list .thread-item.active').waitFor();
+    await page.locator('#empty').waitFor(); // the new thread's empty composer
     release();
     await responded;
     await page.unrouteAll({ behavior: 'wait' });
