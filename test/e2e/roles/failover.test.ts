@@ -9,15 +9,35 @@
  * Then SIGTERM as in a rolling restart: a run shorter than THREADLAB_SHUTDOWN_TIMEOUT_MS finishes on its
  * worker (peers must not take a draining worker for dead), a longer one is handed back and finished
  * by a peer.
+ *
+ * What is asserted is what the test controls or can observe as events, never how fast a loaded machine
+ * is: the order of the posts and of the exit, counts of status posts and answers once the queue holds
+ * nothing more, the worker's own report that its shutdown deadline came, and the configured shutdown
+ * timeout as a lower bound. Each wait for the product is a safety net ({@link WAIT_MS}) that only ends a
+ * hung test; a clean-clone run at load ~12 took 14.3 s for an exit a 13 s bound expected.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appMention, BOT_USER_ID, messageEvent, nextTs, type FakeSlackCall } from '../../fakes/fake-slack/index.js';
 import { RolesCluster } from './cluster.js';
 import { sandboxContainers } from './containers.js';
-import { startedRuns, stopProcess, waitUntil, whichStarted, type ThreadlabProcess } from './processes.js';
+import {
+  SHUTDOWN_DEADLINE_CAME,
+  startedRuns,
+  stopProcess,
+  waitUntil,
+  whichStarted,
+  type ThreadlabProcess,
+} from './processes.js';
 import { answerText, postText, pythonBlock, sendEvent, statusShowing, threadPosts } from './slack-thread.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * How long any wait for the product may take before the test fails as hung, in ms: four times the slowest
+ * step's quiet-machine time (a re-delivered 20 s run answered ~33 s after the kill). Not an assertion.
+ */
+const WAIT_MS = 120_000;
+/** Room for a test's waits (several {@link WAIT_MS} only when something hangs), in ms. */
+const TEST_MS = 300_000;
 const log = (line: string) => process.stderr.write(`[roles failover] ${line}\n`);
 const mention = (text: string, ts?: string) => appMention({ text: `<@${BOT_USER_ID}> ${text}`, ...(ts ? { ts } : {}) });
 
@@ -57,16 +77,18 @@ async function killMidRun(o: {
   await stopProcess(o.owner, 'SIGKILL');
   workers = workers.filter((w) => w !== o.owner);
   const restarted = await waitUntil(() => threadPosts(slack, o.root).progress[statusesBefore], {
-    timeoutMs: 45_000,
+    timeoutMs: WAIT_MS,
     what: 'the run to restart on another worker',
   });
   const reply = await waitUntil(
     () => threadPosts(slack, o.root).replies.find((r) => answerText(r).includes(o.expect)),
-    {
-      timeoutMs: 60_000,
-      what: 'the final reply after failover',
-    },
+    { timeoutMs: WAIT_MS, what: 'the final reply after failover' },
   );
+  // Restarted once, after the kill, and answered by that restart: one more status than before, none after.
+  expect(killedAt).toBeLessThan(restarted.atMs);
+  expect(restarted.atMs).toBeLessThanOrEqual(reply.atMs);
+  await cluster.settled(WAIT_MS);
+  expect(threadPosts(slack, o.root).progress).toHaveLength(statusesBefore + 1);
   return { reply, restartMs: restarted.atMs - killedAt, replyMs: reply.atMs - killedAt };
 }
 
@@ -87,14 +109,14 @@ async function replaceAndSweep(dead: ThreadlabProcess, name: string): Promise<vo
   for (const id of siblings) expect(kept).toContain(id);
 }
 
-describe('failover between worker processes', () => {
+describe('failover between worker processes', { timeout: TEST_MS }, () => {
   it('a thread with history: its worker dies mid-run; the other finishes once, files restored', async () => {
     const { slack } = cluster;
     const root = nextTs();
     const before = await startedRuns(workers);
     await sendEvent(slack, mention(pythonBlock("open('/mnt/data/keep.txt', 'w').write('kept')\nprint('saved')"), root));
     await waitUntil(() => threadPosts(slack, root).replies.find((r) => answerText(r).includes('saved')), {
-      timeoutMs: 60_000,
+      timeoutMs: WAIT_MS,
       what: 'the first run of the thread',
     });
     const owner = whichStarted(workers, before, await startedRuns(workers));
@@ -104,14 +126,13 @@ describe('failover between worker processes', () => {
     const beforeLong = await startedRuns(workers);
     await sendEvent(slack, messageEvent({ text: pythonBlock(code), thread_ts: root }));
     await waitUntil(() => statusShowing(slack, root, 'time.sleep(12)'), {
-      timeoutMs: 30_000,
+      timeoutMs: WAIT_MS,
       what: 'the long run to show its status',
     });
     expect(whichStarted(workers, beforeLong, await startedRuns(workers))).toBe(owner);
 
     const { reply, restartMs, replyMs } = await killMidRun({ root, owner, expect: 'done' });
     log(`affinity path: restarted ${restartMs} ms after SIGKILL, answered ${replyMs} ms after`);
-    expect(restartMs).toBeLessThan(30_000);
     expect(postText(reply)).toContain('variables were reset');
 
     // Files written on the dead worker come back on the survivor from the shared data dir.
@@ -120,10 +141,10 @@ describe('failover between worker processes', () => {
       messageEvent({ text: pythonBlock("print(open('/mnt/data/keep.txt').read())"), thread_ts: root }),
     );
     await waitUntil(() => threadPosts(slack, root).replies.find((r) => answerText(r).includes('kept')), {
-      timeoutMs: 60_000,
+      timeoutMs: WAIT_MS,
       what: 'the follow-up reading the file',
     });
-    await sleep(1500);
+    await cluster.settled(WAIT_MS);
     const replies = threadPosts(slack, root).replies;
     expect(replies.filter((r) => answerText(r).includes('done'))).toHaveLength(1);
     expect(replies).toHaveLength(3);
@@ -137,16 +158,14 @@ describe('failover between worker processes', () => {
     const before = await startedRuns(workers);
     await sendEvent(slack, mention(pythonBlock(code), root));
     await waitUntil(() => statusShowing(slack, root, 'time.sleep(20)'), {
-      timeoutMs: 30_000,
+      timeoutMs: WAIT_MS,
       what: 'the run to show its status',
     });
     const owner = whichStarted(workers, before, await startedRuns(workers));
 
     const { reply, restartMs, replyMs } = await killMidRun({ root, owner, expect: 'done' });
     log(`shared-queue path: restarted ${restartMs} ms after SIGKILL, answered ${replyMs} ms after`);
-    expect(restartMs).toBeLessThan(30_000);
     expect(postText(reply)).toContain('variables were reset');
-    await sleep(2000);
     expect(threadPosts(slack, root).replies).toHaveLength(1);
     await replaceAndSweep(owner, 'worker-4');
   });
@@ -157,35 +176,41 @@ describe('failover between worker processes', () => {
     const before = await startedRuns(workers);
     await sendEvent(slack, mention(pythonBlock("x = 41\nprint('warm')"), root));
     await waitUntil(() => threadPosts(slack, root).replies.find((r) => answerText(r).includes('warm')), {
-      timeoutMs: 60_000,
+      timeoutMs: WAIT_MS,
       what: 'the first run of the thread',
     });
     const owner = whichStarted(workers, before, await startedRuns(workers));
-    // Affinity sends the next message to the same worker, which is then asked to stop mid-run.
-    await sendEvent(
-      slack,
-      messageEvent({ text: pythonBlock('import time; time.sleep(6); print("done", x + 1)'), thread_ts: root }),
-    );
-    await waitUntil(() => statusShowing(slack, root, 'time.sleep(6)'), {
-      timeoutMs: 30_000,
-      what: 'the run to show its status',
+    // Affinity sends the next message to the same worker, which is asked to stop once the run's output shows
+    // (the word is built at run time, so the code quoted in the status cannot match): at most 5 s of the run
+    // are left, against the 8 s shutdown timeout.
+    const code = 'import time\nprint("under" + "way", flush=True)\ntime.sleep(5)\nprint("done", x + 1)';
+    await sendEvent(slack, messageEvent({ text: pythonBlock(code), thread_ts: root }));
+    await waitUntil(() => statusShowing(slack, root, 'underway'), {
+      timeoutMs: WAIT_MS,
+      what: 'the run to be under way',
     });
-    await sleep(1000);
+    const statuses = threadPosts(slack, root).progress.length;
     const sentAt = Date.now();
     owner.child.kill('SIGTERM');
     const exit = await owner.exited;
     workers = workers.filter((w) => w !== owner);
-    log(`SIGTERM during a 6 s affinity run → exit ${exit.atMs - sentAt} ms (code ${exit.code})`);
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
-    // The 6 s run ends well before the shutdown timeout; the margin absorbs a loaded machine's exit.
-    expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs + 5000);
     const reply = await waitUntil(() => threadPosts(slack, root).replies.find((r) => answerText(r).includes('done')), {
-      timeoutMs: 30_000,
+      timeoutMs: WAIT_MS,
       what: 'the answer',
     });
+    log(
+      `SIGTERM during a 5 s affinity run → answered ${reply.atMs - sentAt} ms after, exit ${exit.atMs - sentAt} ms (code ${exit.code})`,
+    );
+    // The run was under way at SIGTERM and its own worker answered before it left, with the thread's variables.
+    expect(sentAt).toBeLessThan(reply.atMs);
+    expect(reply.atMs).toBeLessThanOrEqual(exit.atMs);
+    expect(owner.output()).not.toContain(SHUTDOWN_DEADLINE_CAME);
     expect(answerText(reply)).toContain('done 42');
     expect(postText(reply)).not.toContain('variables were reset');
-    await sleep(3000);
+    // Nothing is left to run, and no peer started it again (a restart posts a status of its own).
+    await cluster.settled(WAIT_MS);
+    expect(threadPosts(slack, root).progress).toHaveLength(statuses);
     expect(threadPosts(slack, root).replies.filter((r) => answerText(r).includes('done'))).toHaveLength(1);
     expect(threadPosts(slack, root).replies).toHaveLength(2);
     workers.push(await cluster.spawn('worker-5', 'worker'));
@@ -197,32 +222,42 @@ describe('failover between worker processes', () => {
     const before = await startedRuns(workers);
     await sendEvent(slack, mention(pythonBlock('import time; time.sleep(15); print("done")'), root));
     await waitUntil(() => statusShowing(slack, root, 'time.sleep(15)'), {
-      timeoutMs: 30_000,
+      timeoutMs: WAIT_MS,
       what: 'the run to show its status',
     });
     const owner = whichStarted(workers, before, await startedRuns(workers));
     await sleep(1000);
+    const statuses = threadPosts(slack, root).progress.length;
     const sentAt = Date.now();
     owner.child.kill('SIGTERM');
     const exit = await owner.exited;
+    workers = workers.filter((w) => w !== owner);
     log(
       `SIGTERM with a 15 s run → exit ${exit.atMs - sentAt} ms (timeout ${cluster.shutdownTimeoutMs} ms, code ${exit.code})`,
     );
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
-    // It waits for the run up to the timeout, then interrupts it and hands it back (BullMQ abort grace 5 s).
+    // It waited for the run up to its configured timeout (a lower bound no load can break), then said so,
+    // interrupted it, handed it back and removed its containers, without answering.
     expect(exit.atMs - sentAt).toBeGreaterThanOrEqual(cluster.shutdownTimeoutMs);
-    // Interrupt, hand-back and container removal follow the deadline; a loaded machine takes longer.
-    expect(exit.atMs - sentAt).toBeLessThan(cluster.shutdownTimeoutMs + 15_000);
+    expect(owner.output()).toContain(SHUTDOWN_DEADLINE_CAME);
     expect(await sandboxContainers([owner.pid])).toEqual([]);
     expect(threadPosts(slack, root).replies).toHaveLength(0);
 
+    const restarted = await waitUntil(() => threadPosts(slack, root).progress[statuses], {
+      timeoutMs: WAIT_MS,
+      what: 'the handed-back run to start on the other worker',
+    });
     const reply = await waitUntil(() => threadPosts(slack, root).replies.find((r) => answerText(r).includes('done')), {
-      timeoutMs: 45_000,
+      timeoutMs: WAIT_MS,
       what: 'the handed-back run to be answered',
     });
-    log(`handed back: answered ${reply.atMs - sentAt} ms after SIGTERM`);
+    log(`handed back: started again ${restarted.atMs - sentAt} ms, answered ${reply.atMs - sentAt} ms after SIGTERM`);
+    // The peer took the run only once the draining worker's deadline had come, and answered from that start.
+    expect(restarted.atMs - sentAt).toBeGreaterThanOrEqual(cluster.shutdownTimeoutMs);
+    expect(restarted.atMs).toBeLessThanOrEqual(reply.atMs);
     expect(postText(reply)).toContain('variables were reset');
-    await sleep(1500);
+    await cluster.settled(WAIT_MS);
+    expect(threadPosts(slack, root).progress).toHaveLength(statuses + 1);
     expect(threadPosts(slack, root).replies).toHaveLength(1);
   });
 });

@@ -85,6 +85,12 @@ export function spawnThreadlab(options: {
   };
 }
 
+/**
+ * What a worker logs (at warn, the roles processes' level) when THREADLAB_SHUTDOWN_TIMEOUT_MS ran out with runs
+ * still going, just before it interrupts them and hands them back (adapters/redis/bullmq-queue.ts `close`).
+ */
+export const SHUTDOWN_DEADLINE_CAME = 'aborting runs at the shutdown deadline';
+
 /** Sends `signal` (if still running) and waits for the exit. */
 export async function stopProcess(p: ThreadlabProcess, signal: NodeJS.Signals): Promise<void> {
   if (p.isRunning()) p.child.kill(signal);
