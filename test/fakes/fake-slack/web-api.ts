@@ -1,4 +1,5 @@
 import { handleAssistantMethod } from './assistant-methods.js';
+import { invalidBlocksAnswer } from './block-checks.js';
 import type { FakeSlackState } from './state.js';
 
 export interface FakeIdentity {
@@ -45,6 +46,10 @@ export function handleMethod(
     (state.channelsWithoutBot.has(str(args.channel)) || state.channelsWithoutBot.has(str(args.channel_id)))
   )
     return { ok: false, error: 'not_in_channel' };
+  if (['chat.postMessage', 'chat.postEphemeral', 'chat.update'].includes(method)) {
+    const invalid = invalidBlocksAnswer(args.blocks);
+    if (invalid) return invalid;
+  }
   const assistant = handleAssistantMethod(state, id, method, args);
   if (assistant) return assistant;
   switch (method) {
