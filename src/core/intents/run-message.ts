@@ -1,48 +1,26 @@
-import type { InboundMessage } from '../domain/messages.js';
-import type { Intent } from '../domain/intent.js';
-import type { ProgressEvent } from '../domain/progress.js';
-import { textReply, type Reply } from '../domain/reply.js';
-import type { Interpreter } from '../interpreter/interpreter.js';
-import type { TurnResult, TurnRun } from '../interpreter/turn.js';
-import type { TurnGovernance } from '../ports/governance.js';
-import type { PlatformAdapter } from '../ports/platform-adapter.js';
-import { runCells } from './run-cells.js';
-import { readScript, type ScriptLimits } from './script-file.js';
-
-/** What a run of a message's code needs from the worker that answers its job. */
-export interface MessageRunSteps {
-  limits: ScriptLimits;
-  interpreter: Interpreter;
-  adapter: PlatformAdapter;
-  threadKey: string;
-  signal: AbortSignal;
-  onProgress: (event: ProgressEvent) => void;
-  /** The turn's run-time budget (throws `budget_exceeded` when it is spent). */
-  budget: () => Promise<TurnGovernance['budget']>;
-  /** Earlier uploads fetched again on a worker new to the thread; notes for the reply. */
-  restore: () => Promise<string[]>;
-  /** Puts a message's attachments into `/mnt/data`; problems for the reply. */
-  upload: (message: InboundMessage) => Promise<string[]>;
-  /** Adds the runs to the thread's notebook export; notes for the reply. */
-  recordExport: (runs: TurnRun[]) => Promise<string[]>;
-  toReply: (turn: TurnResult) => Promise<Reply>;
-}
+import type { Intent } from '../../domain/intent.js';
+import { textReply } from '../../domain/reply.js';
+import { runCells } from '../run-cells.js';
+import { readScript } from '../script-file.js';
+import type { IntentHandler } from './handler.js';
 
 /**
  * Code from a message run as is: another message's fenced blocks, or an attached script with the other
  * attachments in `/mnt/data`. Whoever asked is the message's user (access, budget and audit are theirs); code
  * whose author is someone else leaves no text in the thread's memory. Nothing to run, or too much, is the answer.
  */
-export async function runFromMessage(
-  message: InboundMessage,
-  intent: Extract<Intent, { kind: 'runCells' | 'runScript' }>,
-  steps: MessageRunSteps,
-): Promise<Reply> {
-  const { limits, adapter, signal } = steps;
+export const runMessage: IntentHandler<'runCells' | 'runScript'> = async (turn, intent) => {
+  const { message, adapter, signal } = turn;
+  const settings = turn.services.config.sandbox;
+  const limits = {
+    maxBytes: settings.scriptMaxBytes,
+    maxCells: settings.maxRunCells,
+    downloadMaxBytes: settings.maxFileBytes,
+  };
   const early = refusalOf(intent, limits.maxCells);
   if (early) return textReply(early, 'notice');
-  const budget = await steps.budget();
-  const notes = await steps.restore();
+  const budget = await turn.budget(['runMs']);
+  const notes = await turn.restore();
   const script = intent.kind === 'runScript' ? message.attachments.find((a) => a.id === intent.attachment) : undefined;
   let cells = intent.kind === 'runCells' ? { cells: intent.cells, notes: skippedNote(intent.skipped) } : undefined;
   if (script) {
@@ -52,21 +30,21 @@ export async function runFromMessage(
   }
   if (!cells) return textReply('The attachment to run is no longer part of this message.', 'notice');
   const others = { ...message, attachments: message.attachments.filter((a) => a !== script) };
-  notes.push(...(await steps.upload(others)), ...cells.notes);
-  const ran = await runCells(steps.interpreter, {
-    threadKey: steps.threadKey,
+  notes.push(...(await turn.upload(others)).problems, ...cells.notes);
+  const ran = await runCells(turn.services.interpreter, {
+    threadKey: turn.threadKey,
     cells: cells.cells,
     foreign: message.source !== undefined && message.source.authorId !== message.user.id,
     signal,
-    onProgress: steps.onProgress,
+    onProgress: turn.onProgress,
     ...(budget ? { budget } : {}),
   });
-  notes.push(...(budget?.notices ?? []), ...(await steps.recordExport(ran.turn.runs)));
-  const reply = await steps.toReply(ran.turn);
+  notes.push(...(budget?.notices ?? []), ...(await turn.recordExport({ runs: ran.turn.runs })));
+  const reply = await turn.toReply(ran.turn);
   if (notes.length) reply.text = `${notes.join('\n')}\n\n${reply.text}`;
   if (ran.notes.length) reply.text = `${reply.text}\n\n${ran.notes.join('\n')}`;
   return reply;
-}
+};
 
 /** The answer to a message run with nothing to run, or too much; undefined when it may run. */
 function refusalOf(intent: Extract<Intent, { kind: 'runCells' | 'runScript' }>, maxCells: number): string | undefined {
