@@ -9,6 +9,8 @@ import { deleteKeys } from './redis-server.js';
 import { recorded, spawnWorker, useWorkerHarness } from './worker-processes.js';
 
 const logger = createLogger({ level: 'silent' });
+/** The BullMQ job lock of the hand-back test's workers, in ms (the default is 10 s). */
+const LOCK_MS = 30_000;
 const h = useWorkerHarness();
 
 async function producerFor(keyPrefix: string, onDropped?: (job: Job) => void): Promise<BullMqJobQueue> {
@@ -24,7 +26,8 @@ describe('BullMqJobQueue shutdown and cancel across processes', () => {
   it('a worker stopped with SIGTERM hands its run back at the deadline and another worker takes it at once', async () => {
     const keyPrefix = `test-${randomUUID()}`;
     const producer = await producerFor(keyPrefix);
-    const env = { CLOSE_TIMEOUT_MS: '300' };
+    // A job lock far longer than the hand-back needs: the stalled-job check cannot move the run before it expires.
+    const env = { CLOSE_TIMEOUT_MS: '300', LOCK_DURATION_MS: String(LOCK_MS) };
     h.workers.push(
       ...(await Promise.all(['a', 'b'].map((id) => spawnWorker({ redisUrl: h.server.url, keyPrefix, id, env })))),
     );
@@ -39,21 +42,21 @@ describe('BullMqJobQueue shutdown and cancel across processes', () => {
     expect(leavingWorker.child.exitCode).toBe(0);
     await waitFor(
       async () => (await recorded(h.redis, keyPrefix, 'started')).length === 2,
-      10_000,
+      LOCK_MS,
       'run to restart elsewhere',
     );
     const restarted = (await recorded(h.redis, keyPrefix, 'started'))[1]!;
     expect(restarted).toMatchObject({ id: long.id, worker: staying.id, attempt: 2 });
-    // Handed back at once, not left to the stalled-job check (which takes 10 s or more).
-    expect(restarted.atMs - stoppedAtMs).toBeLessThan(5000);
+    // Handed back at once, not left to the stalled-job check, which waits for the lock the test set to expire.
+    expect(restarted.atMs - stoppedAtMs).toBeLessThan(LOCK_MS);
     expect(await recorded(h.redis, keyPrefix, 'aborted')).toMatchObject([{ id: long.id, worker: leavingWorker.id }]);
-    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'done')).length === 1, 15_000, 'run to finish');
+    await waitFor(async () => (await recorded(h.redis, keyPrefix, 'done')).length === 1, LOCK_MS, 'run to finish');
     expect((await recorded(h.redis, keyPrefix, 'done'))[0]).toMatchObject({
       id: long.id,
       worker: staying.id,
       variablesReset: true,
     });
-  }, 60_000);
+  }, 120_000); // room for the waits, each at most LOCK_MS
 
   it('cancel from a gateway aborts the run in the worker process and reports the waiting events', async () => {
     const keyPrefix = `test-${randomUUID()}`;
