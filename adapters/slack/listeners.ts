@@ -1,16 +1,11 @@
-import type { App } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
 import { pressMessage, type InboundMessage, type InboundUser } from '../../src/domain/messages.js';
-import { answerInbound, tellPrivately, type AnswerTarget } from '../../src/replies/inbound-answer.js';
+import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.js';
 import { parseThreadKey, threadKey, type ThreadRef } from '../../src/domain/thread-key.js';
-import type { Logger } from '../../src/logger.js';
-import type { InboundHandler } from '../../src/ports/platform-adapter.js';
-import type { KnownThreads } from './known-threads.js';
+import type { ListenerContext } from './listener-context.js';
 import { exportCommand } from './export-command.js';
 import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
 import { mapMessageEvent, NOT_IN_THREAD, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
 import { isMessageChanged, mapEditEvent } from './map-edit.js';
-import type { ThreadMembership } from './thread-membership.js';
 import { STOP_ACTION_ID } from './progress-view.js';
 import { section } from './reply-blocks.js';
 import { escapeMrkdwn } from './slack-text.js';
@@ -19,22 +14,6 @@ import { makesQuestionSchedule, parseScheduleCommand } from '../../src/schedules
 
 /** Commands about an existing thread's state; a slash command cannot name the thread. */
 const THREAD_COMMANDS = new Set(['reset', 'files', 'stop']);
-
-export interface ListenerContext {
-  app: App;
-  client: WebClient;
-  handler: InboundHandler;
-  /** Where the core's verdicts are answered: the adapter's reply and ephemeral notice. */
-  target: AnswerTarget;
-  logger: Logger;
-  botUserId: string;
-  command: string;
-  followThreads: boolean;
-  known: KnownThreads;
-  membership: ThreadMembership;
-  /** Adds what the platform knows around a message before the core gets it (what the user is looking at). */
-  enrich?: (message: InboundMessage) => Promise<InboundMessage>;
-}
 
 /**
  * Wires bolt's events, the slash command and the Stop button to the handler. Every listener acks first

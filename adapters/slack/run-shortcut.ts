@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { tellPrivately } from '../../src/replies/inbound-answer.js';
 import { toSlackError } from './errors.js';
-import type { ListenerContext } from './listeners.js';
+import type { ListenerContext } from './listener-context.js';
 import { mapShortcut, RUN_SHORTCUT_CALLBACK_ID, type SlackMessageShortcut } from './map-shortcut.js';
 
 /** Slack errors of a channel the bot is not in or cannot see. */

@@ -1,12 +1,7 @@
+import type { Cell, Table } from './table.js';
 import { writeXlsx, type Sheet } from './xlsx.js';
 
-/** A value of a generated table: text, a number, a calendar date (a date cell in a workbook) or empty. */
-export type Cell = string | number | null | { date: string };
-
-export interface Table {
-  columns: string[];
-  rows: Cell[][];
-}
+export type { Cell, Table } from './table.js';
 
 /** A file a task uploads into the thread, and the text the no-code mode inlines in its prompt instead. */
 export interface EvalFile {

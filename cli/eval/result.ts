@@ -1,6 +1,6 @@
 import type { FigureCounts } from '../../src/domain/figures.js';
 import type { ModelBehaviour } from '../../src/domain/model-behaviour.js';
-import type { FailureClass } from './failure.js';
+import type { FailureClass } from './failure-class.js';
 import type { Category } from './task.js';
 
 /** `code`: the bot's real loop with the sandbox; `no-code`: the same model, the files in the prompt, no tools. */

@@ -1,5 +1,5 @@
 import { writeZip } from '../../src/replies/zip.js';
-import type { Cell, Table } from './files.js';
+import type { Cell, Table } from './table.js';
 
 /** One worksheet of a workbook. */
 export interface Sheet {
