@@ -12,6 +12,9 @@ import { LiveContainer } from './live-container.js';
 import { demuxAttach } from './attach-demux.js';
 import { RunnerConnection } from './runner-connection.js';
 import { EgressLink } from './egress-link.js';
+import { endRuntimeProcesses } from './container-processes.js';
+import type { PlatformSetting } from './gvisor-platforms.js';
+import { cachedRanking } from './platform-cache.js';
 
 export interface LaunchOptions {
   docker: Docker;
@@ -23,6 +26,8 @@ export interface LaunchOptions {
   logger: Logger;
   /** The OCI runtime of the container. @defaultValue 'runc' */
   runtime?: SandboxRuntime;
+  /** The engine's name for that runtime when it is not `runtime` itself (`runsc-kvm`). @defaultValue runtime */
+  engineRuntime?: string;
   /** How long the runner may take to import its libraries and say ready. @defaultValue 60000 */
   readyTimeoutMs?: number;
   /** Start the supervisor's egress relay and link it to the bot. */
@@ -51,8 +56,11 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
     hostname: hostname(),
     ownerPid: process.pid,
     ...(options.runtime ? { runtime: options.runtime } : {}),
+    ...(options.engineRuntime ? { engineRuntime: options.engineRuntime } : {}),
     ...(options.egress ? { egress: true } : {}),
   });
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const startedAt = Date.now();
   let container: Docker.Container | undefined;
   try {
     container = await docker.createContainer(spec);
@@ -69,9 +77,11 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
       logger: logger.child({ container: name }),
     });
     const egress = options.egress ? new EgressLink(connection, logger.child({ container: name })) : undefined;
-    await container.start();
+    // The bound covers the start too: a runtime can hang in `create` (gVisor's KVM platform where /dev/kvm
+    // cannot run its guest), and then `docker start` never returns.
+    await withTimeout(container.start(), readyTimeoutMs, name);
     try {
-      const ready = await withTimeout(connection.ready, options.readyTimeoutMs ?? 60_000, name);
+      const ready = await withTimeout(connection.ready, Math.max(1, readyTimeoutMs - (Date.now() - startedAt)), name);
       return new LiveContainer(container, name, connection, ready, logger, egress);
     } catch (err) {
       const said = connection.diagnostics.trim();
@@ -85,9 +95,21 @@ export async function launchContainer(options: LaunchOptions): Promise<LiveConta
       );
     }
   } catch (err) {
-    if (container) await container.remove({ force: true }).catch(() => undefined);
+    if (container) await removeStuck(container);
     throw startFailure(options.image, err);
   }
+}
+
+/** How long removing a container that failed to start may take before the launch gives up on it. */
+const REMOVE_BOUND_MS = 15_000;
+
+/**
+ * Removes a container that did not start or become ready: its runtime's processes on this host are ended first
+ * (a runtime hung in `create` holds the removal), then it is removed within REMOVE_BOUND_MS, never longer.
+ */
+async function removeStuck(container: Docker.Container): Promise<void> {
+  await endRuntimeProcesses(container.id);
+  await withTimeout(container.remove({ force: true }), REMOVE_BOUND_MS, container.id).catch(() => undefined);
 }
 
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, name: string): Promise<T> {
@@ -103,6 +125,8 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, name: string): P
       timeoutMs,
     );
   });
+  // What settles after the bound (a start that finally fails once its runtime is ended) must not go unhandled.
+  promise.catch(() => undefined);
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -116,6 +140,8 @@ export interface ContainerLauncherOptions {
   readyTimeoutMs?: number;
   /** THREADLAB_SANDBOX_RUNTIME, decided by `check`. @defaultValue 'auto' */
   runtime?: RuntimeSetting;
+  /** THREADLAB_SANDBOX_PLATFORM: gVisor's platform, or the fastest that passes the probe (auto). @defaultValue 'auto' */
+  platform?: PlatformSetting;
   /** Containers start with the supervisor's egress relay linked to the bot. */
   egress: boolean;
 }
@@ -147,11 +173,16 @@ export class ContainerLauncher {
       if (isNotFound(err)) throw imageMissing(image, err);
       throw startFailure(image, err);
     }
-    const choice = await resolveRuntime(docker, this.options.runtime ?? 'auto').catch((err: unknown) => {
+    const rank = cachedRanking({ docker, image, limits: this.options.limits, logger });
+    const choice = await resolveRuntime(docker, this.options.runtime ?? 'auto', {
+      rank,
+      ...(this.options.platform ? { platform: this.options.platform } : {}),
+    }).catch((err: unknown) => {
       throw isUnreachable(err) ? dockerUnreachable(err) : err;
     });
-    if (choice.fallback) logger.warn({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
-    else logger.info({ runtime: choice.runtime }, `sandbox runtime: ${choice.reason}`);
+    const fields = { runtime: choice.runtime, engineRuntime: choice.engineRuntime };
+    if (choice.fallback) logger.warn(fields, `sandbox runtime: ${choice.reason}`);
+    else logger.info(fields, `sandbox runtime: ${choice.reason}`);
     this.runtimeChoice = choice;
   }
 
@@ -167,7 +198,9 @@ export class ContainerLauncher {
       logger: this.options.logger,
       readyTimeoutMs: this.options.readyTimeoutMs,
       egress: this.options.egress,
-      ...(this.runtimeChoice ? { runtime: this.runtimeChoice.runtime } : {}),
+      ...(this.runtimeChoice
+        ? { runtime: this.runtimeChoice.runtime, engineRuntime: this.runtimeChoice.engineRuntime }
+        : {}),
     });
     this.launches.add(launch);
     try {

@@ -94,6 +94,8 @@ export interface ContainerSpecOptions {
   ownerPid: number;
   /** The OCI runtime: runc, or gVisor's runsc (every other flag here applies under both). @defaultValue 'runc' */
   runtime?: SandboxRuntime;
+  /** The engine's name of that runtime when it differs (`runsc-kvm`: gVisor on one platform). @defaultValue runtime */
+  engineRuntime?: string;
   /** Relay the code's connections to the bot's egress gateway (THREADLAB_EGRESS_ALLOW is set). */
   egress?: boolean;
 }
@@ -172,7 +174,7 @@ export function buildContainerSpec(options: ContainerSpecOptions): Docker.Contai
       [LABELS.pid]: String(options.ownerPid),
     },
     HostConfig: {
-      Runtime: runtime,
+      Runtime: options.engineRuntime ?? runtime,
       NetworkMode: 'none',
       ReadonlyRootfs: true,
       Tmpfs: {

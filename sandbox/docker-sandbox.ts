@@ -17,6 +17,7 @@ import type { LiveContainer } from './live-container.js';
 import type { PoolMemory } from './pool-memory.js';
 import { requestPreviews } from './preview-request.js';
 import type { RuntimeChoice, RuntimeSetting } from './runtime.js';
+import type { PlatformSetting } from './gvisor-platforms.js';
 import { createSandboxPool } from './sandbox-pool.js';
 import { SessionContainers } from './session-containers.js';
 import { fileTooLarge, listSessionFiles, putSessionFile, readSessionFile } from './session-files.js';
@@ -52,6 +53,8 @@ export interface DockerSandboxOptions {
   readyTimeoutMs?: number;
   /** THREADLAB_SANDBOX_RUNTIME: gVisor's runsc when the engine has it (auto), or runc / runsc. @defaultValue 'auto' */
   runtime?: RuntimeSetting;
+  /** THREADLAB_SANDBOX_PLATFORM: gVisor's platform, or the fastest that passes the probe. @defaultValue 'auto' */
+  platform?: PlatformSetting;
   /** The egress gateway, when THREADLAB_EGRESS_ALLOW allows destinations; without it containers have no network. */
   egress?: EgressPort;
 }
@@ -87,6 +90,7 @@ export class DockerSandbox implements Sandbox {
       logger,
       readyTimeoutMs: options.readyTimeoutMs,
       runtime: options.runtime,
+      ...(options.platform ? { platform: options.platform } : {}),
       egress: Boolean(options.egress),
     });
     this.registry = new SessionRegistry({

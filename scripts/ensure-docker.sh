@@ -20,7 +20,19 @@ engine_up() { docker info >/dev/null 2>&1 || node -e "
 #   --oci-seccomp      apply the container's seccomp profile inside gVisor too (ignored without it)
 RUNSC_ARGS='["--platform=ptrace","--network=none","--oci-seccomp"]'
 
-runsc_registered() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
+# Beside "runsc", one runtime per gVisor platform the installed runsc offers ("runsc-ptrace", "runsc-kvm", and
+# "runsc-systrap" on releases from 2023 on), the same arguments but --platform. Which one sandboxes use is chosen by
+# measurement where the sandbox image is (threadlab doctor, or the bot's start): each is probed with a bounded
+# start of the image, and the fastest that passed wins, ptrace the fallback (sandbox/platform-probe.ts). Only
+# registering here: on a fresh machine the image is built after this script, and a platform that hangs (KVM where
+# /dev/kvm cannot run gVisor's guest) must cost the probe's bound, never this script's.
+runsc_platforms() {
+  local out
+  out=$(timeout 10 "$1" platforms 2>/dev/null) || out=$(timeout 10 "$1" flags 2>&1 | grep -A1 -- '-platform string') || true
+  echo "$out" | grep -oE '\b(ptrace|kvm|systrap)\b' | sort -u | tr '\n' ' '
+}
+
+runsc_registered() { timeout 20 docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
 
 # Installs runsc with apt and merges it into /etc/docker/daemon.json "runtimes" (keeping whatever else is
 # there), then SIGHUPs dockerd, which reloads runtimes without a restart. Never fails the script.
@@ -51,7 +63,10 @@ ensure_runsc() {
   fi
   local daemon_json=/etc/docker/daemon.json changed
   mkdir -p /etc/docker
-  if ! changed=$(RUNSC_PATH="$runsc_path" RUNSC_ARGS="$RUNSC_ARGS" DAEMON_JSON="$daemon_json" node -e '
+  local platforms
+  platforms=$(runsc_platforms "$runsc_path")
+  [ -e /dev/kvm ] || platforms=${platforms//kvm/}
+  if ! changed=$(RUNSC_PATH="$runsc_path" RUNSC_ARGS="$RUNSC_ARGS" RUNSC_PLATFORMS="$platforms" DAEMON_JSON="$daemon_json" node -e '
     const fs = require("fs");
     const file = process.env.DAEMON_JSON;
     let config = {};
@@ -62,8 +77,11 @@ ensure_runsc() {
     if (!config || typeof config !== "object" || Array.isArray(config)) throw new Error(file + " is not a JSON object");
     const wanted = { path: process.env.RUNSC_PATH, runtimeArgs: JSON.parse(process.env.RUNSC_ARGS) };
     const runtimes = config.runtimes && typeof config.runtimes === "object" ? config.runtimes : {};
-    if (JSON.stringify(runtimes.runsc) === JSON.stringify(wanted)) { process.stdout.write("same"); process.exit(0); }
-    config.runtimes = { ...runtimes, runsc: wanted };
+    const all = { runsc: wanted };
+    for (const platform of process.env.RUNSC_PLATFORMS.split(" ").filter(Boolean))
+      all["runsc-" + platform] = { ...wanted, runtimeArgs: wanted.runtimeArgs.map((a) => a.startsWith("--platform=") ? "--platform=" + platform : a) };
+    if (Object.keys(all).every((name) => JSON.stringify(runtimes[name]) === JSON.stringify(all[name]))) { process.stdout.write("same"); process.exit(0); }
+    config.runtimes = { ...runtimes, ...all };
     fs.writeFileSync(file + ".threadlab-tmp", JSON.stringify(config, null, 2) + "\n");
     fs.renameSync(file + ".threadlab-tmp", file);
     process.stdout.write("changed");'); then
@@ -82,7 +100,7 @@ ensure_runsc() {
     for _ in $(seq 1 20); do runsc_registered && break; sleep 0.25; done
   fi
   if runsc_registered; then
-    [ "$changed" = changed ] && log "gVisor (runsc) is registered: sandboxes run under it (THREADLAB_SANDBOX_RUNTIME=auto)"
+    [ "$changed" = changed ] && log "gVisor (runsc) is registered, with a runtime per platform ($platforms): sandboxes run under the fastest that passes a probe (threadlab doctor says which)"
   else
     log "notice: the engine did not pick up runsc from $daemon_json; sandboxes use runc (restart the engine to retry)"
   fi

@@ -106,6 +106,11 @@ const sandbox = {
   base: v('THREADLAB_SANDBOX_BASE', z.enum(['auto', 'registry', 'debootstrap']).default('auto')),
   /** OCI runtime of sandboxes: gVisor's runsc when the engine has it registered (auto), else runc. */
   runtime: v('THREADLAB_SANDBOX_RUNTIME', z.enum(['auto', 'runc', 'runsc']).default('auto')),
+  /**
+   * gVisor's platform (runtime `runsc-<platform>`, registered by scripts/ensure-docker.sh): auto takes the fastest
+   * that passed a bounded probe of the sandbox image (cached per runsc version and kernel), ptrace the fallback.
+   */
+  platform: v('THREADLAB_SANDBOX_PLATFORM', z.enum(['auto', 'ptrace', 'kvm', 'systrap']).default('auto')),
   memoryMb: v('THREADLAB_SANDBOX_MEMORY_MB', int(64).default(1024)),
   cpus: v('THREADLAB_SANDBOX_CPUS', num(0.1, 64).default(1)),
   pids: v('THREADLAB_SANDBOX_PIDS', int(16, 100_000).default(128)),

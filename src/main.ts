@@ -120,6 +120,7 @@ export async function createSandbox(
     dataDir: threadFilesDir(config.dataDir),
     ...(options.rememberDemand ? { demandFile: poolDemandFile(config.dataDir) } : {}),
     runtime: config.sandbox.runtime,
+    platform: config.sandbox.platform,
     logger: logger.child({ component: 'sandbox' }),
     ...(instanceId ? { instanceId } : {}),
     ...(metrics ? { observer: metrics.pool } : {}),

@@ -15,6 +15,7 @@ export const logger = pino({ level: process.env.THREADLAB_TEST_LOG ?? 'silent' }
 
 export { sandboxImage } from '../../support/sandbox-image.js';
 import { sandboxImage } from '../../support/sandbox-image.js';
+import type { PlatformSetting } from '../../../sandbox/gvisor-platforms.js';
 
 /**
  * The runtime this run of the suite tests: THREADLAB_TEST_SANDBOX_RUNTIME, which the vitest project sets
@@ -65,6 +66,9 @@ export async function makeSandbox(
     observer?: PoolObserver;
     dataDir?: string;
     demandFile?: string;
+    platform?: PlatformSetting;
+    readyTimeoutMs?: number;
+    docker?: Docker;
   } = {},
 ): Promise<TestSandbox> {
   const dataDir = extra.dataDir ?? mkdtempSync(join(tmpdir(), `threadlab-sbx-${name}-`));

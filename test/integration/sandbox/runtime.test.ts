@@ -1,5 +1,6 @@
 import { release, version } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { registeredRuntimes } from '../../../sandbox/runtime.js';
 import { containersOf, docker, makeSandbox, type TestSandbox } from './helpers.js';
 
 const skipped = process.env.THREADLAB_TEST_RUNSC_SKIPPED ?? '';
@@ -39,7 +40,9 @@ describe.skipIf(skipped !== '')(`gVisor (runsc)${skipped ? ` — skipped: ${skip
     open = await makeSandbox('rt-runsc', {}, undefined, { runtime: 'runsc' });
     const seen = await probe(open);
     expect(open.sandbox.runtime).toMatchObject({ runtime: 'runsc', fallback: false });
-    expect(seen.runtime).toBe('runsc');
+    // runsc itself, or the runtime of the platform the probe chose (runsc-ptrace) where one is registered per platform.
+    expect(seen.runtime).toBe(open.sandbox.runtime?.engineRuntime);
+    expect(seen.runtime).toMatch(/^runsc(-ptrace|-kvm|-systrap)?$/);
     // gVisor's kernel answers uname with its own release and build (4.4.0, #1 SMP … 2016), not the host's.
     expect(seen.kernel).not.toBe(release());
     expect(seen.build).not.toBe(version());
@@ -50,7 +53,18 @@ describe.skipIf(skipped !== '')(`gVisor (runsc)${skipped ? ` — skipped: ${skip
     const seen = await probe(open);
     expect(open.sandbox.runtime).toMatchObject({ runtime: 'runsc', fallback: false });
     expect(open.sandbox.runtime?.reason).toMatch(/registered/);
-    expect(seen.runtime).toBe('runsc');
+    expect(seen.runtime).toBe(open.sandbox.runtime?.engineRuntime);
+    expect(seen.kernel).not.toBe(release());
+  });
+
+  it('THREADLAB_SANDBOX_PLATFORM=ptrace runs the container under the runtime registered for that platform', async (ctx) => {
+    if (!(await registeredRuntimes(docker)).includes('runsc-ptrace'))
+      ctx.skip('no runsc-ptrace registered (scripts/ensure-docker.sh registers one runtime per platform)');
+    open = await makeSandbox('rt-ptrace', {}, undefined, { runtime: 'auto', platform: 'ptrace' });
+    const seen = await probe(open);
+    expect(open.sandbox.runtime).toMatchObject({ runtime: 'runsc', engineRuntime: 'runsc-ptrace', platform: 'ptrace' });
+    expect(open.sandbox.runtime?.reason).toMatch(/THREADLAB_SANDBOX_PLATFORM=ptrace/);
+    expect(seen.runtime).toBe('runsc-ptrace');
     expect(seen.kernel).not.toBe(release());
   });
 });
