@@ -6,7 +6,7 @@ import type { LlmClient } from '../src/ports/llm-client.js';
 import { describeProbe, probeModel } from './model-probe.js';
 import { MIGRATE_TO_AGENT_VIEW, readAssistantViewNote } from '../adapters/slack/migration-notice.js';
 import { sandboxImageTag, VERSION_LABEL } from '../sandbox/image-builder.js';
-import { chooseRuntime, registeredRuntimes, RUNSC_INSTALL_HINT } from '../sandbox/runtime.js';
+import { resolveRuntime, RUNSC_INSTALL_HINT, type RankPlatforms } from '../sandbox/runtime.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -26,9 +26,15 @@ export interface DoctorDeps {
   pingRedis: (url: string) => Promise<void>;
   /** The configured model's client, to probe what it supports; without it the endpoint is only described. */
   llm?: LlmClient;
+  /** Probes gVisor's platforms (sandbox/platform-cache.ts cachedRanking); without it the platform is not probed. */
+  rankPlatforms?: RankPlatforms;
 }
 
-async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promise<Check[]> {
+async function checkDocker(
+  docker: DoctorDeps['docker'],
+  config: Config,
+  rankPlatforms?: RankPlatforms,
+): Promise<Check[]> {
   const where = config.sandbox.dockerHost ?? 'unix:///var/run/docker.sock';
   try {
     await docker.ping();
@@ -57,7 +63,7 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
           : 'run `threadlab sandbox build` (about 2 minutes; `threadlab start` also builds it on first use)',
       });
     }
-    checks.push(await checkRuntime(docker, config));
+    checks.push(await checkRuntime(docker, config, rankPlatforms));
     return checks;
   } catch (err) {
     return [
@@ -73,11 +79,16 @@ async function checkDocker(docker: DoctorDeps['docker'], config: Config): Promis
   }
 }
 
-/** Which runtime sandboxes get (THREADLAB_SANDBOX_RUNTIME against the engine's runtimes) and why. */
-async function checkRuntime(docker: DoctorDeps['docker'], config: Config): Promise<Check> {
-  const registered = await registeredRuntimes(docker);
+/**
+ * Which runtime sandboxes get (THREADLAB_SANDBOX_RUNTIME against the engine's runtimes) and why; under gVisor, the
+ * platform (THREADLAB_SANDBOX_PLATFORM, or the probe's fastest) and what the probe found.
+ */
+async function checkRuntime(docker: DoctorDeps['docker'], config: Config, rank?: RankPlatforms): Promise<Check> {
   try {
-    const choice = chooseRuntime(config.sandbox.runtime, registered);
+    const choice = await resolveRuntime(docker, config.sandbox.runtime, {
+      platform: config.sandbox.platform,
+      ...(rank ? { rank } : {}),
+    });
     if (!choice.fallback)
       return { name: 'Sandbox runtime', status: 'ok', detail: `${choice.runtime}: ${choice.reason}` };
     return {
@@ -230,7 +241,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
   const config = deps.config;
   const checks: Check[] = [
     { name: 'Configuration', status: 'ok', detail: 'valid' },
-    ...(await checkDocker(deps.docker, config)),
+    ...(await checkDocker(deps.docker, config, deps.rankPlatforms)),
     await checkRedis(config, deps.pingRedis),
     ...checkPlatforms(config),
     await checkLlm(config, deps.llm),

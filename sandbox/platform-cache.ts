@@ -108,7 +108,7 @@ async function takeLock(lock: string, waitMs: number): Promise<boolean> {
 
 /**
  * The ranking function resolveRuntime takes: the cache when its key still holds, else a probe of each platform
- * whose result is cached (a write that fails only costs the next process a probe). One process probes at a time;
+ * whose results are cached when one passed (a write that fails only costs the next process a probe). One process probes at a time;
  * the others wait for its results, within the probes' bound. `fresh` ignores the cache.
  */
 export function cachedRanking(options: ProbeOptions & { cacheFile?: string; fresh?: boolean }): RankPlatforms {
@@ -125,7 +125,8 @@ export function cachedRanking(options: ProbeOptions & { cacheFile?: string; fres
       const theirs = options.fresh ? undefined : await readPlatformCache(file, key);
       if (theirs) return { results: theirs, source: 'cached' };
       const results = await probePlatforms(options, platforms);
-      await writePlatformCache(file, key, results).catch(() => undefined);
+      // Nothing passing says more about this moment (no image yet, an engine in trouble) than about the platforms.
+      if (results.some((r) => r.ok)) await writePlatformCache(file, key, results).catch(() => undefined);
       return { results, source: 'probed' };
     } finally {
       if (locked) await rm(lock, { force: true });

@@ -2,6 +2,8 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
 import { createDocker } from '../../sandbox/docker-client.js';
+import { sandboxImageTag } from '../../sandbox/image-builder.js';
+import { cachedRanking } from '../../sandbox/platform-cache.js';
 import { pingRedis } from '../../adapters/redis/connection.js';
 import { formatChecks, runDoctor } from '../doctor.js';
 import { createLogger } from '../../src/logger.js';
@@ -18,9 +20,11 @@ assistant_view, with how to migrate it to agent_view), and the model: a text rou
 round trip and an image, then what it supports (tools, streaming, usage, images, reasoning) and which
 protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks).
   --no-model   describe the model endpoint without sending it anything
+  --probe      probe gVisor's platforms again (a bounded start of the sandbox image under each runsc-<platform>
+               runtime) rather than trust the cached results; the fastest that passes is what sandboxes use
 Exits 1 when a blocking problem was found.`,
   async run(argv, io) {
-    const { values } = parse(argv, { 'no-model': { type: 'boolean' } }, 'doctor');
+    const { values } = parse(argv, { 'no-model': { type: 'boolean' }, probe: { type: 'boolean' } }, 'doctor');
     if (values.help) return (io.out(`${this.usage}\n`), 0);
     let config;
     try {
@@ -33,7 +37,23 @@ Exits 1 when a blocking problem was found.`,
       config instanceof Error || values['no-model']
         ? undefined
         : createLlmClient(config, createLogger({ level: 'silent', secrets: config.secrets }));
-    const { ok, checks } = await runDoctor({ config, docker, pingRedis, ...(llm ? { llm } : {}) });
+    const rankPlatforms =
+      config instanceof Error
+        ? undefined
+        : cachedRanking({
+            docker,
+            image: config.sandbox.image ?? sandboxImageTag(),
+            limits: config.sandbox,
+            logger: createLogger({ level: 'silent', secrets: config.secrets }),
+            fresh: Boolean(values.probe),
+          });
+    const { ok, checks } = await runDoctor({
+      config,
+      docker,
+      pingRedis,
+      ...(llm ? { llm } : {}),
+      ...(rankPlatforms ? { rankPlatforms } : {}),
+    });
     io.out(`${formatChecks(checks)}\n`);
     io.out(ok ? 'Everything needed is in place.\n' : 'Blocking problems found (✘ above).\n');
     return ok ? 0 : 1;
