@@ -4,7 +4,7 @@ import { limitBytes } from '../../src/domain/byte-limit.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment } from '../../src/domain/messages.js';
 import type { AttachmentDownload } from '../../src/ports/platform-adapter.js';
-import { formatBytes } from '../../src/replies/format.js';
+import { formatBytes } from '../../src/domain/text/format.js';
 
 const reject = (message: string, details?: Record<string, unknown>) =>
   new ThreadlabError('attachment_rejected', message, { isPolicy: true, ...(details ? { details } : {}) });

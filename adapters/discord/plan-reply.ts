@@ -2,7 +2,7 @@ import type { Reply, ReplyImage } from '../../src/domain/reply.js';
 import { DEFAULT_MAX_IMAGE_DIMENSION_PX, type ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import { fitFiles } from '../../src/replies/fit-files.js';
 import { fitImages } from '../../src/replies/fit-images.js';
-import { formatBytes } from '../../src/replies/format.js';
+import { formatBytes } from '../../src/domain/text/format.js';
 import { splitMessage } from '../../src/replies/split-message.js';
 import { uploadedFileLinks, type UploadOutcome } from '../../src/replies/file-link-text.js';
 import type { FittedFiles } from '../../src/replies/fit-files.js';

@@ -1,6 +1,6 @@
 import { fenceLabel, type Language } from '../../src/domain/execution.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
-import { formatDuration } from '../../src/replies/format.js';
+import { formatDuration } from '../../src/domain/text/format.js';
 import { defuseFences } from './reply-text.js';
 
 /** What the status message shows; folded from progress events. */

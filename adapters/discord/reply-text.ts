@@ -1,7 +1,7 @@
 import { fenceLabel } from '../../src/domain/execution.js';
 import type { Reply, RunRecord } from '../../src/domain/reply.js';
 import { figuresLine } from '../../src/replies/figures-line.js';
-import { formatDuration } from '../../src/replies/format.js';
+import { formatDuration } from '../../src/domain/text/format.js';
 
 /** The figures line is short (three figures named at most); a longer one is cut visibly at this length. */
 const MAX_FIGURES_LINE_CHARS = 500;

@@ -1,5 +1,5 @@
 import type { Logger } from '../../src/logger.js';
-import { formatBytes } from '../../src/replies/format.js';
+import { formatBytes } from '../../src/domain/text/format.js';
 import { isTooLarge, platformError, type OutgoingFile, type OutgoingMessage, type ReplyTarget } from './target.js';
 
 /** The message said in the thread when Discord refuses a file as too large. */

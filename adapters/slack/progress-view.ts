@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../../src/domain/progress.js';
-import { formatDuration } from '../../src/replies/format.js';
+import { formatDuration } from '../../src/domain/text/format.js';
 import { escapeMrkdwn } from './slack-text.js';
 import type { SlackBlock } from './reply-blocks.js';
 

@@ -1,6 +1,6 @@
 import type { Reply, ReplyFile, RunRecord } from '../../src/domain/reply.js';
 import { figuresLine } from '../../src/replies/figures-line.js';
-import { formatBytes, formatCount, formatDuration } from '../../src/replies/format.js';
+import { formatBytes, formatCount, formatDuration } from '../../src/domain/text/format.js';
 import { splitMessage } from '../../src/replies/split-message.js';
 import { SLACK_TEXT_LIMITS } from './profile.js';
 import { escapeMrkdwn, markdownToMrkdwn } from './slack-text.js';

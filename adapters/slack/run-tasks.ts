@@ -1,6 +1,6 @@
 import type { ChatAppendStreamArguments } from '@slack/web-api';
 import type { ProgressEvent } from '../../src/domain/progress.js';
-import { formatDuration } from '../../src/replies/format.js';
+import { formatDuration } from '../../src/domain/text/format.js';
 
 /** A chunk of `chat.startStream` / `appendStream` / `stopStream`, as @slack/web-api types it (from @slack/types). */
 export type StreamChunk = NonNullable<ChatAppendStreamArguments['chunks']>[number];

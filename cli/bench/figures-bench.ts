@@ -1,5 +1,5 @@
 import { availableParallelism, loadavg } from 'node:os';
-import { formatBytes } from '../../src/replies/format.js';
+import { formatBytes } from '../../src/domain/text/format.js';
 import { verifyFigures } from '../../src/verify/verify-figures.js';
 import { stats, type BenchStats } from './bench-stats.js';
 import { sampleAnswer, sampleOutputs } from './figures-samples.js';

@@ -1,5 +1,5 @@
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
-import { formatCount } from '../../src/replies/format.js';
+import { formatCount } from '../../src/domain/text/format.js';
 
 export interface BenchRenderOptions {
   /** Chart images (PNG) as code produces them, e.g. from `generateSandboxCharts`. */

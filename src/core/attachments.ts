@@ -4,7 +4,7 @@ import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../domain/messages.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import { formatBytes } from '../replies/format.js';
+import { formatBytes } from '../domain/text/format.js';
 
 export interface AttachmentOutcome {
   stored: { attachment: InboundAttachment; file: SandboxFile }[];

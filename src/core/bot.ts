@@ -20,7 +20,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { intentOf, type Intent } from './intent.js';
 import { isDirectRun } from '../domain/intent.js';
-import { PlatformAdapters } from './platform-adapters.js';
+import { PlatformAdapters } from '../platforms/platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
@@ -28,7 +28,7 @@ import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import { Schedules } from '../schedules/schedules.js';
-import { personName } from './person-name.js';
+import { personName } from '../platforms/person-name.js';
 import type { FeedbackClick, FeedbackOutcome } from '../domain/feedback.js';
 import type { FeedbackDesk } from '../feedback/feedback-desk.js';
 

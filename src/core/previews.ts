@@ -1,6 +1,6 @@
 import type { FilePreview, SandboxFile } from '../domain/execution.js';
-import { formatCount } from '../replies/format.js';
-import { formatBytes } from '../replies/format.js';
+import { formatCount } from '../domain/text/format.js';
+import { formatBytes } from '../domain/text/format.js';
 
 /**
  * Bounds of the upload acknowledgement. A preview comes out of the sandbox, where the user's code runs too, so

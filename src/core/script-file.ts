@@ -5,7 +5,7 @@ import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import type { InboundAttachment } from '../domain/messages.js';
 import { notebookCells } from '../domain/notebook-cells.js';
 import type { PlatformAdapter } from '../ports/platform-adapter.js';
-import { formatBytes } from '../replies/format.js';
+import { formatBytes } from '../domain/text/format.js';
 
 /** Limits of code run from a message or a script. */
 export interface ScriptLimits {

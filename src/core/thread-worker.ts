@@ -14,7 +14,7 @@ import { AnswerLedger } from './answer-ledger.js';
 import { intentOf } from './intent.js';
 import { answerIntent } from './intents/index.js';
 import { JobTurn, type JobServices } from './job-turn.js';
-import type { PlatformAdapters } from './platform-adapters.js';
+import type { PlatformAdapters } from '../platforms/platform-adapters.js';
 import type { Governance } from '../ports/governance.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 import { isShutdown, userFacing } from './job-failure.js';

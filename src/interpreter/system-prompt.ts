@@ -1,5 +1,5 @@
 import type { FilePreview, SandboxEnvironment, SandboxFile } from '../domain/execution.js';
-import { formatBytes } from '../replies/format.js';
+import { formatBytes } from '../domain/text/format.js';
 import { describeLanguages } from './language-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import { isInternalFile } from '../domain/file-names.js';

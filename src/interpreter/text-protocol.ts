@@ -1,7 +1,7 @@
 import { fenceLabel, languageFromLabel, type Language } from '../domain/execution.js';
 import { guessLanguage } from './code-guess.js';
 import { languageOfLabel } from './tool-aliases.js';
-import { findFences } from '../replies/fences.js';
+import { findFences } from '../domain/text/fences.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import { RUN_CODE_TOOL } from './tools.js';
 import { toolCallsInText } from './text-tool-calls.js';

@@ -1,5 +1,5 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
-import { formatBytes } from '../replies/format.js';
+import { formatBytes } from '../domain/text/format.js';
 import { cutHeadTail } from './text-cut.js';
 import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
 import { isInstalledPackageFile, isInternalFile, isTableCsvFile } from '../domain/file-names.js';

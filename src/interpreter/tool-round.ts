@@ -1,6 +1,6 @@
 import { isThreadlabError } from '../domain/errors.js';
 import type { Language } from '../domain/execution.js';
-import { notApprovedText } from '../governance/approval/approval-text.js';
+import { notApprovedText } from './not-approved.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';

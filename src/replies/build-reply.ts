@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { ArtifactRenderer, ImageInput } from '../ports/artifact-renderer.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import { directRunSection } from './direct-text.js';
-import { basename, formatCount } from './format.js';
+import { basename, formatCount } from '../domain/text/format.js';
 import { collectArtifacts, displayImage, FileNames, renderImages, type MediaDeps } from './reply-media.js';
 import { boundOmitted, LIST_REPLY_BOUNDS, moreFilesLine, type ReplyBounds } from './reply-bounds.js';
 import { isLongOutput, outputExcerpt, previewOutput, runOutputText, splitLines } from './run-output.js';

@@ -1,10 +1,10 @@
 import type { ReplyFile } from '../domain/reply.js';
 import type { TurnRun } from '../interpreter/turn.js';
-import { formatCount } from './format.js';
+import { formatCount } from '../domain/text/format.js';
 import type { FileNames } from './reply-media.js';
 import { codeBlock, errorBlock, isLongOutput, previewOutput, splitLines, statusNotes } from './run-output.js';
 import { readTableDisplay, type TableDisplay } from './tables.js';
-import { readTableData } from './table-data.js';
+import { readTableData } from '../domain/text/table-data.js';
 
 /** Wider tables are attached rather than wrapped by the chat client into an unreadable block. */
 const TABLE_MAX_WIDTH_CHARS = 120;

@@ -1,4 +1,4 @@
-import { findFences } from './fences.js';
+import { findFences } from '../domain/text/fences.js';
 
 /** File links handled in one answer; later ones become plain text without a look-up. */
 export const MAX_FILE_LINKS = 20;

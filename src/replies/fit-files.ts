@@ -1,5 +1,5 @@
 import type { OmittedFile, ReplyFile } from '../domain/reply.js';
-import { formatBytes } from './format.js';
+import { formatBytes } from '../domain/text/format.js';
 import { writeZip } from './zip.js';
 
 export interface FitFilesOptions {

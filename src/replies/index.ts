@@ -4,5 +4,5 @@ export { splitMessage, planSplit, type SplitOptions, type SplitChunk } from './s
 export { fitImages, type FitImagesOptions, type FittedImages } from './fit-images.js';
 export { fitFiles, type FitFilesOptions, type FittedFiles } from './fit-files.js';
 export { formatTable, parseHtmlTable, readTableDisplay, type TableData, type TableDisplay } from './tables.js';
-export { formatBytes, formatCount, formatDuration } from './format.js';
+export { formatBytes, formatCount, formatDuration } from '../domain/text/format.js';
 export { writeZip, type ZipEntry } from './zip.js';

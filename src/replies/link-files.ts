@@ -6,7 +6,7 @@ import type { Sandbox } from '../ports/sandbox.js';
 import type { Logger } from '../logger.js';
 import { applyEdits, fileLinkWords, type EditedText } from './file-link-text.js';
 import { MAX_FILE_LINKS, type FileLinkMatch } from './file-links.js';
-import { basename, formatBytes } from './format.js';
+import { basename, formatBytes } from '../domain/text/format.js';
 import type { CollectedFiles, FileNames } from './reply-media.js';
 
 const IMAGE_FILE_RE = /\.(png|jpe?g|gif|webp|svg)$/i;

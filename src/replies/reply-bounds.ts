@@ -1,6 +1,6 @@
 import type { OmittedFile } from '../domain/reply.js';
 import type { ReplyBounds } from '../ports/platform-profile.js';
-import { formatBytes, formatCount } from './format.js';
+import { formatBytes, formatCount } from '../domain/text/format.js';
 
 export type { ReplyBounds } from '../ports/platform-profile.js';
 

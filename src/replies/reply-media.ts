@@ -6,7 +6,7 @@ import type { ArtifactRenderer, ImageInput } from '../ports/artifact-renderer.js
 import type { Sandbox } from '../ports/sandbox.js';
 import { isThreadlabError, type ThreadlabError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
-import { basename, formatBytes } from './format.js';
+import { basename, formatBytes } from '../domain/text/format.js';
 import { isInternalFile } from '../domain/file-names.js';
 
 /** Display formats shown as images, best first (a figure often comes as PNG and SVG both). */

@@ -2,9 +2,9 @@ import type { OmittedFile, ReplyFile, ReplyTable } from '../domain/reply.js';
 import type { TurnRun } from '../interpreter/turn.js';
 import type { Logger } from '../logger.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import { formatCount } from './format.js';
+import { formatCount } from '../domain/text/format.js';
 import type { FileNames } from './reply-media.js';
-import { isWholeTable, readTableData, type TableData } from './table-data.js';
+import { isWholeTable, readTableData, type TableData } from '../domain/text/table-data.js';
 
 /** Tables shown in one reply; more are counted in a line (each one's text is still in the model's answer). */
 export const MAX_TABLES_PER_REPLY = 5;

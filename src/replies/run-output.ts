@@ -1,5 +1,5 @@
 import type { Display, ExecutionError, ExecutionResult } from '../domain/execution.js';
-import { formatBytes, formatCount, formatDuration } from './format.js';
+import { formatBytes, formatCount, formatDuration } from '../domain/text/format.js';
 import { readTableDisplay } from './tables.js';
 import { stateNotSavedText, stateRestoredText } from '../domain/state-notice.js';
 

@@ -1,4 +1,4 @@
-import { fenceAt, findFences, type FenceSpan } from './fences.js';
+import { fenceAt, findFences, type FenceSpan } from '../domain/text/fences.js';
 
 export interface SplitOptions {
   /** Longest chunk, fences added by the split included. At least 16. */

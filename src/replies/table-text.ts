@@ -1,5 +1,5 @@
 import type { Reply, ReplyFile, ReplyTable } from '../domain/reply.js';
-import { formatCount } from './format.js';
+import { formatCount } from '../domain/text/format.js';
 import { codeBlock } from './run-output.js';
 import { formatTable } from './tables.js';
 

@@ -1,4 +1,4 @@
-import { findFences } from '../replies/fences.js';
+import { findFences } from '../domain/text/fences.js';
 
 /** A half-open range of offsets [start, end). */
 export interface Range {

@@ -1,5 +1,5 @@
 import type { Display, ExecutionResult } from '../domain/execution.js';
-import { readTableData, type TableData } from '../replies/table-data.js';
+import { readTableData, type TableData } from '../domain/text/table-data.js';
 import type { OutputSource } from './figure.js';
 import { DEFAULT_MAX_OUTPUT_CHARS } from './verify-figures.js';
 

@@ -1,4 +1,4 @@
-import { formatCount } from '../replies/format.js';
+import { formatCount } from '../domain/text/format.js';
 import type { FigureMark } from '../domain/figures.js';
 import type { FigureCheck, FoundAt, VerifyResult } from './figure.js';
 

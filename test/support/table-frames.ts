@@ -1,7 +1,7 @@
 import type { Display } from '../../src/domain/execution.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { buildReply } from '../../src/replies/build-reply.js';
-import { TABLE_MIME } from '../../src/replies/table-data.js';
+import { TABLE_MIME } from '../../src/domain/text/table-data.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 
 /**

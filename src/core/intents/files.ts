@@ -1,6 +1,6 @@
 import { isInternalFile } from '../../domain/file-names.js';
 import { textReply, type Reply } from '../../domain/reply.js';
-import { formatBytes } from '../../replies/format.js';
+import { formatBytes } from '../../domain/text/format.js';
 import { withNotes } from '../job-turn.js';
 import type { IntentHandler } from './handler.js';
 

@@ -1,4 +1,4 @@
-import { rerunInFreshContainer, rerunReply } from '../../schedules/rerun.js';
+import { rerunInFreshContainer, rerunReply } from '../rerun-notebook.js';
 import { withNotes } from '../job-turn.js';
 import type { IntentHandler } from './handler.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_MIME } from '../../../src/replies/table-data.js';
+import { TABLE_MIME } from '../../../src/domain/text/table-data.js';
 import { makeSandbox, type TestSandbox } from './helpers.js';
 
 // Issue 18 (real tables, plot noise) against the real engine and the real runner.

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config.js';
-import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
+import { PlatformAdapters } from '../../../src/platforms/platform-adapters.js';
 import { Bot } from '../../../src/core/bot.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { jobOf } from '../../../adapters/redis/thread-drainer.js';
 import { loadConfig } from '../../../src/config.js';
-import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
+import { PlatformAdapters } from '../../../src/platforms/platform-adapters.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';
 import type { Intent } from '../../../src/domain/intent.js';

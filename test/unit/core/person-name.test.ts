@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PlatformAdapters } from '../../../src/core/platform-adapters.js';
-import { personName } from '../../../src/core/person-name.js';
+import { PlatformAdapters } from '../../../src/platforms/platform-adapters.js';
+import { personName } from '../../../src/platforms/person-name.js';
 import { RecordingAdapter } from '../../fakes/recording-adapter.js';
 import { profileOf } from '../../fakes/profiles.js';
 

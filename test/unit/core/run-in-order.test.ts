@@ -4,7 +4,7 @@ import type { ExecutionResult, ExecutionStatus } from '../../../src/domain/execu
 import type { TurnResult } from '../../../src/interpreter/turn.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { runInOrder } from '../../../src/core/run-cells.js';
-import { rerunNotebook } from '../../../src/schedules/rerun.js';
+import { rerunNotebook } from '../../../src/core/rerun-notebook.js';
 
 const cells: CodeCell[] = ['a = 1', 'b = 2', 'c = 3'].map((code) => ({ language: 'python', code }));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findFences } from '../../../src/replies/fences.js';
+import { findFences } from '../../../src/domain/text/fences.js';
 import { planSplit, splitMessage } from '../../../src/replies/split-message.js';
 import { DISCORD_MESSAGE_CHARS } from '../../../adapters/discord/profile.js';
 import { SLACK_TEXT_LIMITS } from '../../../adapters/slack/profile.js';

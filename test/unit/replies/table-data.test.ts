@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReplyTable } from '../../../src/domain/reply.js';
 import { formatToolResult } from '../../../src/interpreter/tool-result.js';
 import { buildReply } from '../../../src/replies/build-reply.js';
-import { readTableData, TABLE_MIME } from '../../../src/replies/table-data.js';
+import { readTableData, TABLE_MIME } from '../../../src/domain/text/table-data.js';
 import { monospaceTable, replyTextWithTables, tableCaption, tableCsvFile } from '../../../src/replies/table-text.js';
 import { tableMessage } from '../../../adapters/slack/table-block.js';
 import { tableMessage as discordTableMessage } from '../../../adapters/discord/table-message.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Display } from '../domain/execution.js';
+import type { Display } from '../execution.js';
 
 /** The display type the sandbox runner adds to a DataFrame (sandbox/image/runner/table_display.py). */
 export const TABLE_MIME = 'application/vnd.threadlab.table+json';

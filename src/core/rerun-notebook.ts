@@ -1,7 +1,7 @@
 import type { Language } from '../domain/execution.js';
 import type { Reply } from '../domain/reply.js';
 import type { TurnResult } from '../interpreter/turn.js';
-import { runInOrder } from '../core/run-cells.js';
+import { runInOrder } from './run-cells.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 
