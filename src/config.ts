@@ -7,7 +7,7 @@ import { parseCredentialSpecs } from './egress/credentials.js';
 import { parseAllowlist } from './egress/policy.js';
 import { parseApprovalAdmins } from './config/approval-admins.js';
 import { parseAllowlist as parseAccessList } from './config/access-lists.js';
-import { parseDuration } from './governance/retention/retention.js';
+import { parseDuration } from './domain/duration.js';
 import { DEFAULT_SCHEDULE_LIMITS, parseMinInterval, parseScheduleLimits } from './config/schedules.js';
 import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
 import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';

@@ -7,7 +7,8 @@ import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { FilesRetention, StateRetention } from '../../../sandbox/mirror-retention.js';
 import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention/retention-index.js';
 import { MemoryRetention } from '../../../src/governance/retention/retention-memory.js';
-import { parseDuration, purge, type RetentionSource } from '../../../src/governance/retention/retention.js';
+import { parseDuration } from '../../../src/domain/duration.js';
+import { purge, type RetentionSource } from '../../../src/governance/retention/retention.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
 
