@@ -19,7 +19,19 @@ export interface FeedbackDeskOptions {
   logger: Logger;
   /** @defaultValue MAX_REMEMBERED_VERDICTS (20,000) */
   maxRememberedVerdicts?: number;
+  /**
+   * How long a click on an answer the ledger does not hold yet waits for it, in ms: the ledger is written once the
+   * platform has answered for every message of the answer, so a click on its first message can come first. Kept
+   * well under Discord's 3 seconds to answer an interaction.
+   * @defaultValue LEDGER_GRACE_MS (1,500)
+   */
+  ledgerGraceMs?: number;
 }
+
+/** See {@link FeedbackDeskOptions.ledgerGraceMs}. */
+export const LEDGER_GRACE_MS = 1_500;
+/** How often the ledger is read again within the grace, in ms. */
+const LEDGER_POLL_MS = 200;
 
 /**
  * Records 👍/👎 on the model's answers. The answer is looked up in the thread's answer ledger (its last 100
@@ -38,7 +50,7 @@ export class FeedbackDesk {
     const log = this.options.logger.child({ thread: click.threadKey, answer: click.answerRef });
     let answer: AnsweredMessage | undefined;
     try {
-      answer = findAnswer((await this.options.store.get(click.threadKey))?.answers ?? [], click.answerRef);
+      answer = await this.lookUp(click);
     } catch (err) {
       log.warn({ err: toThreadlabError(err) }, 'could not read the answer ledger for feedback');
       return {
@@ -77,6 +89,16 @@ export class FeedbackDesk {
     if (!repeated) this.options.metrics?.feedback(click.verdict, answer.model);
     log.info({ verdict: click.verdict, previous, model: answer.model, comment: Boolean(comment) }, 'feedback recorded');
     return { recorded: true, model: answer.model, ...(previous ? { previous } : {}) };
+  }
+
+  /** The clicked answer with its model, read again within the grace while the ledger does not hold it yet. */
+  private async lookUp(click: FeedbackClick): Promise<AnsweredMessage | undefined> {
+    const deadline = Date.now() + (this.options.ledgerGraceMs ?? LEDGER_GRACE_MS);
+    for (;;) {
+      const answer = findAnswer((await this.options.store.get(click.threadKey))?.answers ?? [], click.answerRef);
+      if (answer?.model || Date.now() >= deadline) return answer;
+      await new Promise((resolve) => setTimeout(resolve, LEDGER_POLL_MS));
+    }
   }
 }
 

@@ -276,14 +276,8 @@ export class FakeDiscord implements RestState {
     roles?: string[];
     channel?: { id: string; type: number; parent_id?: string };
   }): Record<string, unknown> {
-    const channelId = String(o.target.channel_id);
-    const dm = channelId === this.dmChannelId;
-    const known = this.channels.get(channelId) as { type?: number; parent_id?: string } | undefined;
-    const channel = o.channel ?? {
-      id: channelId,
-      type: dm ? 1 : (known?.type ?? 0),
-      ...(known?.parent_id ? { parent_id: known.parent_id } : {}),
-    };
+    const { dm, channel: own } = this.channelOf(String(o.target.channel_id));
+    const channel = o.channel ?? own;
     return this.interaction(
       payloads.messageCommand({
         applicationId: this.applicationId,
@@ -327,6 +321,10 @@ export class FakeDiscord implements RestState {
     files?: { customId: string; attachments: payloads.FakeAttachment[] };
     where?: 'own' | 'guild' | 'groupDm';
     user?: payloads.FakeUser;
+    /** The channel it was submitted in (a thread of the guild, say). @defaultValue the guild's text channel */
+    channel?: { id: string; type: number; parent_id?: string };
+    /** The modal's Text Input sat in an Action Row (see payloads.modalSubmit). */
+    actionRow?: boolean;
   }): Record<string, unknown> {
     const user = o.user ?? this.human;
     const where =
@@ -334,13 +332,56 @@ export class FakeDiscord implements RestState {
         ? {
             applicationId: this.applicationId,
             guildId: this.guildId,
-            channel: { id: this.textChannelId, type: 0 },
+            channel: o.channel ?? { id: this.textChannelId, type: 0 },
             user,
           }
         : this.userInstallBase(o.where, user);
     return this.interaction(
-      payloads.modalSubmit({ ...where, customId: o.customId, text: o.text, ...(o.files ? { files: o.files } : {}) }),
+      payloads.modalSubmit({
+        ...where,
+        customId: o.customId,
+        text: o.text,
+        ...(o.files ? { files: o.files } : {}),
+        ...(o.actionRow ? { actionRow: true } : {}),
+      }),
     );
+  }
+
+  /**
+   * A press of the button `customId` on a message the bot posted (from {@link messages}), by `ada` unless `user`
+   * says otherwise, in the message's channel (a thread carries its `parent_id`): a component interaction (type 3)
+   * whose `data` is `{custom_id, component_type: 2}` and whose `message` is the message pressed (Discord's
+   * interactions/receiving-and-responding, "Message Component Data Structure"; discord-api-types
+   * `APIMessageComponentButtonInteraction`).
+   */
+  pressButton(o: {
+    message: Record<string, unknown>;
+    customId: string;
+    user?: payloads.FakeUser;
+  }): Record<string, unknown> {
+    const { dm, channel } = this.channelOf(String(o.message.channel_id));
+    return this.interaction(
+      payloads.buttonPress({
+        applicationId: this.applicationId,
+        ...(dm ? {} : { guildId: this.guildId }),
+        channel,
+        user: o.user ?? this.human,
+        customId: o.customId,
+        message: o.message,
+      }),
+    );
+  }
+
+  /** A known channel as an interaction carries it (a thread with its `parent_id`; the bot's DM is type 1). */
+  private channelOf(channelId: string): { dm: boolean; channel: { id: string; type: number; parent_id?: string } } {
+    const dm = channelId === this.dmChannelId;
+    const known = this.channels.get(channelId) as { type?: number; parent_id?: string } | undefined;
+    const channel = {
+      id: channelId,
+      type: dm ? 1 : (known?.type ?? 0),
+      ...(known?.parent_id ? { parent_id: known.parent_id } : {}),
+    };
+    return { dm, channel };
   }
 
   /** Requests made with the bot token (an Authorization header) whose path names `id` (a channel, a guild). */

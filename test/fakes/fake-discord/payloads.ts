@@ -328,10 +328,17 @@ export function modalSubmit(
     customId: string;
     text: { customId: string; value: string };
     files?: { customId: string; attachments: FakeAttachment[] };
+    /**
+     * The modal was laid out with an Action Row (type 1) around its Text Input, as discord.js's
+     * `ModalBuilder().addComponents(new ActionRowBuilder<TextInputBuilder>())` builds it: the submission carries the
+     * same row (discord-api-types `ModalSubmitActionRowComponent`, components of `APIModalSubmitTextInputComponent`).
+     */
+    actionRow?: boolean;
   },
 ): Record<string, unknown> {
+  const input = { type: 4, id: 2, custom_id: options.text.customId, value: options.text.value };
   const components: Record<string, unknown>[] = [
-    { type: 18, id: 1, component: { type: 4, id: 2, custom_id: options.text.customId, value: options.text.value } },
+    options.actionRow ? { type: 1, id: 1, components: [input] } : { type: 18, id: 1, component: input },
   ];
   if (options.files)
     components.push({

@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/logger.js';
 const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }) });
 const key = threadKey({ platform: 'slack', workspace: 'T1', channel: 'C1', thread: '100.1' });
 
-async function desk() {
+async function desk(ledgerGraceMs = 0) {
   const store = new MemoryConversationStore();
   await store.put(
     key,
@@ -41,8 +41,9 @@ async function desk() {
     audit: { write: (r) => lines.push(r) },
     metrics: { feedback: (verdict, model) => counted.push(`${verdict}:${model}`) },
     logger,
+    ledgerGraceMs,
   });
-  return { d, lines: lines as AuditFeedbackRecord[], counted };
+  return { d, store, lines: lines as AuditFeedbackRecord[], counted };
 }
 
 describe('FeedbackDesk', () => {
@@ -97,6 +98,25 @@ describe('FeedbackDesk', () => {
     expect(other).toMatchObject({ recorded: false, reason: 'unknown_answer' });
     expect(lines).toEqual([]);
     expect(counted).toEqual([]);
+  });
+
+  it('waits a bounded grace for an answer the ledger records a moment after the click, then gives up', async () => {
+    const { d, store, counted } = await desk(1_000);
+    const record = (await store.get(key))!;
+    setTimeout(() => {
+      const late = { questionId: 'q-late', userId: 'U1', text: 'sum?', answerIds: ['400.1'], atMs: 3, model: 'm2' };
+      void store.put(key, { ...record, answers: [...record.answers!, late] }, 60_000);
+    }, 300);
+    const startedAt = Date.now();
+    const late = await d.give({ threadKey: key, answerRef: '400.1', user: { id: 'U2' }, verdict: 'good' });
+    expect(late).toEqual({ recorded: true, model: 'm2' });
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+    const waitedFrom = Date.now();
+    const never = await d.give({ threadKey: key, answerRef: '999.9', user: { id: 'U2' }, verdict: 'good' });
+    expect(never).toMatchObject({ recorded: false, reason: 'unknown_answer' });
+    expect(Date.now() - waitedFrom).toBeGreaterThanOrEqual(1_000);
+    expect(Date.now() - waitedFrom).toBeLessThan(1_500);
+    expect(counted).toEqual(['good:m2']);
   });
 
   it('cuts a long comment to 500 characters', async () => {
