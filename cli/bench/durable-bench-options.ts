@@ -3,6 +3,7 @@ import type { Logger } from '../../src/logger.js';
 import type { SandboxLimits } from '../../sandbox/container-spec.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import type { GvisorPlatform } from '../../sandbox/gvisor-platforms.js';
 import type { ExecutionResult } from '../../src/domain/execution.js';
 
 /** What the durable-thread measurements of `threadlab bench sandbox` share. */
@@ -14,6 +15,8 @@ export interface DurableBenchOptions {
   dataDir: string;
   logger: Logger;
   runtime: SandboxRuntime;
+  /** gVisor's platform under runsc, where the engine has a runtime per platform. @defaultValue the sandbox's choice */
+  platform?: GvisorPlatform;
   /** Prefix of the instance ids of the sandboxes the measurements start. */
   instanceId: string;
   /** Samples of the fast measurements (runs back to back). */
@@ -32,6 +35,7 @@ export function benchSandboxWith(options: DurableBenchOptions, limits: SandboxLi
     logger: options.logger,
     instanceId: `${options.instanceId}-${suffix}`,
     runtime: options.runtime,
+    ...(options.platform ? { platform: options.platform } : {}),
   });
 }
 

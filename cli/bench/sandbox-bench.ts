@@ -7,6 +7,8 @@ import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import { LABELS, type SandboxLimits } from '../../sandbox/container-spec.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../sandbox/runtime.js';
+import type { GvisorPlatform } from '../../sandbox/gvisor-platforms.js';
+import { benchColumns, columnLabel } from './platform-columns.js';
 import { round, stats, time, type BenchStats } from './bench-stats.js';
 import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';
 import { benchDurableState, type DurableStateBench } from './durable-state-bench.js';
@@ -40,6 +42,8 @@ export interface BenchOptions {
 /** The sandbox's own figures under one runtime. */
 export interface RuntimeBench {
   runtime: SandboxRuntime;
+  /** gVisor's platform of this column, where the engine has a runtime per platform (one column each that works). */
+  platform?: GvisorPlatform;
   /** (a) A warm session running `print(1)`. */
   warmPrint: BenchStats;
   /**
@@ -89,6 +93,8 @@ export interface BenchReport {
   runtimes: RuntimeBench[];
   /** Why runsc was not measured, when it was not. */
   runscSkipped?: string;
+  /** The gVisor platforms left out because they failed their probe, and why. */
+  platformsSkipped?: string[];
   /** (c) `docker run --rm IMAGE python3 -c "import pandas…"` through the API (create, start, wait, remove), runc. */
   naiveDockerRun: BenchStats;
   /** (c) `docker exec` of a fresh python with the same import in a running container, runc. */
@@ -126,17 +132,21 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
     wanted.includes('runsc') && !runtimes.includes('runsc')
       ? `runsc is not registered with the Docker engine (${RUNSC_INSTALL_HINT})`
       : undefined;
+  const { columns, platformsSkipped } = await benchColumns(options, runtimes, registered);
   out(
-    `threadlab sandbox bench: image ${image}, ${iterations} iterations (${slow} for container starts), runtimes ${runtimes.join(', ')}`,
+    `threadlab sandbox bench: image ${image}, ${iterations} iterations (${slow} for container starts), runtimes ${columns.map(columnLabel).join(', ')}`,
   );
   if (runscSkipped) out(`runsc skipped: ${runscSkipped}`);
+  for (const skipped of platformsSkipped) out(`gVisor platform skipped: ${skipped}`);
   const measured: RuntimeBench[] = [];
-  for (const runtime of runtimes) {
-    const own = await benchRuntime(options, runtime, iterations, slow);
+  for (const column of columns) {
+    const { runtime, platform } = column;
+    const own = await benchRuntime(options, column, iterations, slow);
     const durable = {
       ...options,
       runtime,
-      instanceId: `bench-durable-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      ...(platform ? { platform } : {}),
+      instanceId: `bench-durable-${columnLabel(column)}-${process.pid}-${randomBytes(3).toString('hex')}`,
       iterations,
       slow,
     };
@@ -164,6 +174,7 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
       runtimes: measured,
       imageMb,
       ...(runscSkipped ? { runscSkipped } : {}),
+      ...(platformsSkipped.length ? { platformsSkipped } : {}),
       naiveDockerRun,
       naiveDockerExec,
       speedup: { vsDockerRun: round(naiveDockerRun.p50Ms / base), vsDockerExec: round(naiveDockerExec.p50Ms / base) },
@@ -179,12 +190,13 @@ export async function benchSandbox(options: BenchOptions): Promise<BenchReport> 
 /** The sandbox's own measurements under one runtime, on a sandbox of its own (and one without a pool). */
 async function benchRuntime(
   options: BenchOptions,
-  runtime: SandboxRuntime,
+  column: { runtime: SandboxRuntime; platform?: GvisorPlatform },
   iterations: number,
   slow: number,
 ): Promise<Omit<RuntimeBench, 'durableState' | 'durableRuns'>> {
   const { docker, image } = options;
-  const instanceId = `bench-${runtime}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const { runtime, platform } = column;
+  const instanceId = `bench-${columnLabel(column)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const make = (poolSize: number, id: string) =>
     new DockerSandbox({
       docker,
@@ -194,6 +206,7 @@ async function benchRuntime(
       logger: options.logger,
       instanceId: id,
       runtime,
+      ...(platform ? { platform } : {}),
     });
   const sandbox = make(Math.max(1, options.limits.poolSize), instanceId);
   const cold = make(0, `${instanceId}-cold`);
@@ -256,6 +269,7 @@ async function benchRuntime(
     );
     return {
       runtime,
+      ...(platform ? { platform } : {}),
       warmPrint,
       newSessionPandas,
       newSessionPandasDirect,
@@ -312,7 +326,7 @@ async function dockerExecOnce(container: Docker.Container): Promise<void> {
 
 function printReport(report: BenchReport, out: (line: string) => void): void {
   const cell = (s: BenchStats) => `${s.p50Ms.toFixed(1).padStart(8)} / ${s.p95Ms.toFixed(1).padStart(8)}`;
-  const header = report.runtimes.map((r) => `${r.runtime} p50 / p95 ms`.padStart(24)).join('');
+  const header = report.runtimes.map((r) => `${columnLabel(r)} p50 / p95 ms`.padStart(24)).join('');
   const row = (label: string, pick: (r: RuntimeBench) => string) =>
     out(`${label.padEnd(60)}${report.runtimes.map((r) => pick(r).padStart(24)).join('')}`);
   out(`${''.padEnd(60)}${header}`);
@@ -343,6 +357,7 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   }
   printDurableRows(report.runtimes, row, cell);
   if (report.runscSkipped) out(`runsc: skipped, ${report.runscSkipped}`);
+  for (const skipped of report.platformsSkipped ?? []) out(`gVisor platform skipped: ${skipped}`);
   const naive = (label: string, s: BenchStats) =>
     out(`${label.padEnd(60)}${`p50 ${s.p50Ms.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms (runc)`.padStart(24)}`);
   naive('(c) naive: docker run --rm IMAGE python3 -c import pandas', report.naiveDockerRun);
@@ -350,14 +365,17 @@ function printReport(report: BenchReport, out: (line: string) => void): void {
   out(
     `speedup of (b) under runc: ${report.speedup.vsDockerRun}x vs docker run, ${report.speedup.vsDockerExec}x vs docker exec`,
   );
-  printDurableSummary(report.runtimes, out);
+  printDurableSummary(
+    report.runtimes.map((r) => ({ ...r, runtime: columnLabel(r) })),
+    out,
+  );
   out(`sandbox image: ${report.imageMb} MB`);
   const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
   out(
     `targets: ${report.runtimes
       .map(
         (r) =>
-          `${r.runtime} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
+          `${columnLabel(r)} (a) <= 5 ms ${mark(r.targets.warmPrintP50Under5Ms)}, (b) <= 50 ms ${mark(r.targets.newSessionP50Under50Ms)}, ` +
           `(d) <= 1.15x ${mark(r.targets.chartAtMost115x)}, (e) <= 70 MiB pooled ${mark(r.targets.poolMemoryAtMost70Mb)}, after a pandas turn ${mark(r.targets.idleMemoryAtMost70Mb)}, ` +
           `once its kernel went lean ${mark(r.targets.leanIdleMemoryAtMost70Mb)}, ` +
           `(h) back to back p50 unchanged (within 10 % or 0.5 ms) ${mark(r.durableRuns.print.unchangedAtP50 && r.durableRuns.pandasCell.unchangedAtP50)}`,
