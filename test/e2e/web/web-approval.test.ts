@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeRunCode, fakeSay } from '../../fakes/fake-openai-server.js';
+import { fetchMetrics, metricValue } from '../roles/processes.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { launchChromium, screenshot, watchPageErrors, openNewThread } from './browser.js';
 
 const TIMEOUT_MS = 5000;
 
-// The shipped process (`node bin/threadlab.js start`) with THREADLAB_APPROVAL=ask, driven from Chromium.
+// The shipped process (`node bin/threadlab.js start`) with THREADLAB_APPROVAL=ask, driven from Chromium; and the
+// 👍/👎 under its answers, at 1280×800 and on a phone at 390×844 (screenshots in test-results/web).
 describe('Approval before running in the web chat (threadlab start, real browser)', () => {
   const bot = new ShippedBot({ web: true });
   let browser: Browser;
@@ -113,5 +115,68 @@ describe('Approval before running in the web chat (threadlab start, real browser
     expect(lines.map((l) => l.decision)).toEqual(['run', 'skip', 'timeout']);
     expect(lines[2]).toMatchObject({ by: null, approvalId, thread: `web:local:web:${threadId}`, platform: 'web' });
     expect(lines[2]!.waitedMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  });
+
+  it('👍 under an answer shows the choice; 👎 on a phone replaces it and takes a comment; both reach the trail and /metrics', async () => {
+    bot.llm.push(fakeSay('The mean of 2, 4 and 9 is 5.'));
+    const desktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const phoneContext = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+    });
+    const phone = await phoneContext.newPage();
+    const pageErrors = [watchPageErrors(desktop), watchPageErrors(phone)];
+    try {
+      const threadId = await openNewThread(desktop, bot.webUrl);
+      await desktop.fill('#text', 'what is the mean of 2, 4 and 9?');
+      await desktop.keyboard.press('Enter');
+      const answerOn = (p: Page) => p.locator('article.msg.bot', { hasText: 'The mean of 2, 4 and 9 is 5.' });
+      const button = (p: Page, verdict: string) => answerOn(p).locator(`.feedback-button[data-verdict="${verdict}"]`);
+      await answerOn(desktop).waitFor({ timeout: 60_000 });
+      await button(desktop, 'good').click();
+      await expect.poll(() => button(desktop, 'good').getAttribute('aria-pressed')).toBe('true');
+      expect(await button(desktop, 'bad').getAttribute('aria-pressed')).toBe('false');
+      expect(await answerOn(desktop).locator('.feedback-status').textContent()).toBe('Thanks.');
+      await expect.poll(() => answerOn(desktop).locator('.feedback-comment').isVisible()).toBe(true);
+      await screenshot(desktop, 'web-feedback-1280x800');
+
+      await phone.goto(`${bot.webUrl}/#/t/${threadId}`);
+      await answerOn(phone).waitFor({ timeout: 30_000 });
+      await button(phone, 'bad').tap();
+      await expect.poll(() => button(phone, 'bad').getAttribute('aria-pressed')).toBe('true');
+      const field = answerOn(phone).locator('.feedback-comment');
+      await field.fill('It should say the numbers were 2, 4 and 9.');
+      await field.press('Enter');
+      await expect.poll(() => answerOn(phone).locator('.feedback-status').textContent()).toBe('Thanks, comment sent.');
+      // The controls fit the phone: every part inside the 390 px screen, the buttons big enough to tap.
+      for (const part of [button(phone, 'good'), button(phone, 'bad'), answerOn(phone).locator('.feedback-status')]) {
+        const box = (await part.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
+      expect((await button(phone, 'bad').boundingBox())!.height).toBeGreaterThanOrEqual(36);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await answerOn(phone).scrollIntoViewIfNeeded();
+      await screenshot(phone, 'web-feedback-390x844');
+
+      const lines = readFileSync(auditPath(), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"kind":"feedback"'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.map((l) => [l.thread, l.verdict, l.previous, l.model, l.comment])).toEqual([
+        [`web:local:web:${threadId}`, 'good', null, 'fake-gpt', null],
+        [`web:local:web:${threadId}`, 'bad', 'good', 'fake-gpt', null],
+        [`web:local:web:${threadId}`, 'bad', 'bad', 'fake-gpt', 'It should say the numbers were 2, 4 and 9.'],
+      ]);
+      const metrics = await fetchMetrics(bot.process);
+      expect(metricValue(metrics, 'threadlab_feedback_total', { verdict: 'good', model: 'fake-gpt' })).toBe(1);
+      expect(metricValue(metrics, 'threadlab_feedback_total', { verdict: 'bad', model: 'fake-gpt' })).toBe(1);
+      expect(pageErrors).toEqual([[], []]);
+    } finally {
+      await desktop.close();
+      await phoneContext.close();
+    }
   });
 });
