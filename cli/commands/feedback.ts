@@ -1,3 +1,5 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config.js';
@@ -20,7 +22,9 @@ positive, with the newest comments readers left.
   --since WHEN    only from WHEN on: an ISO 8601 date or time, or a duration back (90m, 12h, 7d)
   --comments N    comments listed per model, newest first (0 to 100; default ${DEFAULT_COMMENTS_PER_MODEL})
   --json          the summary as one JSON object
-  --file PATH     read this file (and its rotated PATH.1 …) instead of the configured one`;
+  --file PATH     read this file (and its rotated PATH.1 …) instead of the configured one
+
+Exits 2 for a bad option, or an audit file that is missing or cannot be read.`;
 
 function refuse(message: string): never {
   throw new ThreadlabError('config_invalid', `${message}\nRun \`threadlab feedback --help\` for usage.`, {
@@ -54,17 +58,42 @@ export const feedbackCommand: Command = {
     const path = values.file ?? (config.audit.destination === 'file' ? config.audit.path : undefined);
     if (path === undefined)
       refuse(`THREADLAB_AUDIT_LOG=${config.audit.destination}: there is no audit file to read. Pass --file PATH.`);
+    await checkReadable(path, values.file === undefined);
     const summer = new FeedbackSummer({ commentsPerModel: comments });
-    for await (const read of readAuditFiles(auditFilesOldestFirst(path, config.audit.keepFiles))) {
-      if (!read.ok) continue;
-      if (sinceMs !== undefined && !(Date.parse(read.line.ts) >= sinceMs)) continue;
-      summer.add(read.line);
+    try {
+      for await (const read of readAuditFiles(auditFilesOldestFirst(path, config.audit.keepFiles))) {
+        if (!read.ok) continue;
+        if (sinceMs !== undefined && !(Date.parse(read.line.ts) >= sinceMs)) continue;
+        summer.add(read.line);
+      }
+    } catch (err) {
+      refuse(`Could not read the audit trail at ${path}*: ${(err as Error).message}.`);
     }
     const summary = summer.summary();
     io.out(values.json ? `${JSON.stringify(summary)}\n` : summaryText(summary));
     return 0;
   },
 };
+
+/** Refuses (exit 2) an audit file that is missing, a directory or not readable, saying what to do. */
+async function checkReadable(path: string, configured: boolean): Promise<void> {
+  const where = configured ? `${path} (THREADLAB_AUDIT_LOG, or its default in THREADLAB_DATA_DIR)` : path;
+  let code: string | undefined;
+  const isFile = await stat(path).then(
+    (found) => found.isFile(),
+    (err: NodeJS.ErrnoException) => ((code = err.code), false),
+  );
+  if (code === undefined && !isFile) refuse(`${where} is not a file: pass the audit file itself with --file PATH.`);
+  if (code === undefined) await access(path, constants.R_OK).catch((err: NodeJS.ErrnoException) => (code = err.code));
+  if (code === 'ENOENT')
+    refuse(
+      configured
+        ? `There is no audit file at ${where} yet: Threadlab writes it as it answers. Pass --file PATH to read another.`
+        : `There is no audit file at ${where}.`,
+    );
+  if (code !== undefined)
+    refuse(`${where} cannot be read (${code}): run threadlab feedback as the user Threadlab runs as.`);
+}
 
 /** The summary as a table per model, then each model's comments. */
 export function summaryText(summary: FeedbackSummary): string {
