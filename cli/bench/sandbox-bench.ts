@@ -326,9 +326,11 @@ async function dockerExecOnce(container: Docker.Container): Promise<void> {
 
 function printReport(report: BenchReport, out: (line: string) => void): void {
   const cell = (s: BenchStats) => `${s.p50Ms.toFixed(1).padStart(8)} / ${s.p95Ms.toFixed(1).padStart(8)}`;
-  const header = report.runtimes.map((r) => `${columnLabel(r)} p50 / p95 ms`.padStart(24)).join('');
+  // Wide enough for the longest heading (runsc-systrap), with two spaces between columns.
+  const width = Math.max(24, ...report.runtimes.map((r) => `${columnLabel(r)} p50 / p95 ms`.length + 2));
+  const header = report.runtimes.map((r) => `${columnLabel(r)} p50 / p95 ms`.padStart(width)).join('');
   const row = (label: string, pick: (r: RuntimeBench) => string) =>
-    out(`${label.padEnd(60)}${report.runtimes.map((r) => pick(r).padStart(24)).join('')}`);
+    out(`${label.padEnd(60)}${report.runtimes.map((r) => pick(r).padStart(width)).join('')}`);
   out(`${''.padEnd(60)}${header}`);
   row('(a) warm session: print(1)', (r) => cell(r.warmPrint));
   row('(b) new thread, first run: import pandas (pool hit, prepared)', (r) => cell(r.newSessionPandas));
