@@ -71,6 +71,7 @@ export default defineConfig(async () => {
   // as skipped with this reason, and the reason is printed once here.
   if (!runsc.registered)
     process.stderr.write(`[integration-runsc] sandbox suite under gVisor skipped: ${runsc.reason}\n`);
+  else if (runsc.platform) process.stderr.write(`[integration-runsc] gVisor platform: ${runsc.platform}\n`);
   return {
     test: {
       // The default output, then each project's wall time and the slowest files.
