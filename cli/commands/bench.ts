@@ -22,10 +22,12 @@ import { benchThreads } from '../bench/threads-bench.js';
 import { benchLoops } from '../bench/loops-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
 import { createRenderer } from '../../src/main.js';
+import { writePerfChart } from '../bench/perf-chart-file.js';
 
 export const benchCommand: Command = {
   name: 'bench',
   usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads|loops [--iterations N] [--threads N] [--messages N] [--model-ms N]
+       threadlab bench chart [--data FILE] [--svg FILE]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
             a new thread's first pandas import (warm pool), a chart end to end, memory per idle session and
@@ -53,6 +55,8 @@ export const benchCommand: Command = {
             with the loop breaker and without it, side by side: model requests, tokens and seconds per turn
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
             answers; no Docker or Redis)
+  chart     draws the performance page's figures (--data, default docs/performance.json: measured values the
+            benches above printed) as an SVG chart (--svg, default docs/images/performance.svg); measures nothing
   --iterations N   samples per measurement (sandbox; default 30; durable; default 5), charts (render; default 12),
                    requests per side (egress; default 200) or samples per row (governance; default 200;
                    figures; default 30)
@@ -68,6 +72,8 @@ export const benchCommand: Command = {
         threads: { type: 'string' },
         messages: { type: 'string' },
         'model-ms': { type: 'string' },
+        data: { type: 'string' },
+        svg: { type: 'string' },
       },
       'bench',
     );
@@ -86,10 +92,16 @@ export const benchCommand: Command = {
         'burst',
         'threads',
         'loops',
+        'chart',
       ].includes(which)
     ) {
       io.out(`${this.usage}\n`);
       return values.help ? 0 : 2;
+    }
+    if (which === 'chart') {
+      const written = writePerfChart({ dataPath: values.data, svgPath: values.svg });
+      io.out(`wrote ${written.svgPath}: ${written.figures} figures\n`);
+      return 0;
     }
     const config = loadConfig(io.env);
     const logger = createLogger({ level: 'warn', secrets: config.secrets });
