@@ -6,7 +6,8 @@ import { envSchema } from '../../../src/config.js';
 describe('docs/configuration.md', () => {
   const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
   const table = doc.split('<!-- config-table:start -->')[1]?.split('<!-- config-table:end -->')[0] ?? '';
-  const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+  // A row is `| `NAME` | default | meaning |`, its cells padded or not (prettier aligns Markdown tables).
+  const documented = [...table.matchAll(/^\| `([A-Z_]+)` *\|/gm)].map((m) => m[1]);
 
   it('documents every configuration variable, and only those', () => {
     expect(documented.sort()).toEqual(Object.keys(envSchema.shape).sort());
@@ -19,7 +20,7 @@ describe('docs/configuration.md', () => {
       ).safeParse(undefined);
       if (!parsed.success || parsed.data === undefined || typeof parsed.data === 'boolean') continue;
       if (name === 'THREADLAB_DATA_DIR') continue;
-      const row = table.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+      const row = table.split('\n').find((line) => new RegExp(`^\\| \`${name}\` *\\|`).test(line));
       expect(row, name).toContain(`\`${String(parsed.data)}\``);
     }
   });
