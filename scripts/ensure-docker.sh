@@ -27,9 +27,10 @@ RUNSC_ARGS='["--platform=ptrace","--network=none","--oci-seccomp"]'
 # registering here: on a fresh machine the image is built after this script, and a platform that hangs (KVM where
 # /dev/kvm cannot run gVisor's guest) must cost the probe's bound, never this script's.
 runsc_platforms() {
-  local out
-  out=$(timeout 10 "$1" platforms 2>/dev/null) || out=$(timeout 10 "$1" flags 2>&1 | grep -A1 -- '-platform string') || true
-  echo "$out" | grep -oE '\b(ptrace|kvm|systrap)\b' | sort -u | tr '\n' ' '
+  # `runsc platforms` on releases that have it (one name a line), else the -platform line of `runsc flags`
+  # ("specifies which platform to use: ptrace (default), kvm."); both read, each bounded, nothing found is "".
+  { timeout 10 "$1" platforms 2>/dev/null || true; timeout 10 "$1" flags 2>&1 | grep -A1 -- '-platform string' || true; } |
+    grep -oE '\b(ptrace|kvm|systrap)\b' | sort -u | tr '\n' ' ' || true
 }
 
 runsc_registered() { timeout 20 docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
