@@ -24,6 +24,7 @@ import {
 import { feedbackCounts, waitForFeedbackLines } from './feedback-trail.js';
 import { ShippedBot } from './shipped-bot.js';
 import { WebClientForTests } from './web-client.js';
+import { isLiveStatus } from '../../fakes/fake-discord/index.js';
 
 const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const bot = new ShippedBot({ slack: true, discord: true, web: true, runtimeAsShipped: true });
@@ -102,7 +103,7 @@ describe('Discord through threadlab start', () => {
       (r) =>
         r.method === 'POST' &&
         r.path === `/channels/${threadId}/messages` &&
-        !JSON.stringify(r.json?.components ?? []).includes('threadlab_stop:') &&
+        !isLiveStatus(r.json) &&
         String(r.json?.content).includes(text),
       60_000,
     );

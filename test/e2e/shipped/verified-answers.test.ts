@@ -18,6 +18,7 @@ import {
   type FigureTurn,
 } from './figure-scenarios.js';
 import { ShippedBot } from './shipped-bot.js';
+import { isLiveStatus } from '../../fakes/fake-discord/index.js';
 
 const bot = new ShippedBot({ slack: true, discord: true, web: true });
 /** Characters the page uses to bracket figures while rendering: none may be left in what it shows. */
@@ -193,7 +194,7 @@ describe('Discord shows the line in the footer of the answer', () => {
       (r) =>
         r.method === 'POST' &&
         r.path === `/channels/${threadId}/messages` &&
-        !(r.json?.components?.length > 0) &&
+        !isLiveStatus(r.json) &&
         String(r.json?.content).includes(tag),
       60_000,
     );

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { FakeDiscord, RecordedRequest } from '../../fakes/fake-discord/index.js';
+import { isLiveStatus, type FakeDiscord, type RecordedRequest } from '../../fakes/fake-discord/index.js';
 import type { RecordedChatRequest, FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, type FakeSlack, type FakeSlackMessage } from '../../fakes/fake-slack/index.js';
 import { decodedSize, openNewThread, threadIdOf } from '../web/browser.js';
@@ -101,10 +101,7 @@ export function discordMention(
 export function discordPostsIn(fake: FakeDiscord, channelId: string): RecordedRequest[] {
   return fake.requests.filter(
     (r) =>
-      r.method === 'POST' &&
-      r.path === `/channels/${channelId}/messages` &&
-      r.status === 200 &&
-      !(r.json?.components?.length > 0),
+      r.method === 'POST' && r.path === `/channels/${channelId}/messages` && r.status === 200 && !isLiveStatus(r.json),
   );
 }
 
@@ -119,7 +116,7 @@ export function discordPostWith(
     (r) =>
       r.method === 'POST' &&
       r.path === `/channels/${channelId}/messages` &&
-      !(r.json?.components?.length > 0) &&
+      !isLiveStatus(r.json) &&
       String(r.json?.content).includes(text),
     timeoutMs,
   );

@@ -8,6 +8,15 @@ import { route, type RecordedRequest, type RestResult, type RestState } from './
 export { payloads };
 export type { RecordedRequest };
 
+/**
+ * Whether a message the bot posted is its live status, which carries the Stop button (`threadlab_stop:…`); an
+ * answer of the model carries components too (its 👍/👎 row), so "has components" no longer tells them apart.
+ */
+export function isLiveStatus(json: unknown): boolean {
+  const components = (json as { components?: unknown } | null | undefined)?.components ?? [];
+  return JSON.stringify(components).includes('"threadlab_stop:');
+}
+
 /** A scripted failure: the next `times` requests matching `method` and `path` get this answer. */
 export interface ScriptedFailure {
   method?: string;
