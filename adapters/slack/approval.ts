@@ -7,7 +7,8 @@ import type { Logger } from '../../src/logger.js';
 import type { ApprovalPrompt, ApprovalSettled, ApprovalView } from '../../src/ports/approval.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import { toSlackError } from './errors.js';
-import { context, section, type SlackBlock } from './reply-blocks.js';
+import { context, section } from './reply-blocks.js';
+import type { SlackBlock } from './slack-block.js';
 import { escapeMrkdwn } from './slack-text.js';
 
 /** Action ids of the approval buttons; their `value` is the approval id. */

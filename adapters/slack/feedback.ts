@@ -5,7 +5,7 @@ import { FEEDBACK_REF_MAX_CHARS, type FeedbackClick, type FeedbackVerdict } from
 import { threadKey } from '../../src/domain/thread-key.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
-import type { SlackBlock } from './reply-blocks.js';
+import type { SlackBlock } from './slack-block.js';
 
 /** The action id of the answers' feedback buttons; the buttons' values are the verdicts. */
 export const FEEDBACK_ACTION_ID = 'threadlab_feedback';

@@ -1,7 +1,7 @@
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import { formatDuration } from '../../src/domain/text/format.js';
 import { escapeMrkdwn } from './slack-text.js';
-import type { SlackBlock } from './reply-blocks.js';
+import type { SlackBlock } from './slack-block.js';
 
 /** The action id of the Stop button; its `value` is the thread key. */
 export const STOP_ACTION_ID = 'threadlab_stop';

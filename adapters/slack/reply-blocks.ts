@@ -6,9 +6,9 @@ import { SLACK_TEXT_LIMITS } from './profile.js';
 import { escapeMrkdwn, markdownToMrkdwn } from './slack-text.js';
 import { tableMessage } from './table-block.js';
 import { feedbackBlock } from './feedback.js';
+import type { SlackBlock } from './slack-block.js';
 
-/** A Block Kit block, as plain JSON. */
-export type SlackBlock = { type: string; block_id?: string } & Record<string, unknown>;
+export type { SlackBlock } from './slack-block.js';
 
 /** One `chat.postMessage` worth of content. */
 export interface SlackMessagePlan {

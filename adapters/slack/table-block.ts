@@ -1,7 +1,7 @@
 import type { ReplyFile, ReplyTable } from '../../src/domain/reply.js';
 import { isCut, monospaceTable, tableCaption, tableCsvFile, type ShownPart } from '../../src/replies/table-text.js';
 import { escapeMrkdwn } from './slack-text.js';
-import type { SlackBlock } from './reply-blocks.js';
+import type { SlackBlock } from './slack-block.js';
 
 /**
  * Block Kit's table block (docs.slack.dev/reference/block-kit/blocks/table-block): at most 100 rows (the header

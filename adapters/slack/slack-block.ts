@@ -1,0 +1,2 @@
+/** A Block Kit block, as plain JSON. */
+export type SlackBlock = { type: string; block_id?: string } & Record<string, unknown>;
