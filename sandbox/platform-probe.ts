@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from '../src/logger.js';
 import type { SandboxLimits } from './container-spec.js';
-import { launchContainer } from './container-launcher.js';
+import { launchContainer } from './launch-container.js';
 import { platformRuntimeName, type GvisorPlatform } from './gvisor-platforms.js';
 import type { PlatformRanking } from './runtime.js';
 

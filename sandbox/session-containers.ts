@@ -1,6 +1,6 @@
 import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
-import { containerName } from './container-launcher.js';
+import { containerName } from './launch-container.js';
 import type { LiveContainer } from './live-container.js';
 import { restoreFiles } from './session-files.js';
 import type { Session, SessionRegistry } from './session-registry.js';

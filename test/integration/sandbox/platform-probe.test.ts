@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isThreadlabError } from '../../../src/domain/errors.js';
-import { launchContainer } from '../../../sandbox/container-launcher.js';
+import { launchContainer } from '../../../sandbox/launch-container.js';
 import { probePlatforms } from '../../../sandbox/platform-probe.js';
 import { chooseRuntime, registeredRuntimes } from '../../../sandbox/runtime.js';
 import { containersOf, docker, logger, makeSandbox, sandboxImage, testLimits, type TestSandbox } from './helpers.js';
