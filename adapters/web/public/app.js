@@ -110,6 +110,8 @@ async function loadMessages(threadId) {
 }
 
 async function loadApprovals(threadId) {
+  // The thread may have been left (or deleted) while its messages loaded: asking for it then is a 404.
+  if (state.current !== threadId) return;
   const waiting = await api.approvals(threadId).catch(() => []);
   if (state.current !== threadId) return;
   for (const view of waiting) approvals.show(view);
@@ -256,12 +258,13 @@ async function discardIfEmpty(threadId) {
   // Only when the server holds nothing in it: a message may have arrived although its answer was lost.
   const page = await api.messages(threadId).catch(() => null);
   if (!page || page.messages.length > 0) return;
-  await api.deleteThread(threadId).catch(() => {});
+  // Left before it is deleted: nothing more (its approvals, its stream) is asked of a thread that is going.
   state.threads = state.threads.filter((t) => t.id !== threadId);
   if (state.current === threadId) {
     window.history.replaceState(null, '', location.pathname + location.search);
     openThread(null);
   }
+  await api.deleteThread(threadId).catch(() => {});
 }
 
 function route() {
@@ -319,9 +322,17 @@ async function main() {
     });
   });
   $('delete').addEventListener('click', async () => {
-    if (!state.current || !window.confirm('Delete this thread and its files?')) return;
-    await api.deleteThread(state.current);
-    location.hash = '';
+    const threadId = state.current;
+    if (!threadId || !window.confirm('Delete this thread and its files?')) return;
+    // The page leaves the thread first (its stream closed, nothing more asked of it), then deletes it.
+    window.history.replaceState(null, '', location.pathname + location.search);
+    openThread(null);
+    try {
+      await api.deleteThread(threadId);
+    } catch (err) {
+      location.hash = `#/t/${threadId}`;
+      setStatus(err.message, 'error');
+    }
     await refreshThreads();
   });
   window.addEventListener('hashchange', () => void refreshThreads().then(route));
