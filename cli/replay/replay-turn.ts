@@ -41,7 +41,11 @@ function textOf(content: unknown): string | undefined {
  * of earlier turns came before it (history a fresh thread cannot have). Undefined when there is none.
  */
 export function recordedQuestion(recording: Recording): { text: string; earlierMessages: number } | undefined {
-  const body = recording.exchanges[0]?.request.body as { messages?: unknown } | null;
+  // The first chat request: a probe of the server (its context window: /models, /props) may come before it.
+  const chat = recording.exchanges.find((e) =>
+    Array.isArray((e.request.body as { messages?: unknown } | null)?.messages),
+  );
+  const body = chat?.request.body as { messages?: unknown } | undefined;
   const messages = Array.isArray(body?.messages) ? (body.messages as Message[]) : [];
   const last = messages.map((m) => m.role).lastIndexOf('user');
   const text = last >= 0 ? textOf(messages[last]!.content) : undefined;
