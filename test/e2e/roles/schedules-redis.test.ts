@@ -92,7 +92,7 @@ describe('schedules in Redis', () => {
       timeoutMs: 60_000,
       what: 'the stop notice',
     });
-    expect(stopped).toMatch(/has stopped: U0USER01 no longer has access to Threadlab here/);
+    expect(stopped).toMatch(/has stopped: <@U0USER01> no longer has access to Threadlab here/);
     const runs = replies().filter((t) => /Scheduled run/.test(t)).length;
     await new Promise((r) => setTimeout(r, 5000));
     expect(replies().filter((t) => /has stopped/.test(t))).toHaveLength(1);

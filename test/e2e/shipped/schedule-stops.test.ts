@@ -72,7 +72,7 @@ describe('a schedule stops by itself, saying so once', () => {
       timeoutMs: 60_000,
       what: 'the stop notice',
     });
-    expect(stopped).toMatch(/has stopped: the daily budget of U0USER01 is spent/);
+    expect(stopped).toMatch(/has stopped: the daily budget of <@U0USER01> is spent/);
     await new Promise((r) => setTimeout(r, 3000));
     expect(replies().filter((t) => /has stopped/.test(t))).toHaveLength(1);
     expect(replies().filter((t) => /Scheduled run/.test(t))).toHaveLength(0);
