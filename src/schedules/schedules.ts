@@ -181,7 +181,18 @@ export class Schedules {
     const id = job.origin?.scheduleId;
     if (!id) return;
     const schedule = await this.o.scheduler.get(id);
-    if (!schedule) return;
+    if (!schedule) {
+      // Cancelled while this firing ran (a cancel is answered at once): the run still leaves its audit line.
+      this.o.governance.recordScheduledRun({
+        threadKey: job.threadKey,
+        userId: job.message.user.id,
+        scheduleId: id,
+        task: job.intent?.kind === 'rerun' ? 'rerun' : 'ask',
+        outcome: outcome === 'budget' ? 'stopped_budget' : outcome,
+        jobId: job.id,
+      });
+      return;
+    }
     const failures = outcome === 'cancelled' ? undefined : await this.o.scheduler.recordOutcome(id, outcome === 'ok');
     this.audit(schedule, outcome === 'budget' ? 'stopped_budget' : outcome, job.id, failures);
     if (outcome === 'budget') return this.stop(schedule, `the daily budget of ${this.nameOf(schedule)} is spent.`);

@@ -125,11 +125,18 @@ describe('schedules in Redis', () => {
     // Each due time was taken once: one schedule audit line per due time (the firing's job id names it), none
     // twice, and no more lines than due times passed (both workers firing would make about twice as many). A due
     // time that finds the thread still busy with the last one is skipped, said on its line.
-    const lines = readFileSync(join(cluster.workerDataDir, 'audit.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { kind: string; job: string; outcome: string; ts: string });
-    const fired = lines.filter((l) => l.kind === 'schedule');
+    const readFired = () =>
+      readFileSync(join(cluster.workerDataDir, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { kind: string; job: string; outcome: string; ts: string })
+        .filter((l) => l.kind === 'schedule');
+    // The audit file is written a moment after a firing's answer is posted: read it once it has every line.
+    await waitUntil(() => readFired().filter((l) => l.outcome === 'ok').length >= scheduled().length || undefined, {
+      timeoutMs: 15_000,
+      what: 'an audit line for each scheduled run posted',
+    }).catch(() => undefined);
+    const fired = readFired();
     const dueTimes = fired.map((l) => Number(/:(\d+)$/.exec(l.job)![1]));
     const spanMs = Math.max(...dueTimes) - Math.min(...dueTimes);
     const ran = fired.filter((l) => l.outcome === 'ok').length;

@@ -362,6 +362,19 @@ describe('Scheduled runs through the Bot (fake sandbox, test clock)', () => {
     expect(refused).toMatchObject({ accepted: false, reason: 'rate_limited' });
   });
 
+  it('keeps the audit line of a firing whose schedule was cancelled while it ran (a cancel is answered at once)', async () => {
+    let delayMs = 0;
+    const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n', delayMs }));
+    await startHourlyRerun(bot, send);
+    delayMs = 600;
+    await clock.advance(HOUR + 1000);
+    // The firing is running when its creator cancels the schedule.
+    expect(await send(schedule('cancel 1'))).toMatch(/Cancelled schedule #1/);
+    expect((await adapter.nextReply()).reply.text).toMatch(/^_Scheduled run \(every 1h\)/);
+    for (let i = 0; i < 50 && scheduleLines(audit).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(scheduleLines(audit)).toEqual([expect.objectContaining({ outcome: 'ok', task: 'rerun', user: 'u1' })]);
+  });
+
   it('skips a due time past the workspace’s schedule firings per minute (THREADLAB_SCHEDULE_MAX_FIRINGS_PER_MINUTE)', async () => {
     const { bot, clock, send, adapter, audit } = setup({}, () => ({ stdout: 'ok\n' }), {
       scheduleFiringsPerMinute: 1,
