@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { BOT_ID, BOT_USER_ID, CHANNEL_ID, TEAM_ID, USER_ID } from './payloads.js';
+import { blockActions } from './payloads.js';
 
 /**
  * A `block_actions` payload for a click on a `feedback_buttons` element (Slack's Block Kit reference,
@@ -20,43 +19,16 @@ export function feedbackClick(o: {
   /** Sent as the button's value instead of the verdict (a forged or foreign value). */
   value?: string;
 }): Record<string, unknown> {
-  const channel = o.channel ?? CHANNEL_ID;
-  return {
-    type: 'block_actions',
-    user: { id: o.userId ?? USER_ID, username: 'ada', name: 'ada', team_id: TEAM_ID },
-    api_app_id: 'A0APP001',
-    token: 'verification-token-unused',
-    container: {
-      type: 'message',
-      message_ts: o.messageTs,
-      channel_id: channel,
-      is_ephemeral: false,
-      thread_ts: o.threadTs,
+  return blockActions({
+    ...o,
+    messageText: 'answer',
+    action: {
+      type: 'feedback_buttons',
+      block_id: 'k7Hq2',
+      action_id: o.actionId ?? 'threadlab_feedback',
+      action_ts: `${Date.now() / 1000}`,
+      value: o.value ?? o.verdict,
+      text: { type: 'plain_text', text: o.verdict === 'good' ? '👍' : '👎', emoji: true },
     },
-    trigger_id: `${Date.now()}.${randomUUID().slice(0, 8)}`,
-    team: { id: TEAM_ID, domain: 'threadlab' },
-    enterprise: null,
-    is_enterprise_install: false,
-    channel: { id: channel, name: 'general' },
-    message: {
-      type: 'message',
-      ts: o.messageTs,
-      thread_ts: o.threadTs,
-      text: 'answer',
-      user: BOT_USER_ID,
-      bot_id: BOT_ID,
-    },
-    state: { values: {} },
-    response_url: o.responseUrl,
-    actions: [
-      {
-        type: 'feedback_buttons',
-        block_id: 'k7Hq2',
-        action_id: o.actionId ?? 'threadlab_feedback',
-        action_ts: `${Date.now() / 1000}`,
-        value: o.value ?? o.verdict,
-        text: { type: 'plain_text', text: o.verdict === 'good' ? '👍' : '👎', emoji: true },
-      },
-    ],
-  };
+  });
 }

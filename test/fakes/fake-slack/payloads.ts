@@ -120,15 +120,19 @@ export function slashCommand(o: {
   };
 }
 
-/** A `block_actions` payload for a button press. */
-export function buttonPress(o: {
-  actionId: string;
-  value: string;
-  channel?: string;
+/**
+ * A `block_actions` payload: one action on a message of the bot in a channel (in a thread when `threadTs` is set),
+ * as Slack sends it for any interactive element; `action` is the element's own part.
+ */
+export function blockActions(o: {
+  action: Record<string, unknown>;
   messageTs: string;
   threadTs?: string;
   responseUrl: string;
-  /** Who pressed. @defaultValue USER_ID */
+  /** The text of the message the element is on. */
+  messageText: string;
+  channel?: string;
+  /** Who acted. @defaultValue USER_ID */
   userId?: string;
 }): Record<string, unknown> {
   const channel = o.channel ?? CHANNEL_ID;
@@ -153,24 +157,40 @@ export function buttonPress(o: {
       type: 'message',
       ts: o.messageTs,
       thread_ts: o.threadTs,
-      text: 'status',
+      text: o.messageText,
       user: BOT_USER_ID,
       bot_id: BOT_ID,
     },
     state: { values: {} },
     response_url: o.responseUrl,
-    actions: [
-      {
-        action_id: o.actionId,
-        block_id: 'threadlab_progress',
-        text: { type: 'plain_text', text: 'Stop', emoji: true },
-        value: o.value,
-        style: 'danger',
-        type: 'button',
-        action_ts: `${Date.now() / 1000}`,
-      },
-    ],
+    actions: [o.action],
   };
+}
+
+/** A `block_actions` payload for a button press. */
+export function buttonPress(o: {
+  actionId: string;
+  value: string;
+  channel?: string;
+  messageTs: string;
+  threadTs?: string;
+  responseUrl: string;
+  /** Who pressed. @defaultValue USER_ID */
+  userId?: string;
+}): Record<string, unknown> {
+  return blockActions({
+    ...o,
+    messageText: 'status',
+    action: {
+      action_id: o.actionId,
+      block_id: 'threadlab_progress',
+      text: { type: 'plain_text', text: 'Stop', emoji: true },
+      value: o.value,
+      style: 'danger',
+      type: 'button',
+      action_ts: `${Date.now() / 1000}`,
+    },
+  });
 }
 
 /** A `rich_text` block as Slack's composer sends a message: sections of text and code blocks, in order. */
