@@ -201,9 +201,14 @@ describe('Slack agent_view (the Agent messaging experience) through threadlab st
 
   it('a 429 on chat.postMessage holds the next chat.postMessage for its Retry-After', async () => {
     const RETRY_AFTER_SEC = 1;
-    bot.slack.failNext('chat.postMessage', { status: 429, retryAfterSec: RETRY_AFTER_SEC });
-    bot.llm.push(fakeSay('rate limit answer: held.'));
     const mention = appMention({ text: `<@${BOT_USER_ID}> quick one`, channel: CHANNEL_ID });
+    // This thread's post only: a late post of an earlier case must not take the 429.
+    bot.slack.failNext('chat.postMessage', {
+      status: 429,
+      retryAfterSec: RETRY_AFTER_SEC,
+      when: (args) => args.thread_ts === mention.ts,
+    });
+    bot.llm.push(fakeSay('rate limit answer: held.'));
     await bot.slack.socket.send('events_api', eventCallback(mention));
     await bot.slack.waitFor(
       () => bot.slack.state.messages.find((m) => m.thread_ts === mention.ts && m.text.includes('rate limit answer')),

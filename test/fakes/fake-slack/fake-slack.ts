@@ -185,7 +185,7 @@ export class FakeSlack {
     const bodyToken = typeof args.token === 'string' ? args.token : undefined;
     const call: FakeSlackCall = { method, args, token: token ?? bodyToken, status: 200, atMs: Date.now() };
     this.state.calls.push(call);
-    const failure = this.state.takeFailure(method);
+    const failure = this.state.takeFailure(method, args);
     if (failure?.status === 429) {
       call.status = 429;
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(failure.retryAfterSec) });

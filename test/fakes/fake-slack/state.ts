@@ -62,10 +62,14 @@ export interface FakeSlackUnsupported {
 }
 
 /** A scripted failure for the next call(s) of a method. */
-export type ScriptedFailure =
+export type ScriptedFailure = (
   | { status: 429; retryAfterSec: number }
   /** `delayMs`: answer that much later, as a slow Slack would. */
-  | { status: 200; error: string; delayMs?: number };
+  | { status: 200; error: string; delayMs?: number }
+) & {
+  /** Only a call whose arguments match takes this failure (a test's own thread); others pass. @defaultValue any call */
+  when?: (args: Record<string, unknown>) => boolean;
+};
 
 export class FakeSlackState {
   readonly calls: FakeSlackCall[] = [];
@@ -120,8 +124,9 @@ export class FakeSlackState {
     return `F0UP${String(this.fileCounter).padStart(5, '0')}`;
   }
 
-  takeFailure(method: string): ScriptedFailure | undefined {
-    const queue = this.failures.get(method);
-    return queue?.shift();
+  takeFailure(method: string, args: Record<string, unknown>): ScriptedFailure | undefined {
+    const queue = this.failures.get(method) ?? [];
+    const at = queue.findIndex((f) => !f.when || f.when(args));
+    return at < 0 ? undefined : queue.splice(at, 1)[0];
   }
 }
