@@ -12,6 +12,7 @@ import type { FeedbackSummary } from '../../../src/feedback/feedback-summary.js'
 import { answerRecord } from '../../../src/governance/audit/audit-answer.js';
 import { feedbackRecord } from '../../../src/governance/audit/audit-feedback.js';
 import { formatAuditLine, type AuditRecord } from '../../../src/governance/audit/audit-record.js';
+import { checkoutReachableByOthers } from '../../support/checkout-reach.js';
 import { cliEnv, runCli } from './cli-process.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -156,14 +157,18 @@ describe('threadlab feedback', () => {
     expect(off.stderr).toContain('THREADLAB_AUDIT_LOG=off: there is no audit file to read. Pass --file PATH.');
   });
 
-  it.skipIf(process.getuid?.() !== 0)('refuses a file this user cannot read with exit 2', async () => {
-    const closed = join(dir, 'closed');
-    mkdirSync(closed, { mode: 0o755 });
-    const secret = join(closed, 'audit.jsonl');
-    writeFileSync(secret, trail());
-    chmodSync(secret, 0o600);
-    const out = await feedback(['--file', secret], {}, 65534);
-    expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/cannot be read \(EACCES\): run threadlab feedback as the user Threadlab runs as/);
-  });
+  // As another user, which needs root to switch to and a checkout that user can reach to load the CLI.
+  it.skipIf(process.getuid?.() !== 0 || !checkoutReachableByOthers())(
+    'refuses a file this user cannot read with exit 2',
+    async () => {
+      const closed = join(dir, 'closed');
+      mkdirSync(closed, { mode: 0o755 });
+      const secret = join(closed, 'audit.jsonl');
+      writeFileSync(secret, trail());
+      chmodSync(secret, 0o600);
+      const out = await feedback(['--file', secret], {}, 65534);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(/cannot be read \(EACCES\): run threadlab feedback as the user Threadlab runs as/);
+    },
+  );
 });
