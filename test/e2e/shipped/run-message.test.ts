@@ -162,11 +162,23 @@ describe('Discord through threadlab start', () => {
 
 describe('Slack through threadlab start (Socket Mode)', () => {
   const s = () => bot.slack;
+  /** Waits for `text` in thread `ts`; a timeout says what the thread, the Slack calls and the bot's log held. */
   const inThread = (ts: string, text: string) =>
-    s().waitFor(() => s().state.messages.find((m) => m.thread_ts === ts && !m.deleted && m.text.includes(text)), {
-      what: `"${text}" in thread ${ts}`,
-      timeoutMs: 90_000,
-    });
+    s()
+      .waitFor(() => s().state.messages.find((m) => m.thread_ts === ts && !m.deleted && m.text.includes(text)), {
+        what: `"${text}" in thread ${ts}`,
+        timeoutMs: 90_000,
+      })
+      .catch((error: unknown) => {
+        const thread = s().state.messages.filter((m) => m.thread_ts === ts || m.ts === ts);
+        const calls = s()
+          .calls.slice(-15)
+          .map((c) => `${c.method} ${JSON.stringify(c.args).slice(0, 200)}`);
+        throw new Error(
+          `${String(error)}\nthread: ${JSON.stringify(thread).slice(0, 3000)}\nlast calls:\n${calls.join('\n')}` +
+            `\nbot output (tail):\n${bot.process.output().slice(-4000)}`,
+        );
+      });
 
   it("Run in Threadlab runs another person's code block in the message's thread for the invoker", async () => {
     const parts = [{ text: 'try:' }, { code: 'python\nprint(sum(range(10)) < 100, sum(range(10)))' }];
