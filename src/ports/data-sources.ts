@@ -10,6 +10,13 @@ export interface SourceScope {
   user: string;
   /** The channel or conversation, as the access lists name it. */
   place: string;
+  /**
+   * Every other id the place goes by (its workspace or guild, its thread), so a source's `allow` naming a
+   * workspace matches a channel in it, as THREADLAB_ACCESS_PLACES does. Optional: `place` alone otherwise.
+   */
+  places?: string[];
+  /** The user's roles the platform sent with the message (Discord roles), for `allow` lists that name them. */
+  roles?: string[];
 }
 
 export interface SourceColumn {
@@ -62,11 +69,12 @@ export interface QueryResult {
 /**
  * Why a query did not run or did not finish, as data for the model and the user (never an exception for these):
  * `refused` covers writes and anything the read-only transaction or the role refused; `timeout` a query cancelled
- * on the server at the statement timeout; `sql` an error in the query itself (the server's message, no URL).
+ * on the server at the statement timeout; `sql` an error in the query itself (the server's message, no URL);
+ * `stopped` a query cancelled on the server because the request's signal was aborted (Stop).
  */
 export interface QueryFailure {
   source: string;
-  kind: 'refused' | 'timeout' | 'sql' | 'unknown_source' | 'not_allowed' | 'unreachable';
+  kind: 'refused' | 'timeout' | 'sql' | 'unknown_source' | 'not_allowed' | 'unreachable' | 'stopped';
   /** Plain words for the user and the model: names the source and the setting to check, never the URL. */
   message: string;
   ms: number;
