@@ -1,6 +1,7 @@
 import type { Logger } from '../src/logger.js';
 import type { SandboxLimits } from './container-spec.js';
 import { loadDataStack } from './data-stack.js';
+import { memoryHeadroom } from './pool-headroom.js';
 import { replaceKernel } from './lean-kernels.js';
 import type { LiveContainer } from './live-container.js';
 import { PoolMemory } from './pool-memory.js';
@@ -14,6 +15,8 @@ export interface SandboxPoolOptions {
   demandFile?: string;
   /** How long a session start counts as demand. @defaultValue the pool's (10 min) */
   demandWindowMs?: number;
+  /** How many more sandboxes the host has room for. @defaultValue memoryHeadroom(): the host's available memory */
+  headroom?: () => number;
   observer?: PoolObserver;
   logger: Logger;
 }
@@ -31,6 +34,8 @@ export function createSandboxPool(options: SandboxPoolOptions): { pool: WarmPool
     maxSize: limits.poolSize === 0 ? 0 : (limits.poolMax ?? limits.poolSize),
     ...(options.demandWindowMs ? { demandWindowMs: options.demandWindowMs } : {}),
     launch: options.launch,
+    // Demand grows the pool up to THREADLAB_SANDBOX_POOL_MAX, and only as far as the host's memory has room.
+    headroom: options.headroom ?? memoryHeadroom(),
     prime: async (live) => {
       const outcome = await loadDataStack(live.connection, limits.graceMs);
       if ('failed' in outcome) throw new Error(outcome.failed);

@@ -35,6 +35,12 @@ export interface WarmPoolOptions {
   demandWindowMs?: number;
   /** Container starts in flight at once while filling. @defaultValue 2 */
   parallelStarts?: number;
+  /**
+   * How many more containers the host has room for now (`memoryHeadroom`, sandbox/pool-headroom.ts). Above `size`
+   * the pool starts another only while this exceeds the starts in flight, so demand grows it only as far as the
+   * host's memory allows. @defaultValue unbounded (only `maxSize` bounds it)
+   */
+  headroom?: () => number;
   /** Starts one container whose runner is ready. */
   launch: () => Promise<LiveContainer>;
   /**
@@ -71,7 +77,6 @@ export class WarmPool {
   /** When recent sessions began (takes, served or not), oldest first; at most `maxSize` kept. */
   private readonly demand: number[] = [];
   private closed = false;
-  /** Session starts that missed the pool, in flight: the pool starts none of its own meanwhile. */
   /** Sessions starting their own container or restoring into a pooled one: the pool starts nothing meanwhile. */
   private missesStarting = 0;
   private failures = 0;
@@ -172,19 +177,42 @@ export class WarmPool {
     if (this.closed || this.retryTimer || this.missesStarting > 0) return;
     this.armShrink();
     const parallel = Math.max(1, this.options.parallelStarts ?? DEFAULT_PARALLEL_STARTS);
-    while (this.available + this.unpriming + this.starts.size < this.target && this.starts.size < parallel) {
+    while (
+      this.available + this.unpriming + this.starts.size < this.target &&
+      this.starts.size < parallel &&
+      this.hasRoom()
+    ) {
       const start: Promise<void> = this.startOne().finally(() => {
         this.starts.delete(start);
         this.fill();
+        // A waiter for a full pool looks again: the pool may have stopped where the host's memory bound it.
+        this.wake();
       });
       this.starts.add(start);
     }
   }
 
-  /** Resolves when the pool holds its target of ready containers (or is closed). For benchmarks and tests. */
+  /**
+   * Whether the pool may start one more container: always up to `size`; beyond it, while the host's memory has
+   * room for more than the starts already in flight.
+   */
+  private hasRoom(): boolean {
+    if (this.available + this.unpriming + this.starts.size < this.options.size) return true;
+    return !this.options.headroom || this.options.headroom() > this.starts.size;
+  }
+
+  /** Whether the pool stopped short of its target because the host's memory has no room for more. */
+  get memoryBound(): boolean {
+    return this.starts.size === 0 && this.available + this.unpriming < this.target && !this.hasRoom();
+  }
+
+  /**
+   * Resolves when the pool holds its target of ready containers, or as many as the host's memory had room for
+   * (or it is closed). For benchmarks and tests.
+   */
   async whenFull(): Promise<void> {
     this.fill();
-    while (!this.closed && this.available + this.unpriming < this.target) {
+    while (!this.closed && this.available + this.unpriming < this.target && !this.memoryBound) {
       await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
   }
