@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/index.js';
 import { parseEndpointUrl } from '../src/domain/endpoint-url.js';
 import { toThreadlabError } from '../src/domain/errors.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
@@ -108,7 +108,7 @@ async function checkRuntime(docker: DoctorDeps['docker'], config: Config, rank?:
 }
 
 async function checkRedis(config: Config, pingRedis: DoctorDeps['pingRedis']): Promise<Check> {
-  const url = config.queue.redisUrl;
+  const url = config.redis.url;
   if (!url)
     return { name: 'Redis', status: 'ok', detail: 'not configured: queue and sessions are in-process (one machine)' };
   const shown = url.replace(/\/\/[^@]*@/, '//***@');

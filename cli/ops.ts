@@ -1,4 +1,4 @@
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/logger.js';
 import type { ThreadlabMetrics } from '../src/ops/metrics.js';
 import { startOpsServer, type OpsServer } from '../src/ops/ops-server.js';
@@ -32,8 +32,8 @@ export async function startOps(options: {
           (err: Error) => ({ ok: false, detail: err.message }),
         );
       }
-      if (config.queue.redisUrl) {
-        checks.redis = await pingRedis(config.queue.redisUrl).then(
+      if (config.redis.url) {
+        checks.redis = await pingRedis(config.redis.url).then(
           () => ({ ok: true }),
           (err: Error) => ({ ok: false, detail: err.message }),
         );

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import type { SandboxRuntime } from './runtime.js';
 import { buildSeccompProfile, seccompSecurityOpt } from './seccomp.js';
 
-/** The limits and lifetimes of sandboxes (THREADLAB_SANDBOX_*, THREADLAB_MAX_*; see src/config.ts). */
+/** The limits and lifetimes of sandboxes (THREADLAB_SANDBOX_*, THREADLAB_MAX_*; see src/config/sections.ts). */
 export interface SandboxLimits {
   memoryMb: number;
   cpus: number;

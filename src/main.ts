@@ -3,7 +3,7 @@
  * the ports in src/ports.
  */
 import { mkdirSync } from 'node:fs';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { ThreadlabError } from './domain/errors.js';
 import { parseEndpointUrl } from './domain/endpoint-url.js';
 import type { Logger } from './logger.js';
@@ -259,7 +259,7 @@ function createQueue(
   logger: Logger,
   hooks: { metrics?: ThreadlabMetrics; onDropped: OnDropped },
 ): JobQueue {
-  return stateBacking(config.queue.redisUrl).queue({
+  return stateBacking(config.redis.url).queue({
     logger: logger.child({ component: 'queue' }),
     concurrency: config.queue.concurrency,
     maxParked: config.queue.maxParked,
@@ -276,7 +276,7 @@ function createQueue(
  * reach this process's memory otherwise); in Redis when REDIS_URL is set.
  */
 function createStore(config: Config, logger: Logger): ConversationStore {
-  const backing = stateBacking(config.queue.redisUrl);
+  const backing = stateBacking(config.redis.url);
   const store = backing.conversationStore(logger.child({ component: 'conversations' }));
   return backing.shared ? store : honourPurges(store, config);
 }
@@ -294,7 +294,7 @@ function honourPurges(store: ConversationStore, config: Config): ConversationSto
 export function createBudgets(config: Config, logger: Logger): DailyBudgets | undefined {
   if (!budgetsEnabled(config.budgets)) return undefined;
   const log = logger.child({ component: 'budgets' });
-  const counters = stateBacking(config.queue.redisUrl).budgetCounters(log);
+  const counters = stateBacking(config.redis.url).budgetCounters(log);
   return new DailyBudgets({ counters, limits: config.budgets, logger: log });
 }
 
@@ -325,12 +325,12 @@ function createGovernance(
 
 /** Where schedules live and fire: BullMQ job schedulers with REDIS_URL, else timers in this process. */
 export function createScheduler(config: Config, logger: Logger): Scheduler {
-  return stateBacking(config.queue.redisUrl).scheduler(logger.child({ component: 'scheduler' }));
+  return stateBacking(config.redis.url).scheduler(logger.child({ component: 'scheduler' }));
 }
 
 /** Where approval requests wait (asked for by governance only with THREADLAB_APPROVAL=ask): see StateBacking.approvalBoard (adapters/redis/state-backing.ts). */
 export function createApprovalBoard(config: Config, logger: Logger): ApprovalBoard | undefined {
-  return stateBacking(config.queue.redisUrl).approvalBoard(logger.child({ component: 'approval' }));
+  return stateBacking(config.redis.url).approvalBoard(logger.child({ component: 'approval' }));
 }
 
 /**
@@ -459,7 +459,7 @@ export interface PurgeSources {
 export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
   const index = createParticipantIndex(config.dataDir);
   const docker = createDocker(config.sandbox.dockerHost);
-  const store = stateBacking(config.queue.redisUrl).shared ? createStore(config, logger) : undefined;
+  const store = stateBacking(config.redis.url).shared ? createStore(config, logger) : undefined;
   // Schedules first, so none fires into a thread while its data goes (in Redis only: else in the bot's process).
   const scheduler = store ? createScheduler(config, logger) : undefined;
   const sources: RetentionSource[] = [

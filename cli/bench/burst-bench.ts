@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/logger.js';
 import type { SandboxRuntime } from '../../sandbox/runtime.js';
 import { round } from './bench-stats.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/logger.js';
 import { buildBot } from '../../src/main.js';
 import { DockerSandbox } from '../../sandbox/docker-sandbox.js';

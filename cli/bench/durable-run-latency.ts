@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import { threadHash } from '../../src/domain/thread-key.js';
 import { StateStore } from '../../sandbox/session-state.js';

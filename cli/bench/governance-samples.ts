@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { intentOf } from '../../src/core/intent.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { AccessGate } from '../../src/governance/access/access-gate.js';

@@ -1,5 +1,5 @@
 import { OpenAiLlmClient } from '../../adapters/openai/openai-llm-client.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { Interpreter } from '../../src/interpreter/index.js';
 import type { Logger } from '../../src/logger.js';

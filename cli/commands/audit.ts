@@ -1,6 +1,6 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import { auditFilesOldestFirst } from '../../src/governance/audit/audit-file.js';
 import { matchesAudit, parseSince, readAuditFiles, type AuditFilter } from '../../src/governance/audit/audit-read.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createDocker } from '../../sandbox/docker-client.js';
 import { prepareImage } from './prepare-image.js';
@@ -114,13 +114,13 @@ export const benchCommand: Command = {
     }
     if (which === 'queue') {
       // BullMQ rows need a Redis; without REDIS_URL a private one runs on a free loopback port.
-      const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
+      const redis = config.redis.url ? undefined : await startPrivateRedis();
       try {
         await benchQueue({
           threads: number(values.threads, 30),
           messages: number(values.messages, 300),
           out,
-          redisUrl: config.queue.redisUrl ?? redis!.url,
+          redisUrl: config.redis.url ?? redis!.url,
         });
       } finally {
         await redis?.stop();
@@ -183,9 +183,9 @@ export const benchCommand: Command = {
         return 0;
       }
       if (which === 'governance') {
-        const redis = config.queue.redisUrl ? undefined : await startPrivateRedis();
+        const redis = config.redis.url ? undefined : await startPrivateRedis();
         try {
-          const redisUrl = config.queue.redisUrl ?? redis!.url;
+          const redisUrl = config.redis.url ?? redis!.url;
           const samples = number(values.iterations, 200);
           const base = { docker, image, limits: config.sandbox, dataDir, logger };
           await benchGovernance({

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import { buildDaemonBot } from '../../src/main.js';
 import { CliAdapter } from '../daemon/cli-adapter.js';

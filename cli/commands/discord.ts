@@ -1,6 +1,6 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { registerCommands } from '../../adapters/discord/index.js';
 
 export const discordCommand: Command = {

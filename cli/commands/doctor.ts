@@ -1,6 +1,6 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createDocker } from '../../sandbox/docker-client.js';
 import { sandboxImageTag } from '../../sandbox/image-builder.js';
 import { cachedRanking } from '../../sandbox/platform-cache.js';

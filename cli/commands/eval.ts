@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIo, Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { parseEndpointUrl } from '../../src/domain/endpoint-url.js';
 import { createLogger } from '../../src/logger.js';
 import type { Sandbox } from '../../src/ports/sandbox.js';

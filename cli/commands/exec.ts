@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { LANGUAGES, languageFromLabel, type ExecutionResult } from '../../src/domain/execution.js';
 import { callDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import type { CliIo } from '../args.js';
 import { createDocker } from '../../sandbox/docker-client.js';
 import { ensureSandboxImage } from '../../sandbox/image-builder.js';

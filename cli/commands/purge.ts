@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { parseThreadKey } from '../../src/domain/thread-key.js';
 import { threadHash } from '../../src/domain/thread-key.js';
 import { pseudonymiseAudit, type AuditRewrite } from '../../src/governance/retention/retention-audit.js';

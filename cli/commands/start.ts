@@ -1,6 +1,6 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
 import { buildBot, createRetentionSweeper, roleProblem, type Role } from '../../src/main.js';
 import { startOps } from '../ops.js';
@@ -26,7 +26,7 @@ Stops gracefully on SIGINT/SIGTERM: no new jobs, running ones finish or go back 
       io.err(`--role: expected all, gateway or worker (got "${role}")\n`);
       return 2;
     }
-    if (role !== 'all' && !config.queue.redisUrl) {
+    if (role !== 'all' && !config.redis.url) {
       io.err(`--role ${role} needs REDIS_URL: gateways and workers meet in Redis.\n`);
       return 2;
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 
 /** JSON with object keys sorted at every level, so equal configurations serialise equally. */
 function canonical(value: unknown): unknown {

@@ -1,4 +1,4 @@
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { isThreadlabError, toThreadlabError, type ThreadlabError } from '../../src/domain/errors.js';
 import { figureCounts } from '../../src/domain/figures.js';
 import { cliThreadKey } from '../../src/domain/thread-key.js';

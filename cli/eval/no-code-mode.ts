@@ -1,4 +1,4 @@
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { isThreadlabError } from '../../src/domain/errors.js';
 import { estimateUsage } from '../../src/interpreter/usage.js';
 import type { LlmClient, LlmMessage } from '../../src/ports/llm-client.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { MemoryConversationStore } from '../../src/conversations/memory-conversation-store.js';
 import { cliThreadKey } from '../../src/domain/thread-key.js';
 import { Interpreter } from '../../src/interpreter/index.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { toThreadlabError } from '../domain/errors.js';
 import { pressMessage, type InboundMessage, type InboundUser } from '../domain/messages.js';
 import { textReply, type Reply } from '../domain/reply.js';

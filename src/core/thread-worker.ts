@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { ThreadlabError, toThreadlabError } from '../domain/errors.js';
 import { textReply } from '../domain/reply.js';
 import { Interpreter } from '../interpreter/interpreter.js';

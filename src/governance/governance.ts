@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { InboundMessage } from '../domain/messages.js';
 import type { Platform } from '../domain/thread-key.js';
 import type { Logger } from '../logger.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { ThreadlabError } from '../domain/errors.js';
 import { languagesOf, type FilePreview, type Language, type SandboxFile } from '../domain/execution.js';
 import type { Logger } from '../logger.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { BASE_LANGUAGES, type Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ApprovalHook } from '../ports/approval.js';

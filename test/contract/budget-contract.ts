@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { DailyBudgets } from '../../src/governance/budget/budget.js';
 import { createLogger } from '../../src/logger.js';
 import type { BudgetCounters } from '../../src/ports/budget.js';

@@ -1,5 +1,5 @@
 import Docker from 'dockerode';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import type { Logger } from '../../src/logger.js';
 import { createDockerSandbox, type DockerSandbox } from '../../sandbox/index.js';
 import type { FakeOpenAiServer } from '../fakes/fake-openai-server.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../logger.js';
 import { FileAuditLog } from './audit-file.js';
 import { noAuditLog, type AuditLog } from './audit-log.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { BudgetSpend } from '../../ports/budget.js';
 import { formatSeconds } from './budget-day.js';
 

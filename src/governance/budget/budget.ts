@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { ThreadlabError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { BudgetCounters, BudgetHold, BudgetSpend, TurnBudget } from '../../ports/budget.js';

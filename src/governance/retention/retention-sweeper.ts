@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import { MEMORY_TTL_MS } from '../../interpreter/memory.js';
 import type { Logger } from '../../logger.js';
 import { ageAuditFiles } from './retention-audit-age.js';

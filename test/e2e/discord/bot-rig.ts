@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DiscordAdapter } from '../../../adapters/discord/index.js';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { loadConfig, type Config } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { buildBot, createDiscordAdapter, type BuildOptions } from '../../../src/main.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';

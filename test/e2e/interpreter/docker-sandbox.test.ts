@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { call, input, logger, say, systemOf, toolMessagesOf, wire } from './helpers.js';

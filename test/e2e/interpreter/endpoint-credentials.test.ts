@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../../adapters/openai/openai-llm-client.js';
 import { createLogger } from '../../../src/logger.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 
 const PASSWORD = 'pr0xy-pa55word';

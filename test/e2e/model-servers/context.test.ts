@@ -8,7 +8,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OpenAiLlmClient } from '../../../adapters/openai/openai-llm-client.js';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/index.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { buildBot, createSlackAdapter } from '../../../src/main.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildBot, createSandbox } from '../../../src/main.js';

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../../cli/doctor.js';
 import { pingRedis } from '../../../adapters/redis/connection.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 describe('threadlab doctor against the real engine and Redis', () => {
   const docker = new Docker();

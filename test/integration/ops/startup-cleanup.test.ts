@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
 import { buildBot } from '../../../src/main.js';
 import type { BotDeps } from '../../../src/core/bot.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { RedisBudgetCounters } from '../../../adapters/redis/redis-budget-counters.js';
 import { createLogger } from '../../../src/logger.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { anchorAt, budgetContract, CONTRACT_DAYS } from '../../contract/budget-contract.js';
 import { deleteKeys, testRedis } from './redis-server.js';

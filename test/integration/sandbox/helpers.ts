@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import pino from 'pino';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { SandboxLimits } from '../../../sandbox/container-spec.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import type { RuntimeSetting, SandboxRuntime } from '../../../sandbox/runtime.js';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { jobOf } from '../../../adapters/redis/thread-drainer.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { PlatformAdapters } from '../../../src/platforms/platform-adapters.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { ThreadWorker } from '../../../src/core/thread-worker.js';

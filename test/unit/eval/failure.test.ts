@@ -11,7 +11,7 @@ import {
 import { runWithoutCode } from '../../../cli/eval/no-code-mode.js';
 import type { TaskRun } from '../../../cli/eval/result.js';
 import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { ThreadlabError } from '../../../src/domain/errors.js';
 import type { LlmResponse } from '../../../src/ports/llm-client.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';

@@ -5,7 +5,7 @@ import { runWithCode, type CodeModeDeps } from '../../../cli/eval/code-mode.js';
 import { runWithoutCode } from '../../../cli/eval/no-code-mode.js';
 import { mapBounded, runEval } from '../../../cli/eval/runner.js';
 import { EVAL_TASKS } from '../../../cli/eval/tasks/index.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { ThreadlabError } from '../../../src/domain/errors.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { runDoctor, formatChecks } from '../../../cli/doctor.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 describe('threadlab doctor', () => {
   it('reports a missing engine with how to fix it, and fails', async () => {

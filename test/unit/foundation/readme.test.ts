@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envSchema } from '../../../src/config.js';
+import { envSchema } from '../../../src/config/index.js';
 
 // The configuration table lives in docs/configuration.md (the README links to it).
 describe('docs/configuration.md', () => {

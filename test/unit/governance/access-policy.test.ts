@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import { AccessNotices } from '../../../src/governance/access/access-notices.js';
 import { MAX_ALLOWLIST_ENTRIES, parseAllowlist } from '../../../src/config/access-lists.js';

@@ -195,7 +195,7 @@ describe('Interpreter loop with approval', () => {
 
 describe('THREADLAB_APPROVAL settings', () => {
   it('is off by default, and ask runs in split roles too (the requests wait in Redis there)', async () => {
-    const { loadConfig } = await import('../../../src/config.js');
+    const { loadConfig } = await import('../../../src/config/index.js');
     const { roleProblem } = await import('../../../src/main.js');
     const slack = {
       SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef',

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { ThreadlabError } from '../../../src/domain/errors.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import type { AuditLog } from '../../../src/governance/audit/audit-log.js';

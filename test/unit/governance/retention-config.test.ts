@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 it('reads THREADLAB_RETENTION_* as durations, off and unset as kept', () => {
   expect(loadConfig({}).retention).toEqual({ stateMs: undefined, webHistoryMs: undefined, auditMs: undefined });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention/retention-index.js';
 import { indexKind } from '../../../src/governance/retention/retention-sweeper.js';

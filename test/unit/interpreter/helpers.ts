@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Config } from '../../../src/config.js';
+import type { Config } from '../../../src/config/index.js';
 import { intentOf } from '../../../src/core/intent.js';
 import type { Language } from '../../../src/domain/execution.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { benchColumns, columnLabel } from '../../../cli/bench/platform-columns.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { RankPlatforms } from '../../../sandbox/runtime.js';
 
 const base = {

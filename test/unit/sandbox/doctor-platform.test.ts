@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runDoctor, type DoctorDeps } from '../../../cli/doctor.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import type { RankPlatforms } from '../../../sandbox/runtime.js';
 
 /** An engine with gVisor registered per platform, as scripts/ensure-docker.sh leaves it where /dev/kvm exists. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { Bot } from '../../../src/core/bot.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { Schedule } from '../../../src/domain/schedule.js';

@@ -8,7 +8,7 @@ import { EventHub } from '../../../adapters/web/event-hub.js';
 import { userMessage } from '../../../adapters/web/map-request.js';
 import { MessageIntake } from '../../../adapters/web/message-intake.js';
 import { WebThreadStore } from '../../../adapters/web/thread-store.js';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { Bot } from '../../../src/core/bot.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
 import { createLogger } from '../../../src/logger.js';

@@ -1,27 +1,24 @@
+/**
+ * The configuration's sections: each lists its environment variables once, next to the field each one fills
+ * (docs/configuration.md's table is the union of these; a unit test keeps them in step). Read by load-config.ts.
+ */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { parseEndpointUrl } from './domain/endpoint-url.js';
-import { ThreadlabError } from './domain/errors.js';
-import { parseCredentialSpecs } from './egress/credentials.js';
-import { parseAllowlist } from './egress/policy.js';
-import { parseApprovalAdmins } from './config/approval-admins.js';
-import { parseAllowlist as parseAccessList } from './config/access-lists.js';
-import { parseDuration } from './domain/duration.js';
-import { DEFAULT_SCHEDULE_LIMITS, parseMinInterval, parseScheduleLimits } from './config/schedules.js';
-import { resolveEgressSettings, type EgressSettings } from './egress/settings.js';
-import { bool, envShape, int, mib, num, prefixed, readSection, url, v, type SectionOf } from './config/fields.js';
-import { llmRecordFields } from './config/llm-record.js';
-import { isLoopbackHost } from './domain/loopback.js';
-import { DEFAULT_MAX_IMAGE_DIMENSION_PX } from './ports/artifact-renderer.js';
+import { parseCredentialSpecs } from '../egress/credentials.js';
+import { parseAllowlist } from '../egress/policy.js';
+import { parseApprovalAdmins } from './approval-admins.js';
+import { parseAllowlist as parseAccessList } from './access-lists.js';
+import { parseDuration } from '../domain/duration.js';
+import { DEFAULT_SCHEDULE_LIMITS, parseMinInterval, parseScheduleLimits } from './schedules.js';
+import { bool, envShape, int, mib, num, prefixed, url, v } from './fields.js';
+import { llmRecordFields } from './llm-record.js';
+import { DEFAULT_MAX_IMAGE_DIMENSION_PX } from '../ports/artifact-renderer.js';
 
 /** The version of the sandbox image definition; bump when sandbox/image changes incompatibly. */
 export const SANDBOX_IMAGE_REPO = 'threadlab-sandbox';
 
-// Each section lists its environment variables once, next to the field each one fills. The README's
-// configuration table is the union of these; a unit test keeps them in step.
-
-const llm = {
+export const llm = {
   apiKey: v('OPENAI_API_KEY', z.string().min(1).optional()),
   baseUrl: v('OPENAI_BASE_URL', url.optional()),
   model: v('OPENAI_MODEL', z.string().min(1).default('gpt-4.1-mini')),
@@ -41,7 +38,7 @@ const llm = {
   verifyFigures: v('THREADLAB_VERIFY_FIGURES', z.enum(['off', 'mark', 'ask']).default('ask')),
 };
 
-const slack = {
+export const slack = {
   botToken: v('SLACK_BOT_TOKEN', prefixed('xoxb-', 'a bot token').optional()),
   appToken: v('SLACK_APP_TOKEN', prefixed('xapp-', 'an app-level token').optional()),
   signingSecret: v(
@@ -66,7 +63,7 @@ const slack = {
   followThreads: v('THREADLAB_SLACK_FOLLOW_THREADS', bool.default(true)),
 };
 
-const discord = {
+export const discord = {
   token: v(
     'DISCORD_TOKEN',
     z
@@ -85,7 +82,7 @@ const discord = {
   maxUploadBytes: v('THREADLAB_DISCORD_MAX_UPLOAD_MB', num(1, 500).default(10), mib),
 };
 
-const web = {
+export const web = {
   enabledSetting: v('THREADLAB_WEB_ENABLED', z.enum(['auto', 'true', 'false']).default('auto')),
   host: v('THREADLAB_WEB_HOST', z.string().min(1).default('127.0.0.1')),
   port: v('THREADLAB_WEB_PORT', int(0, 65535).default(8787)),
@@ -94,7 +91,7 @@ const web = {
   maxConnections: v('THREADLAB_WEB_MAX_CONNECTIONS', int(2, 200_000).default(1500)),
 };
 
-const sandbox = {
+export const sandbox = {
   dockerHost: v(
     'DOCKER_HOST',
     z
@@ -162,21 +159,25 @@ const sandbox = {
   stateSaveDelayMs: v('THREADLAB_STATE_SAVE_DELAY_MS', int(0, 600_000).default(1000)),
 };
 
-const replies = {
+export const replies = {
   maxImageDimensionPx: v('THREADLAB_REPLY_MAX_IMAGE_PX', int(256, 8192).default(DEFAULT_MAX_IMAGE_DIMENSION_PX)),
   maxOutputLines: v('THREADLAB_REPLY_MAX_OUTPUT_LINES', int(5).default(60)),
   /** PNGs up to this size are posted as the sandbox made them; larger ones are re-encoded smaller. */
   keepPngKb: v('THREADLAB_REPLY_KEEP_PNG_KB', int(0, 10_240).default(64)),
 };
 
-const queue = {
-  redisUrl: v(
+/** Where every piece of state processes share lives (queue, memory, budgets, approvals, schedules); unset: memory. */
+export const redis = {
+  url: v(
     'REDIS_URL',
     z
       .string()
       .regex(/^rediss?:\/\//, { error: 'expected redis://host:port or rediss://…' })
       .optional(),
   ),
+};
+
+export const queue = {
   concurrency: v('THREADLAB_CONCURRENCY', int(1, 256).default(4)),
   /** Turns parked at once per worker, waiting on a person with their slot let go; unset: 4 × concurrency. */
   maxParked: v('THREADLAB_MAX_PARKED', int(0, 4096).optional()),
@@ -190,11 +191,11 @@ const queue = {
   shutdownTimeoutMs: v('THREADLAB_SHUTDOWN_TIMEOUT_MS', int(0).default(30_000)),
 };
 
-const storage = {
+export const storage = {
   dataDir: v('THREADLAB_DATA_DIR', z.string().min(1).default(join(homedir(), '.threadlab'))),
 };
 
-const ops = {
+export const ops = {
   logLevel: v(
     'THREADLAB_LOG_LEVEL',
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -217,7 +218,7 @@ const parsedBy = <T>(parse: (text: string) => T) =>
   });
 
 /** Network access from sandboxes through the bot's egress gateway; off while THREADLAB_EGRESS_ALLOW is unset. */
-const egress = {
+export const egress = {
   allow: v('THREADLAB_EGRESS_ALLOW', parsedBy(parseAllowlist).optional()),
   credentials: v('THREADLAB_EGRESS_CREDENTIALS', parsedBy(parseCredentialSpecs).optional()),
   maxConnections: v('THREADLAB_EGRESS_MAX_CONNECTIONS', int(1, 100_000).default(128)),
@@ -225,7 +226,7 @@ const egress = {
 };
 
 /** Daily budgets per user and per workspace (0: no budget); all off by default. Counted per UTC day. */
-const budgets = {
+export const budgets = {
   userDailyTokens: v('THREADLAB_BUDGET_USER_DAILY_TOKENS', int(0).default(0)),
   userDailyRunSeconds: v('THREADLAB_BUDGET_USER_DAILY_RUN_SECONDS', int(0).default(0)),
   workspaceDailyTokens: v('THREADLAB_BUDGET_WORKSPACE_DAILY_TOKENS', int(0).default(0)),
@@ -234,7 +235,7 @@ const budgets = {
 };
 
 /** The audit trail (src/governance/audit*.ts): where its lines go and how much of it a file keeps. */
-const audit = {
+export const audit = {
   log: v(
     'THREADLAB_AUDIT_LOG',
     z
@@ -247,7 +248,7 @@ const audit = {
 };
 
 /** Who may use the bot where (Slack, Discord); every list unset: anyone, anywhere. See README "Administering Threadlab". */
-const access = {
+export const access = {
   places: v('THREADLAB_ACCESS_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
   users: v('THREADLAB_ACCESS_USERS', parsedBy((t) => parseAccessList(t, 'who')).optional()),
   directPlaces: v('THREADLAB_ACCESS_DIRECT_PLACES', parsedBy((t) => parseAccessList(t, 'place')).optional()),
@@ -260,7 +261,7 @@ const access = {
 };
 
 /** Approval before running code the model wrote (off by default); see README "Administering Threadlab". */
-const approval = {
+export const approval = {
   mode: v('THREADLAB_APPROVAL', z.enum(['off', 'ask']).default('off')),
   timeoutMs: v('THREADLAB_APPROVAL_TIMEOUT_MS', int(1000, 86_400_000).default(300_000)),
   admins: v('THREADLAB_APPROVAL_ADMINS', parsedBy(parseApprovalAdmins).optional(), (a) => a ?? []),
@@ -275,19 +276,19 @@ function parseRetention(text: string): number | undefined {
 }
 
 /** Scheduled reports (README "Scheduled reports"): how many, and how often at most. */
-const schedules = {
+export const schedules = {
   limits: v('THREADLAB_SCHEDULES', parsedBy(parseScheduleLimits).optional(), (l) => l ?? DEFAULT_SCHEDULE_LIMITS),
   minIntervalMs: v('THREADLAB_SCHEDULE_MIN_INTERVAL', parsedBy(parseMinInterval).optional(), (ms) => ms ?? 3_600_000),
 };
 
 /** Timed retention in `threadlab start` (README "Administering Threadlab → Retention"); unset or off: kept. */
-const retention = {
+export const retention = {
   stateMs: v('THREADLAB_RETENTION_STATE', parsedBy(parseRetention).optional()),
   webHistoryMs: v('THREADLAB_RETENTION_WEB_HISTORY', parsedBy(parseRetention).optional()),
   auditMs: v('THREADLAB_RETENTION_AUDIT', parsedBy(parseRetention).optional()),
 };
 
-const sections = {
+export const sections = {
   llm,
   llmRecord: llmRecordFields,
   slack,
@@ -295,6 +296,7 @@ const sections = {
   web,
   sandbox,
   replies,
+  redis,
   queue,
   ops,
   storage,
@@ -309,150 +311,3 @@ const sections = {
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
 export const envSchema = z.object(Object.assign({}, ...Object.values(sections).map(envShape)) as z.ZodRawShape);
-
-/** Parsed configuration, one section per concern; the only reader of the environment. */
-export interface Config {
-  llm: SectionOf<typeof llm> & {
-    /** A model endpoint is configured (a key or a base URL); without one only direct mode runs. */
-    configured: boolean;
-  };
-  /** Recording of each turn's model exchanges (THREADLAB_LLM_RECORD*); off while `recordDir` is unset. */
-  llmRecord: SectionOf<typeof llmRecordFields>;
-  slack: SectionOf<typeof slack> & { enabled: boolean };
-  discord: SectionOf<typeof discord> & { enabled: boolean };
-  web: SectionOf<typeof web> & { enabled: boolean };
-  sandbox: Omit<SectionOf<typeof sandbox>, 'maxRunFilesBytes'> & {
-    /** Bytes of changed files one run may bring back. @defaultValue twice `maxFileBytes` */
-    maxRunFilesBytes: number;
-  };
-  replies: SectionOf<typeof replies>;
-  queue: Omit<SectionOf<typeof queue>, 'maxParked'> & {
-    /** Turns parked at once per worker (THREADLAB_MAX_PARKED); 0: none. @defaultValue 4 × `concurrency` */
-    maxParked: number;
-  };
-  /** Allowlists of places and people (THREADLAB_ACCESS_*). */
-  access: SectionOf<typeof access>;
-  /** Daily token and run-time budgets (THREADLAB_BUDGET_*). */
-  budgets: SectionOf<typeof budgets>;
-  ops: SectionOf<typeof ops>;
-  /** Approval before running the model's code (THREADLAB_APPROVAL*). */
-  approval: SectionOf<typeof approval>;
-  /** How long each kind of data is kept, in ms; undefined: until purged (THREADLAB_RETENTION_*). */
-  retention: SectionOf<typeof retention>;
-  /** Scheduled reports' bounds (THREADLAB_SCHEDULES, THREADLAB_SCHEDULE_MIN_INTERVAL). */
-  schedules: SectionOf<typeof schedules>;
-  /** The egress gateway's settings; `undefined` (no network at all) while THREADLAB_EGRESS_ALLOW is unset. */
-  egress: EgressSettings | undefined;
-  /**
-   * The audit trail: `destination` from THREADLAB_AUDIT_LOG; `path` the file (unset:
-   * `<dataDir>/audit.jsonl`), rotated past `maxBytes` with `keepFiles` rotated files kept.
-   */
-  audit: { destination: 'off' | 'stdout' | 'file'; path: string; maxBytes: number; keepFiles: number };
-  /** Where thread files, the web chat's history and uploads are kept (THREADLAB_DATA_DIR). */
-  dataDir: string;
-  /** Every secret value, for the logger to scrub from any string. */
-  secrets: string[];
-}
-
-/** Formats zod issues as `VARIABLE: what is expected (got "value")`, one per line. */
-function describeIssues(error: z.ZodError, source: Record<string, string | undefined>): string {
-  return error.issues
-    .map((issue) => {
-      const name = String(issue.path[0] ?? '?');
-      const raw = source[name];
-      const secret = /TOKEN|KEY|SECRET/.test(name);
-      const got = raw === undefined ? '' : secret ? ' (value hidden)' : ` (got ${JSON.stringify(raw)})`;
-      return `${name}: ${issue.message}${got}`;
-    })
-    .join('\n');
-}
-
-/** Rules across variables, each naming the variable to set. */
-function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit'>): string[] {
-  const problems: string[] = [];
-  if (c.slack.enabled) {
-    if (!c.slack.botToken) problems.push('SLACK_BOT_TOKEN: required when Slack is configured (xoxb-…)');
-    if (c.slack.mode === 'socket' && !c.slack.appToken)
-      problems.push('SLACK_APP_TOKEN: required in Socket Mode (xapp-…); or set THREADLAB_SLACK_MODE=http');
-    if (c.slack.mode === 'http' && !c.slack.signingSecret)
-      problems.push('SLACK_SIGNING_SECRET: required in HTTP mode to verify requests');
-  }
-  if (c.discord.token && !c.discord.applicationId) problems.push('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN');
-  if (!isLoopbackHost(c.web.host) && !c.web.token)
-    problems.push(`THREADLAB_WEB_TOKEN: required when THREADLAB_WEB_HOST is not loopback (${c.web.host})`);
-  return problems;
-}
-
-/** THREADLAB_AUDIT_LOG resolved: off, stdout, or a file (by default in the data directory, beside what it records). */
-function auditSettings(a: SectionOf<typeof audit>, dataDir: string): Config['audit'] {
-  const destination = a.log === 'off' || a.log === 'stdout' ? a.log : 'file';
-  const path = a.log && destination === 'file' ? a.log : join(dataDir, 'audit.jsonl');
-  return { destination, path, maxBytes: a.maxBytes, keepFiles: a.keepFiles };
-}
-
-/** Parses the environment once. Empty strings count as unset. Throws `config_invalid` naming each bad variable. */
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const cleaned: Record<string, string | undefined> = {};
-  for (const key of Object.keys(envSchema.shape)) {
-    const value = source[key];
-    if (value !== undefined && value.trim() !== '') cleaned[key] = value.trim();
-  }
-  const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ThreadlabError('config_invalid', `Invalid configuration:\n${describeIssues(parsed.error, cleaned)}`, {
-      isPolicy: true,
-    });
-  }
-  const env = parsed.data as Record<string, unknown>;
-  const s = readSection(slack, env);
-  const d = readSection(discord, env);
-  const w = readSection(web, env);
-  const l = readSection(llm, env);
-  const slackEnabled = Boolean(s.botToken || s.appToken || s.signingSecret);
-  const discordEnabled = Boolean(d.token);
-  const sb = readSection(sandbox, env);
-  const q = readSection(queue, env);
-  const config = {
-    llm: { ...l, configured: Boolean(l.apiKey || l.baseUrl) },
-    llmRecord: readSection(llmRecordFields, env),
-    slack: { ...s, enabled: slackEnabled },
-    discord: { ...d, enabled: discordEnabled },
-    web: {
-      ...w,
-      enabled: w.enabledSetting === 'true' || (w.enabledSetting === 'auto' && !slackEnabled && !discordEnabled),
-    },
-    sandbox: { ...sb, maxRunFilesBytes: sb.maxRunFilesBytes ?? 2 * sb.maxFileBytes },
-    replies: readSection(replies, env),
-    queue: { ...q, maxParked: q.maxParked ?? 4 * q.concurrency },
-    access: readSection(access, env),
-    budgets: readSection(budgets, env),
-    ops: readSection(ops, env),
-    approval: readSection(approval, env),
-    retention: readSection(retention, env),
-    schedules: readSection(schedules, env),
-  };
-  // Credential values come from variables the operator names, so they are read here, by name.
-  const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);
-  const problems = [...crossChecks(config), ...egressSettings.problems];
-  if (problems.length > 0) {
-    throw new ThreadlabError('config_invalid', `Invalid configuration:\n${problems.join('\n')}`, { isPolicy: true });
-  }
-  return {
-    ...config,
-    egress: egressSettings.settings,
-    dataDir: readSection(storage, env).dataDir,
-    audit: auditSettings(readSection(audit, env), readSection(storage, env).dataDir),
-    secrets: [
-      l.apiKey,
-      s.botToken,
-      s.appToken,
-      s.signingSecret,
-      d.token,
-      w.token,
-      ...(l.baseUrl ? parseEndpointUrl(l.baseUrl).secrets : []),
-      ...(config.queue.redisUrl ? parseEndpointUrl(config.queue.redisUrl.replace(/^rediss?:/, 'http:')).secrets : []),
-      // The whole header value, and its token without a scheme such as "Bearer ".
-      ...(egressSettings.settings?.credentials.flatMap((c) => [c.value, c.value.replace(/^\S+\s+/, '')]) ?? []),
-    ].filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6),
-  };
-}
