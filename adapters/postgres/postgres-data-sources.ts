@@ -9,12 +9,15 @@ import type {
   SourceScope,
   SourceSummary,
 } from '../../src/ports/data-sources.js';
+import type { Logger } from '../../src/logger.js';
 import { PostgresSource } from './postgres-source.js';
 
 export interface PostgresDataSourcesOptions {
   sources: readonly SourceSettings[];
   /** Every secret of the configuration (config.secrets): scrubbed from every message, whatever its origin. */
   secrets: readonly string[];
+  /** Each query's outcome (counts and kind, never the SQL or rows); an unreachable source as a warning. */
+  logger?: Logger;
 }
 
 /**
@@ -41,8 +44,14 @@ export class PostgresDataSources implements DataSources {
 
   async query(request: QueryRequest): Promise<QueryOutcome> {
     const found = this.open(request.source, request.scope);
-    if ('kind' in found) return { ok: false, ...found };
-    return found.query(request.sql, request.signal);
+    const outcome = 'kind' in found ? { ok: false as const, ...found } : await found.query(request.sql, request.signal);
+    const log = this.options.logger?.child({ source: request.source });
+    if (!outcome.ok && outcome.kind === 'unreachable')
+      log?.warn({ kind: outcome.kind, ms: outcome.ms }, outcome.message);
+    else if (outcome.ok)
+      log?.debug({ rows: outcome.rows, bytes: outcome.bytes, ms: outcome.ms, cut: outcome.cut }, 'source query');
+    else log?.debug({ kind: outcome.kind, ms: outcome.ms }, outcome.message);
+    return outcome;
   }
 
   async close(): Promise<void> {
