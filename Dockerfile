@@ -9,6 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/copy-assets.mjs ./scripts/
+COPY app ./app
 COPY src ./src
 COPY cli ./cli
 COPY adapters ./adapters

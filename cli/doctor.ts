@@ -5,8 +5,13 @@ import { toThreadlabError } from '../src/domain/errors.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
 import { describeProbe, probeModel } from './model-probe.js';
 import { MIGRATE_TO_AGENT_VIEW, readAssistantViewNote } from '../adapters/slack/migration-notice.js';
-import { sandboxImageTag, VERSION_LABEL } from '../sandbox/image-builder.js';
-import { resolveRuntime, RUNSC_INSTALL_HINT, type RankPlatforms } from '../sandbox/runtime.js';
+import {
+  sandboxImageTag,
+  VERSION_LABEL,
+  resolveRuntime,
+  RUNSC_INSTALL_HINT,
+  type RankPlatforms,
+} from '../app/sandbox-kit.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 

@@ -2,7 +2,7 @@ import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/logger.js';
 import type { ThreadlabMetrics } from '../src/ops/metrics.js';
 import { startOpsServer, type OpsServer } from '../src/ops/ops-server.js';
-import { createDocker } from '../sandbox/docker-client.js';
+import { createDocker } from '../app/sandbox-kit.js';
 import { pingRedis } from '../adapters/redis/connection.js';
 
 /**

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { EgressGateway } from '../../src/egress/gateway.js';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
 import {
+  DockerSandbox,
   registeredRuntimes,
   RUNSC_INSTALL_HINT,
   type RuntimeSetting,
   type SandboxRuntime,
-} from '../../sandbox/runtime.js';
+  type SandboxLimits,
+} from '../../app/sandbox-kit.js';
 
 /**
  * The runtimes a bench measures out of those it wants: runc always, runsc when the engine has it registered; and

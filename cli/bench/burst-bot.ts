@@ -2,11 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { loadConfig } from '../../src/config/index.js';
 import type { Logger } from '../../src/logger.js';
-import { buildBot } from '../../src/main.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { threadFilesDir } from '../../sandbox/mirror-retention.js';
-import { poolDemandFile } from '../../sandbox/pool-demand-file.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import { buildBot } from '../../app/index.js';
+import { DockerSandbox, threadFilesDir, poolDemandFile, type SandboxRuntime } from '../../app/sandbox-kit.js';
 import { freePort } from '../free-port.js';
 
 export interface BurstBotOptions {

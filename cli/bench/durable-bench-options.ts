@@ -1,9 +1,6 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
-import type { GvisorPlatform } from '../../sandbox/gvisor-platforms.js';
+import { DockerSandbox, type SandboxLimits, type SandboxRuntime, type GvisorPlatform } from '../../app/sandbox-kit.js';
 import type { ExecutionResult } from '../../src/domain/execution.js';
 
 /** What the durable-thread measurements of `threadlab bench sandbox` share. */

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import type { SandboxLimits, SandboxRuntime } from '../../app/sandbox-kit.js';
 import type { BenchStats } from './bench-stats.js';
 import { benchRuntimes } from './bench-runtimes.js';
 import { printDurableStateRows } from './durable-report.js';

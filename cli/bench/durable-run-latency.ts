@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/index.js';
-import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { StateStore, type DockerSandbox } from '../../app/sandbox-kit.js';
 import { threadHash } from '../../src/domain/thread-key.js';
-import { StateStore } from '../../sandbox/session-state.js';
 import { round, stats, type BenchStats } from './bench-stats.js';
 import { benchSandboxWith, runOk, type DurableBenchOptions } from './durable-bench-options.js';
 

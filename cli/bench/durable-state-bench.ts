@@ -1,9 +1,7 @@
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { STATE_DIR_PARTS, type SandboxLimits, type DockerSandbox } from '../../app/sandbox-kit.js';
 import { threadHash } from '../../src/domain/thread-key.js';
-import { STATE_DIR_PARTS } from '../../sandbox/session-state.js';
 import { round, stats, type BenchStats } from './bench-stats.js';
 import { benchSandboxWith, runOk, type DurableBenchOptions } from './durable-bench-options.js';
 

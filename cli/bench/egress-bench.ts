@@ -1,7 +1,6 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import type { SandboxLimits, SandboxRuntime } from '../../app/sandbox-kit.js';
 import { benchRuntimes } from './bench-runtimes.js';
 import { benchEgressOverhead, type OverheadRow } from './egress-overhead.js';
 import { benchSandboxPath, type SandboxPathRow } from './egress-sandbox-path.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { EgressGateway } from '../../src/egress/gateway.js';
 import { parseAllowlist } from '../../src/egress/policy.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import type { SandboxRuntime } from '../../app/sandbox-kit.js';
 import { oneContainerSandbox, type BenchSandboxBase } from './bench-runtimes.js';
 import { BODY, listen, median, timedGet } from './egress-overhead.js';
 

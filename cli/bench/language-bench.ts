@@ -1,4 +1,4 @@
-import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import type { DockerSandbox } from '../../app/sandbox-kit.js';
 import type { Language } from '../../src/domain/execution.js';
 import { stats, time, type BenchStats } from './bench-stats.js';
 

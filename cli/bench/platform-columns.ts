@@ -1,9 +1,13 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { platformRuntimes, type GvisorPlatform } from '../../sandbox/gvisor-platforms.js';
-import { cachedRanking } from '../../sandbox/platform-cache.js';
-import type { RankPlatforms, SandboxRuntime } from '../../sandbox/runtime.js';
+import {
+  platformRuntimes,
+  type GvisorPlatform,
+  cachedRanking,
+  type SandboxLimits,
+  type RankPlatforms,
+  type SandboxRuntime,
+} from '../../app/sandbox-kit.js';
 
 /** One column of a sandbox bench: a runtime, and under gVisor the platform when the engine has one per platform. */
 export interface BenchColumn {

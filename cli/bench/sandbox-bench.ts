@@ -4,10 +4,15 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
 import type { ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
-import { LABELS, type SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import { registeredRuntimes, RUNSC_INSTALL_HINT, type SandboxRuntime } from '../../sandbox/runtime.js';
-import type { GvisorPlatform } from '../../sandbox/gvisor-platforms.js';
+import {
+  LABELS,
+  type SandboxLimits,
+  DockerSandbox,
+  registeredRuntimes,
+  RUNSC_INSTALL_HINT,
+  type SandboxRuntime,
+  type GvisorPlatform,
+} from '../../app/sandbox-kit.js';
 import { benchColumns, columnLabel } from './platform-columns.js';
 import { round, stats, time, type BenchStats } from './bench-stats.js';
 import { benchDurableRuns, type DurableRunLatency } from './durable-run-latency.js';

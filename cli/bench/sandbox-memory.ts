@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import { LABELS, POOL_SESSION } from '../../sandbox/container-spec.js';
-import type { DockerSandbox } from '../../sandbox/docker-sandbox.js';
+import { LABELS, POOL_SESSION, type DockerSandbox } from '../../app/sandbox-kit.js';
 import { round } from './bench-stats.js';
 
 /** What one idle session holds after a typical first turn: the data stack imported and a chart drawn. */

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Logger } from '../../src/logger.js';
-import type { SandboxLimits } from '../../sandbox/container-spec.js';
-import { DockerSandbox } from '../../sandbox/docker-sandbox.js';
-import type { SandboxRuntime } from '../../sandbox/runtime.js';
+import { DockerSandbox, LABELS, type SandboxLimits, type SandboxRuntime } from '../../app/sandbox-kit.js';
 import { round, stats, type BenchStats } from './bench-stats.js';
 import { benchRuntimes } from './bench-runtimes.js';
 import { readFile } from 'node:fs/promises';
-import { LABELS } from '../../sandbox/container-spec.js';
 import { hostAvailableMb, privateBytes } from './sandbox-memory.js';
 
 export interface ThreadsBenchOptions {

@@ -5,11 +5,10 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
-import { createDocker } from '../../sandbox/docker-client.js';
+import { createDocker, sandboxImageTag } from '../../app/sandbox-kit.js';
 import { prepareImage } from './prepare-image.js';
 import { startPrivateRedis } from '../private-redis.js';
 import { benchRender } from '../bench/render-bench.js';
-import { sandboxImageTag } from '../../sandbox/image-builder.js';
 import { benchSandbox } from '../bench/sandbox-bench.js';
 import { generateSandboxCharts } from '../bench/sandbox-charts.js';
 import { benchQueue } from '../bench/queue-bench.js';
@@ -21,7 +20,7 @@ import { benchDurable } from '../bench/durable-bench.js';
 import { benchThreads } from '../bench/threads-bench.js';
 import { benchLoops } from '../bench/loops-bench.js';
 import { oneContainerSandbox } from '../bench/bench-runtimes.js';
-import { createRenderer } from '../../src/main.js';
+import { createRenderer } from '../../app/index.js';
 import { writePerfChart } from '../bench/perf-chart-file.js';
 
 export const benchCommand: Command = {

@@ -3,7 +3,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
-import { buildDaemonBot } from '../../src/main.js';
+import { buildDaemonBot } from '../../app/index.js';
 import { CliAdapter } from '../daemon/cli-adapter.js';
 import { daemonPaths, stopDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';

@@ -1,13 +1,11 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createDocker } from '../../sandbox/docker-client.js';
-import { sandboxImageTag } from '../../sandbox/image-builder.js';
-import { cachedRanking } from '../../sandbox/platform-cache.js';
+import { createDocker, sandboxImageTag, cachedRanking } from '../../app/sandbox-kit.js';
 import { pingRedis } from '../../adapters/redis/connection.js';
 import { formatChecks, runDoctor } from '../doctor.js';
 import { createLogger } from '../../src/logger.js';
-import { createLlmClient } from '../../src/main.js';
+import { createLlmClient } from '../../app/index.js';
 
 export const doctorCommand: Command = {
   name: 'doctor',

@@ -62,7 +62,7 @@ function progress(io: CliIo): (run: TaskRun) => void {
 /** Runs the tasks with the configured model, and the sandbox when the code mode is asked for. */
 async function evaluate(options: EvalOptions, config: Config, io: CliIo, json: boolean): Promise<number> {
   // The composition root loads every adapter: only once there is something to run.
-  const { createLlmClient, createSandbox } = await import('../../src/main.js');
+  const { createLlmClient, createSandbox } = await import('../../app/index.js');
   const logger = createLogger({ level: 'warn', secrets: config.secrets });
   const llm = createLlmClient(config, logger.child({ component: 'llm' }))!;
   const timeoutMs = options.timeoutMs ?? config.llm.turnTimeoutMs;

@@ -1,7 +1,6 @@
 import type { Config } from '../../src/config/index.js';
 import type { CliIo } from '../args.js';
-import { createDocker } from '../../sandbox/docker-client.js';
-import { ensureSandboxImage } from '../../sandbox/image-builder.js';
+import { createDocker, ensureSandboxImage } from '../../app/sandbox-kit.js';
 
 /** Builds the sandbox image in the foreground (with progress) when the configured one is missing. */
 export async function prepareImage(config: Config, io: CliIo): Promise<void> {

@@ -9,7 +9,7 @@ import { auditFilesOf } from '../../src/governance/retention/retention-audit-age
 import { parseDuration } from '../../src/domain/duration.js';
 import { purge, type PurgeReport, type PurgeTarget } from '../../src/governance/retention/retention.js';
 import { createLogger } from '../../src/logger.js';
-import { createPurgeSources } from '../../src/main.js';
+import { createPurgeSources } from '../../app/index.js';
 import { parse, type Command } from '../args.js';
 import { formatPurgeReport } from './purge-report.js';
 

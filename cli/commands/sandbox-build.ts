@@ -1,8 +1,7 @@
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createDocker } from '../../sandbox/docker-client.js';
-import { ensureSandboxImage, type BaseStrategy } from '../../sandbox/image-builder.js';
+import { createDocker, ensureSandboxImage, type BaseStrategy } from '../../app/sandbox-kit.js';
 
 export const sandboxCommand: Command = {
   name: 'sandbox',

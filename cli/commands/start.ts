@@ -2,7 +2,7 @@ import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/logger.js';
-import { buildBot, createRetentionSweeper, roleProblem, type Role } from '../../src/main.js';
+import { buildBot, createRetentionSweeper, roleProblem, type Role } from '../../app/index.js';
 import { startOps } from '../ops.js';
 import { prepareImage } from './prepare-image.js';
 import { createMetrics } from '../../src/ops/metrics.js';

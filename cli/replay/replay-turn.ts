@@ -94,7 +94,7 @@ export async function replayTurn(recording: Recording, question: string, io: Cli
   const logger = createLogger({ level: 'error', secrets: config.secrets });
   try {
     // The composition root loads every adapter: only once there is something to run.
-    const { createLlmClient, createSandbox } = await import('../../src/main.js');
+    const { createLlmClient, createSandbox } = await import('../../app/index.js');
     const llm = createLlmClient({ ...config, llmRecord: { ...config.llmRecord, recordDir: undefined } }, logger)!;
     await prepareImage(config, io);
     sandbox = await createSandbox({ ...config, dataDir }, logger);

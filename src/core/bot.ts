@@ -43,7 +43,7 @@ export interface BotDeps {
   adapters: PlatformAdapter[];
   /** Where tokens and error codes are counted. */
   metrics?: Pick<ThreadlabMetrics, 'error' | 'llm'>;
-  /** Access, stop rights, budgets, approval, audit and who wrote where: built in main.ts; closed with the bot. */
+  /** Access, stop rights, budgets, approval, audit and who wrote where: built in app/; closed with the bot. */
   governance: Governance;
   /** Where schedules live and fire (in this process, or BullMQ job schedulers); unset: no scheduled reports. */
   scheduler?: Scheduler;

@@ -21,7 +21,7 @@ import { scheduleRecord } from './audit/audit-schedule.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { DailyBudgets } from './budget/budget.js';
 
-/** What {@link ThreadlabGovernance} is built from: its settings and the stores main.ts chose. */
+/** What {@link ThreadlabGovernance} is built from: its settings and the stores the composition root (app/) chose. */
 export interface ThreadlabGovernanceOptions {
   /** THREADLAB_ACCESS_* and THREADLAB_APPROVAL_*: read here only. */
   config: Pick<Config, 'access' | 'approval'>;
@@ -40,7 +40,7 @@ export interface ThreadlabGovernanceOptions {
   approvalBoard?: () => ApprovalBoard | undefined;
   /** Who wrote in which thread, so `threadlab purge --user` finds a user's threads (retention). */
   participants?: { record(key: string, userId: string): Promise<void> };
-  /** The platforms' approval buttons and user groups (the adapters, handed over by main.ts); one per platform. */
+  /** The platforms' approval buttons and user groups (the adapters, handed over by the composition root, app/); one per platform. */
   surfaces?: readonly GovernanceSurface[];
 }
 

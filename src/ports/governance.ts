@@ -8,7 +8,7 @@ import type { Admission, AdmitOptions } from './platform-adapter.js';
 
 /**
  * What a chat platform offers governance beside its messaging: the Run and Skip buttons of approval and the user
- * groups the allowlists may name. An adapter implements what its platform has; main.ts hands the adapters to
+ * groups the allowlists may name. An adapter implements what its platform has; the composition root (app/) hands the adapters to
  * governance as its surfaces, so the core never passes them through.
  */
 export interface GovernanceSurface {
@@ -87,7 +87,7 @@ export interface ScheduledRun {
 /**
  * Governance, behind one seam: who may use the bot where (access allowlists), who may stop a run, the daily
  * budgets, approval of the model's code, the audit trail and who wrote where (retention). Built once, in
- * main.ts, from configuration; the core asks it and never reads its settings.
+ * the composition root (app/), from configuration; the core asks it and never reads its settings.
  */
 export interface Governance {
   /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DiscordAdapter } from '../../../adapters/discord/index.js';
 import { loadConfig, type Config } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
-import { buildBot, createDiscordAdapter, type BuildOptions } from '../../../src/main.js';
+import { buildBot, createDiscordAdapter, type BuildOptions } from '../../../app/index.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeDiscord } from '../../fakes/fake-discord/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';

@@ -22,7 +22,7 @@ describe('Discord: a workspace run-time budget in Redis through the real discord
     redis = await testRedis();
     rig = await startDiscordBot('budget', {
       env: { THREADLAB_BUDGET_WORKSPACE_DAILY_RUN_SECONDS: '1' },
-      // The counters main.ts builds when REDIS_URL is set, under a prefix of this test's own.
+      // The counters the composition root (app/) builds when REDIS_URL is set, under a prefix of this test's own.
       overrides: (config) => ({
         budgets: new DailyBudgets({
           counters: new RedisBudgetCounters({ redisUrl: redis.url, logger, keyPrefix }),

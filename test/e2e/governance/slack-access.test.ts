@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
-import { buildBot, createSlackAdapter } from '../../../src/main.js';
+import { buildBot, createSlackAdapter } from '../../../app/index.js';
 import { FakeOpenAiServer, fakeSay } from '../../fakes/fake-openai-server.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { appMention, BOT_USER_ID, CHANNEL_ID, FakeSlack, slashCommand, USER_ID } from '../../fakes/fake-slack/index.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
-import { buildBot, createSlackAdapter } from '../../../src/main.js';
+import { buildBot, createSlackAdapter } from '../../../app/index.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 import { FakeSlack } from '../../fakes/fake-slack/index.js';
 import type { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';

@@ -5,11 +5,11 @@ import Docker from 'dockerode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { createSlackAdapter } from '../../../src/main.js';
+import { createSlackAdapter } from '../../../app/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
-import { buildBot } from '../../../src/main.js';
+import { buildBot } from '../../../app/index.js';
 import { createDockerSandbox, type DockerSandbox } from '../../../sandbox/index.js';
 import { FakeOpenAiServer, fakeRunCode, fakeSay, SALES_CHART_CODE } from '../../fakes/fake-openai-server.js';
 import {

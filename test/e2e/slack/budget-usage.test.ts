@@ -8,7 +8,7 @@ import type { Bot } from '../../../src/core/bot.js';
 import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildBot } from '../../../src/main.js';
+import { buildBot } from '../../../app/index.js';
 import { appMention, BOT_USER_ID, FakeSlack, slashCommand } from '../../fakes/fake-slack/index.js';
 import { TEAM_ID, USER_ID } from '../../fakes/fake-slack/payloads.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';

@@ -8,7 +8,7 @@ import { LABELS } from '../../../sandbox/container-spec.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildBot, createSandbox } from '../../../src/main.js';
+import { buildBot, createSandbox } from '../../../app/index.js';
 import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 
 /** The web chat on the real core (Bot) and Docker sandbox, as the web tests of whole features use it. */

@@ -8,7 +8,7 @@ import { WebChatAdapter } from '../../../adapters/web/index.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildBot, createSandbox } from '../../../src/main.js';
+import { buildBot, createSandbox } from '../../../app/index.js';
 import { launchChromium, watchPageErrors, openNewThread } from './browser.js';
 import { sandboxRuntimeEnv } from '../../support/sandbox-runtime.js';
 

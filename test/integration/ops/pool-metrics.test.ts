@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
-import { createSandbox } from '../../../src/main.js';
+import { createSandbox } from '../../../app/index.js';
 import { createMetrics } from '../../../src/ops/metrics.js';
 import type { DockerSandbox } from '../../../sandbox/index.js';
 

@@ -6,7 +6,7 @@ import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { createLogger } from '../../../src/logger.js';
-import { buildBot } from '../../../src/main.js';
+import { buildBot } from '../../../app/index.js';
 import type { BotDeps } from '../../../src/core/bot.js';
 import { LABELS } from '../../../sandbox/container-spec.js';
 

@@ -196,7 +196,7 @@ describe('Interpreter loop with approval', () => {
 describe('THREADLAB_APPROVAL settings', () => {
   it('is off by default, and ask runs in split roles too (the requests wait in Redis there)', async () => {
     const { loadConfig } = await import('../../../src/config/index.js');
-    const { roleProblem } = await import('../../../src/main.js');
+    const { roleProblem } = await import('../../../app/index.js');
     const slack = {
       SLACK_BOT_TOKEN: 'xoxb-1234567890-abcdef',
       SLACK_APP_TOKEN: 'xapp-1-A0-1234567890-abcdef',
@@ -209,6 +209,6 @@ describe('THREADLAB_APPROVAL settings', () => {
     expect(roleProblem(ask, 'gateway')).toBeUndefined();
     expect(roleProblem(ask, 'all')).toBeUndefined();
     expect(() => loadConfig({ ...slack, THREADLAB_APPROVAL_ADMINS: 'U1' })).toThrow(/THREADLAB_APPROVAL_ADMINS/);
-    // Importing main.ts loads every adapter's SDK: seconds on a loaded 2-core machine, past the unit default of 10 s.
+    // Importing app/ (the composition root) loads every adapter's SDK: seconds on a loaded 2-core machine, past the unit default of 10 s.
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import { threadHash } from '../../../src/governance/audit/audit-record.js';
 import { createParticipantIndex } from '../../../src/governance/retention/retention-index.js';
 import { indexKind } from '../../../src/governance/retention/retention-sweeper.js';
 import { webSurfaceHistories } from '../../../adapters/web/web-retention.js';
-import { createRetentionSweeper } from '../../../src/main.js';
+import { createRetentionSweeper } from '../../../app/index.js';
 import { recordingLogger } from '../../support/recording-logger.js';
 
 const DAY_MS = 86_400_000;
