@@ -23,9 +23,11 @@ import {
   sandbox,
   schedules,
   slack,
+  sources,
   storage,
   web,
 } from './sections.js';
+import { loadSources, type SourceSettings } from './sources.js';
 
 /** Parsed configuration, one section per concern; the only reader of the environment. */
 export interface Config {
@@ -68,6 +70,8 @@ export interface Config {
   audit: { destination: 'off' | 'stdout' | 'file'; path: string; maxBytes: number; keepFiles: number };
   /** Where thread files, the web chat's history and uploads are kept (THREADLAB_DATA_DIR). */
   dataDir: string;
+  /** Read-only SQL sources from THREADLAB_SOURCES_FILE (empty while unset), credentials resolved. */
+  sources: SourceSettings[];
   /** Every secret value, for the logger to scrub from any string. */
   secrets: string[];
 }
@@ -86,7 +90,7 @@ function describeIssues(error: z.ZodError, source: Record<string, string | undef
 }
 
 /** Rules across variables, each naming the variable to set. */
-function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit'>): string[] {
+function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit' | 'sources'>): string[] {
   const problems: string[] = [];
   if (c.slack.enabled) {
     if (!c.slack.botToken) problems.push('SLACK_BOT_TOKEN: required when Slack is configured (xoxb-…)');
@@ -153,12 +157,20 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   // Credential values come from variables the operator names, so they are read here, by name.
   const egressSettings = resolveEgressSettings(readSection(egress, env), (name) => source[name]);
   const problems = [...crossChecks(config), ...egressSettings.problems];
+  const sourcesFile = readSection(sources, env).file;
+  let sourceSettings: ReturnType<typeof loadSources> = { sources: [], secrets: [] };
+  try {
+    if (sourcesFile) sourceSettings = loadSources(sourcesFile, (name) => source[name]);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   if (problems.length > 0) {
     throw new ThreadlabError('config_invalid', `Invalid configuration:\n${problems.join('\n')}`, { isPolicy: true });
   }
   return {
     ...config,
     egress: egressSettings.settings,
+    sources: sourceSettings.sources,
     dataDir: readSection(storage, env).dataDir,
     audit: auditSettings(readSection(audit, env), readSection(storage, env).dataDir),
     secrets: [
@@ -172,6 +184,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ...(config.redis.url ? parseEndpointUrl(config.redis.url.replace(/^rediss?:/, 'http:')).secrets : []),
       // The whole header value, and its token without a scheme such as "Bearer ".
       ...(egressSettings.settings?.credentials.flatMap((c) => [c.value, c.value.replace(/^\S+\s+/, '')]) ?? []),
+      ...sourceSettings.secrets,
     ].filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6),
   };
 }

@@ -288,6 +288,11 @@ export const retention = {
   auditMs: v('THREADLAB_RETENTION_AUDIT', parsedBy(parseRetention).optional()),
 };
 
+/** Read-only SQL sources (docs/data-sources.md): a JSON file, validated at start by src/config/sources.ts. */
+export const sources = {
+  file: v('THREADLAB_SOURCES_FILE', z.string().min(1).max(4096).optional()),
+};
+
 export const sections = {
   llm,
   llmRecord: llmRecordFields,
@@ -307,6 +312,7 @@ export const sections = {
   approval,
   retention,
   schedules,
+  sources,
 };
 
 /** Every environment variable Threadlab reads, with its default: the README's configuration table. */
