@@ -18,6 +18,8 @@ import type { PoolMemory } from './pool-memory.js';
 import { requestPreviews } from './preview-request.js';
 import type { RuntimeChoice, RuntimeSetting } from './runtime.js';
 import type { PlatformSetting } from './gvisor-platforms.js';
+import { DeferredRemovals } from './deferred-removals.js';
+import { memoryHeadroom } from './pool-headroom.js';
 import { createSandboxPool } from './sandbox-pool.js';
 import { SessionContainers } from './session-containers.js';
 import { fileTooLarge, listSessionFiles, putSessionFile, readSessionFile } from './session-files.js';
@@ -139,6 +141,7 @@ export class DockerSandbox implements Sandbox {
         await this.state.saveNow(session);
       },
       restoreState: (session, live) => this.state.restore(session, live),
+      removals: new DeferredRemovals({ headroom: memoryHeadroom() }),
     });
     const underGvisor = () => this.launcher.runtime?.runtime === 'runsc';
     this.runs = new SessionRuns({

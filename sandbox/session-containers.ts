@@ -1,5 +1,6 @@
 import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
+import type { DeferredRemovals } from './deferred-removals.js';
 import { containerName } from './launch-container.js';
 import type { LiveContainer } from './live-container.js';
 import { restoreFiles } from './session-files.js';
@@ -21,6 +22,8 @@ export interface SessionContainersOptions {
   saveState?: (session: Session) => Promise<void>;
   /** Loads saved variables into a new container; says what came back, or undefined when nothing was saved. */
   restoreState?: (session: Session, live: LiveContainer) => Promise<RestoreOutcome | undefined>;
+  /** Where evicted sessions' containers wait for removal until evictions stop. @defaultValue none: removed at once */
+  removals?: DeferredRemovals;
 }
 
 /**
@@ -37,7 +40,7 @@ export class SessionContainers {
    * Removes the session's container (its files stay mirrored, its variables are saved first); the next run
    * says why the container is new. Called inside the session's serialisation.
    */
-  async retire(session: Session, reason: string): Promise<void> {
+  async retire(session: Session, reason: string, { deferRemoval = false } = {}): Promise<void> {
     if (!session.live) return;
     await this.options.saveState?.(session);
     const live = session.live;
@@ -45,7 +48,8 @@ export class SessionContainers {
     session.live = undefined;
     session.pendingReset = reason;
     this.options.logger.info({ container: live.name, reason }, 'sandbox session retired');
-    await live.remove();
+    const { removals } = this.options;
+    await (deferRemoval && removals ? removals.remove(live) : live.remove());
   }
 
   /**
@@ -62,6 +66,7 @@ export class SessionContainers {
 
   /** Removes every session's container as it is, saving nothing itself (closing: the saves of close come first). */
   async removeAll(): Promise<void> {
+    await this.options.removals?.close();
     await Promise.all(
       this.options.registry.all().map(async (session) => {
         const live = session.live;
@@ -150,8 +155,13 @@ export class SessionContainers {
           { isRetryable: true, retryAfterMs: 2000 },
         );
       }
+      // Its container goes once evictions stop: removing it now would slow the sessions starting (a burst).
       await this.options.registry.serialize(victim, () =>
-        this.retire(victim, `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`),
+        this.retire(
+          victim,
+          `the session was evicted to make room for another (THREADLAB_SANDBOX_MAX_SESSIONS=${max})`,
+          { deferRemoval: true },
+        ),
       );
     }
   }

@@ -54,12 +54,19 @@ describe('sandbox lifecycle', () => {
 
   it('evicts the least recently used session beyond the maximum, keeping its files', async () => {
     await t.sandbox.run('pool-a', { language: 'python', code: 'open("a.txt","w").write("A")' });
+    const evicted = await containerIdOf('pool-a');
     await t.sandbox.run('pool-b', { language: 'python', code: 'x = 1' });
     await t.sandbox.run('lru-c', { language: 'python', code: 'x = 1' });
     expect(t.sandbox.liveSessions()).toBe(3);
     await t.sandbox.run('lru-d', { language: 'python', code: 'x = 1' });
     expect(t.sandbox.liveSessions()).toBe(3);
     expect(t.sandbox.isLive('pool-a')).toBe(false);
+    // Its container is removed once evictions stop (sandbox/deferred-removals.ts), not left behind.
+    await waitUntil(async () => !(await containersOf(t.instanceId)).some((c) => c.Id === evicted), {
+      timeoutMs: 20_000,
+      what: "the evicted session's container to be removed",
+      intervalMs: 200,
+    });
     const back = await t.sandbox.run('pool-a', { language: 'python', code: 'print(open("a.txt").read())' });
     expect(back.stdout).toBe('A\n');
     // Its variables were saved before it went (durable threads): they come back, and the result says why.
