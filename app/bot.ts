@@ -18,6 +18,8 @@ import { auditLogFor } from '../src/governance/audit/audit-sink.js';
 import { auditedSandbox } from '../src/governance/audit/audited-sandbox.js';
 import { auditedLlm } from '../src/governance/audit/audited-llm.js';
 import { FeedbackDesk } from '../src/feedback/feedback-desk.js';
+import { auditedSources } from '../src/governance/audit/audited-sources.js';
+import { PostgresDataSources } from '../adapters/postgres/postgres-data-sources.js';
 import { createAdapters, createRenderer } from './adapters.js';
 import { createGovernance, type GovernanceStores } from './governance.js';
 import { createLlmClient } from './llm.js';
@@ -49,6 +51,15 @@ function createQueue(
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
     // A thread stays with the worker holding its container for as long as that container may live.
     affinityTtlMs: Math.max(config.sandbox.idleTtlMs, config.sandbox.unsavedIdleTtlMs),
+  });
+}
+
+/** The Postgres edge of the configured data sources; every secret of the configuration is scrubbed from its words. */
+function createSources(config: Config, logger: Logger): PostgresDataSources {
+  return new PostgresDataSources({
+    sources: config.sources,
+    secrets: config.secrets,
+    logger: logger.child({ component: 'sources' }),
   });
 }
 
@@ -90,6 +101,10 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
       governance: o.governance ?? createGovernance(config, logger, { state, audit, overrides: o, surfaces: adapters }),
       // 👍/👎 on answers: looked up in the answer ledger (the same store), one audit line and a count each.
       feedback: new FeedbackDesk({ store, audit, logger: logger.child({ component: 'feedback' }), ...metrics }),
+      // Read-only SQL sources (THREADLAB_SOURCES_FILE): one audit line per query; credentials stay in the edge.
+      ...(o.sources || config.sources.length > 0
+        ? { sources: auditedSources(o.sources ?? createSources(config, logger), audit) }
+        : {}),
     });
     late.bot = bot;
     return bot;

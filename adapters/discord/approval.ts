@@ -44,7 +44,7 @@ function approvalMessage(view: ApprovalView): { content: string; files: Outgoing
   const fenced = `\`\`\`${view.language}\n${view.code.replaceAll('```', '`\u200b``')}\n\`\`\``;
   const inline = `${header}\n${fenced}`;
   if (inline.length <= CONTENT_CHARS) return { content: inline, files: [] };
-  const name = `code.${EXTENSIONS[view.language] ?? 'txt'}`;
+  const name = `code.${view.language === 'sql' ? 'sql' : EXTENSIONS[view.language]}`;
   const file = { name, mime: 'text/plain', data: Buffer.from(view.code, 'utf8') };
   return { content: `${header}\nThe code (${view.code.length} characters) is attached as \`${name}\`.`, files: [file] };
 }

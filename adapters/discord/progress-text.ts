@@ -1,12 +1,13 @@
 import { fenceLabel, type Language } from '../../src/domain/execution.js';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import { formatDuration } from '../../src/domain/text/format.js';
+import { queryStepLine } from '../../src/domain/text/query-step.js';
 import { defuseFences } from './reply-text.js';
 
 /** What the status message shows; folded from progress events. */
 export interface StatusState {
   headline: string;
-  code?: { language: Language; code: string };
+  code?: { language: Language | 'sql'; code: string };
   /** The tail of the current run's output. */
   output: string;
   notes: string[];
@@ -59,6 +60,15 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
         ...state,
         headline: `${event.status === 'ok' ? '✔️' : '✖️'} Run finished (${event.status}, ${formatDuration(event.durationMs)})`,
       };
+    case 'query':
+      return {
+        ...state,
+        headline: `🗄️ Querying ${event.source} (step ${event.round})…`,
+        code: { language: 'sql', code: event.sql },
+        output: '',
+      };
+    case 'query_finished':
+      return { ...state, headline: queryStepLine(event.source, event.outcome) };
     case 'text':
       return state.headline.startsWith('✍️') ? state : { ...state, headline: '✍️ Writing the answer…' };
     case 'final':
@@ -72,7 +82,7 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
 export function renderStatus(state: StatusState): string {
   const parts = [`**${state.headline.slice(0, 300)}**`];
   if (state.code) {
-    const lang = fenceLabel(state.code.language);
+    const lang = state.code.language === 'sql' ? 'sql' : fenceLabel(state.code.language);
     parts.push(`\`\`\`${lang}\n${defuseFences(tail(state.code.code.trimEnd(), CODE_MAX_CHARS))}\n\`\`\``);
   }
   if (state.output.trim())

@@ -1,5 +1,6 @@
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import { formatDuration } from '../../src/domain/text/format.js';
+import { queryStepLine } from '../../src/domain/text/query-step.js';
 import { escapeMrkdwn } from './slack-text.js';
 import type { SlackBlock } from './slack-block.js';
 
@@ -53,6 +54,16 @@ export function applyProgress(state: ProgressState, event: ProgressEvent): boole
     case 'run_finished':
       state.phase = `${event.status === 'ok' ? ':white_check_mark:' : ':x:'} Run finished: ${event.status} in ${formatDuration(event.durationMs)}`;
       state.status = 'is reading the output…';
+      return true;
+    case 'query':
+      state.code = { language: 'sql', code: event.sql, round: event.round };
+      state.outputTail = '';
+      state.phase = `:card_file_box: Querying ${escapeMrkdwn(event.source)} (round ${event.round})…`;
+      state.status = `is querying ${event.source}…`;
+      return true;
+    case 'query_finished':
+      state.phase = escapeMrkdwn(queryStepLine(event.source, event.outcome));
+      state.status = 'is reading the result…';
       return true;
     case 'error':
       state.phase = `:warning: ${escapeMrkdwn(event.message)}`;

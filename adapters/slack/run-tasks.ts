@@ -1,6 +1,7 @@
 import type { ChatAppendStreamArguments } from '@slack/web-api';
 import type { ProgressEvent } from '../../src/domain/progress.js';
 import { formatDuration } from '../../src/domain/text/format.js';
+import { queryStepLine } from '../../src/domain/text/query-step.js';
 
 /** A chunk of `chat.startStream` / `appendStream` / `stopStream`, as @slack/web-api types it (from @slack/types). */
 export type StreamChunk = NonNullable<ChatAppendStreamArguments['chunks']>[number];
@@ -32,19 +33,20 @@ export class RunTasks {
 
   /** Applies one progress event; returns true when a card changed. */
   apply(event: ProgressEvent): boolean {
-    if (event.type === 'code') {
+    if (event.type === 'code' || event.type === 'query') {
       if (this.tasks.length >= MAX_STREAM_TASKS) {
         this.dropped += 1;
         return false;
       }
       const n = this.tasks.length + 1;
+      const query = event.type === 'query';
       this.tasks.push({
         chunk: {
           type: 'task_update',
           id: `run-${n}`,
-          title: `Run ${n}: ${event.language}`,
+          title: query ? `Query ${n}: ${event.source}` : `Run ${n}: ${event.language}`,
           status: 'in_progress',
-          details: clip(event.code),
+          details: clip(query ? event.sql : event.code),
         },
         sent: false,
       });
@@ -54,6 +56,12 @@ export class RunTasks {
     if (!current || current.chunk.status !== 'in_progress') return false;
     if (event.type === 'output') {
       current.chunk.output = clip(`${current.chunk.output ?? ''}${event.text}`, { keep: 'tail' });
+      current.sent = false;
+      return true;
+    }
+    if (event.type === 'query_finished') {
+      current.chunk.status = event.outcome.ok ? 'complete' : 'error';
+      current.chunk.output = clip(queryStepLine(event.source, event.outcome));
       current.sent = false;
       return true;
     }

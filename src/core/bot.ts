@@ -15,6 +15,7 @@ import type {
   PlatformAdapter,
   StopOutcome,
 } from '../ports/platform-adapter.js';
+import type { DataSources } from '../ports/data-sources.js';
 import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
@@ -49,6 +50,8 @@ export interface BotDeps {
   scheduler?: Scheduler;
   /** Records 👍/👎 on the model's answers (audit line, metrics); unset: clicks are told feedback is not recorded. */
   feedback?: Pick<FeedbackDesk, 'give'>;
+  /** Read-only SQL data sources the model and sql fences may query (issue 38); unset: none configured. */
+  sources?: DataSources;
 }
 
 export interface BotStartOptions {
@@ -123,6 +126,7 @@ export class Bot implements InboundHandler {
     await sandbox.close();
     await store.close();
     await this.deps.governance.close();
+    await this.deps.sources?.close().catch((err: unknown) => logger.warn({ err }, 'data sources close failed'));
   }
 
   /**

@@ -17,6 +17,8 @@ export function intentOf(message: InboundMessage): Intent {
   if (message.command) return fromCommand(message.command, message.attachments);
   const direct = parseDirectCode(message.text);
   if (direct) return { kind: 'run', ...direct };
+  const query = parseDirectQuery(message.text);
+  if (query) return { kind: 'query', ...query };
   const run = RUN_WORD.exec(message.text);
   if (run && (message.attachments.length > 0 || run[1] === undefined)) return scriptIntent(message.attachments, run[1]);
   return { kind: 'ask', text: message.text };
@@ -66,6 +68,16 @@ export function parseDirectCode(text: string): { language: Language; code: strin
   // A second fence inside means several blocks with text between them, not one block.
   if (/^[ \t]*```/m.test(code)) return undefined;
   return { language, code };
+}
+
+const WHOLE_SQL_BLOCK =
+  /^\s*```[ \t]*(?:sql|postgres|postgresql|psql|pgsql)\b([^\n`]*)\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/i;
+
+/** A message that is one sql fence (```sql, its source on the first line): a query to run as is. */
+export function parseDirectQuery(text: string): { body: string; info: string } | undefined {
+  const match = WHOLE_SQL_BLOCK.exec(text);
+  if (!match || match[2]!.trim() === '' || /^[ \t]*```/m.test(match[2]!)) return undefined;
+  return { body: match[2]!, info: match[1]!.trim() };
 }
 
 function fromCommand(command: InboundCommand, attachments: readonly InboundAttachment[]): Intent {

@@ -16,6 +16,7 @@ import { answerIntent } from './intents/index.js';
 import { JobTurn, type JobServices } from './job-turn.js';
 import type { PlatformAdapters } from '../platforms/platform-adapters.js';
 import type { Governance } from '../ports/governance.js';
+import type { DataSources } from '../ports/data-sources.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 import { isShutdown, userFacing } from './job-failure.js';
 import type { Schedules, SettledRun } from '../schedules/schedules.js';
@@ -34,6 +35,8 @@ export interface ThreadWorkerDeps {
   governance: Governance;
   /** Scheduled reports: the `schedule` command and how each scheduled run ended. Unset: the command says so. */
   schedules?: Schedules;
+  /** Read-only SQL data sources (issue 38); unset: none configured. */
+  sources?: DataSources;
 }
 
 /**
@@ -58,6 +61,7 @@ export class ThreadWorker {
       sandboxTimeoutMs: deps.config.sandbox.timeoutMs,
       previewTimeoutMs: deps.config.sandbox.previewTimeoutMs,
       logger: deps.logger,
+      ...(deps.sources ? { sources: deps.sources } : {}),
     });
     const { config, logger, sandbox, store, renderer, governance, metrics, schedules } = deps;
     this.services = {

@@ -27,6 +27,11 @@ export type Intent =
    * chosen, and `problem` says why (no script attached, several and none named).
    */
   | { kind: 'runScript'; attachment?: string; problem?: string }
+  /**
+   * A message that is one sql fence (issue 38): the query runs through the bot on the data source its first line
+   * names, as is. `body` is the fence's body and `info` what follows its tag (read by the sql fence grammar).
+   */
+  | { kind: 'query'; body: string; info: string }
   /** Anything else is for the model; `text` is empty when the message only brings files. */
   | { kind: 'ask'; text: string }
   /** A schedule command: `text` is what follows `schedule` (the core parses it when the job runs). */
@@ -44,6 +49,10 @@ export function isIntent(value: unknown): value is Intent {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as { kind?: unknown; language?: unknown; code?: unknown; text?: unknown };
   if (v.kind === 'ask' || v.kind === 'schedule') return typeof v.text === 'string';
+  if (v.kind === 'query')
+    return (
+      typeof (value as { body?: unknown }).body === 'string' && typeof (value as { info?: unknown }).info === 'string'
+    );
   if (v.kind === 'run') return typeof v.code === 'string' && LANGUAGES.includes(v.language as Language);
   if (v.kind === 'runCells') return isCells(value) && Array.isArray((value as { skipped?: unknown }).skipped);
   if (v.kind === 'runScript') return isOptionalString(value, 'attachment') && isOptionalString(value, 'problem');
@@ -51,8 +60,10 @@ export function isIntent(value: unknown): value is Intent {
 }
 
 /** Whether an intent runs code as is (direct mode): the user's own, or another message's. */
-export function isDirectRun(intent: Intent): intent is Extract<Intent, { kind: 'run' | 'runCells' | 'runScript' }> {
-  return intent.kind === 'run' || intent.kind === 'runCells' || intent.kind === 'runScript';
+export function isDirectRun(
+  intent: Intent,
+): intent is Extract<Intent, { kind: 'run' | 'runCells' | 'runScript' | 'query' }> {
+  return intent.kind === 'run' || intent.kind === 'runCells' || intent.kind === 'runScript' || intent.kind === 'query';
 }
 
 function isCells(value: object): boolean {

@@ -16,7 +16,16 @@ export type ProgressEvent =
   | { type: 'display'; display: Display }
   | { type: 'file'; artifact: Artifact }
   | { type: 'run_finished'; status: ExecutionStatus; durationMs: number }
+  /** A query to a data source (issue 38) starts: the source's name and the SQL, never a connection detail. */
+  | { type: 'query'; round: number; source: string; sql: string }
+  /** It ended: rows and time, the DataFrame it became, or why not (plain words). */
+  | { type: 'query_finished'; source: string; outcome: QueryStepOutcome }
   | { type: 'final'; reply: Reply }
   | { type: 'error'; code: ErrorCode; message: string };
 
 export type ProgressListener = (event: ProgressEvent) => void;
+
+/** How a query step ended, for live status: its rows, bytes and time and the DataFrame, or the failure's words. */
+export type QueryStepOutcome =
+  | { ok: true; rows: number; bytes: number; ms: number; name: string; file: string; cut?: 'rows' | 'bytes' }
+  | { ok: false; kind: string; message: string; ms: number };

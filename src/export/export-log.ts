@@ -121,7 +121,37 @@ export function runEntry(run: TurnRun, atMs: number): ExportEntry | undefined {
   }
   const omitted: string[] = [];
   const outputs = outputsOf(run.result, omitted, EXPORT_LIMITS.maxEntryBytes - Buffer.byteLength(run.code) * 2);
-  return { kind: 'run', language: run.language, code: run.code, outputs, atMs, ...(omitted.length ? { omitted } : {}) };
+  return {
+    kind: 'run',
+    language: run.language,
+    code: run.code,
+    outputs,
+    atMs,
+    ...(omitted.length ? { omitted } : {}),
+    ...(run.query ? { queryFile: run.query.file } : {}),
+  };
+}
+
+/**
+ * The Markdown cell before a query's loading run: the source and the SQL, and where its rows are saved, so the
+ * notebook runs without the database (the next cell loads the saved CSV, attached to the export).
+ */
+export function queryEntry(run: TurnRun, atMs: number): ExportEntry | undefined {
+  const q = run.query;
+  if (!q || run.result.status !== 'ok') return undefined;
+  const fence = q.sql.includes('```') ? '````' : '```';
+  const capped = q.cut ? `, cut at the source's ${q.cut === 'rows' ? 'row' : 'byte'} cap` : '';
+  const text =
+    `_A query on the data source \`${q.source}\` (${q.rows} rows${capped}, ${q.ms} ms). Its rows are saved in ` +
+    `\`${q.file}\` (attached to this export: put it in \`/mnt/data\`), which the next cell loads, so this notebook ` +
+    `runs without the database._\n\n${fence}sql\n${q.sql}\n${fence}`;
+  const omitted: string[] = [];
+  return {
+    kind: 'message',
+    text: cut(text, 'a query', omitted, EXPORT_LIMITS.maxMessageChars),
+    atMs,
+    ...(omitted.length ? { omitted } : {}),
+  };
 }
 
 /** The export entry of a user's message (its text, and the files it brought). */
@@ -167,7 +197,7 @@ export async function recordTurn(options: RecordTurnOptions): Promise<void> {
   const { store, threadKey, message, runs, answer, atMs } = options;
   const entries = [
     message ? messageEntry(message.text, message.files, atMs) : undefined,
-    ...runs.map((run) => runEntry(run, atMs)),
+    ...runs.flatMap((run) => [queryEntry(run, atMs), runEntry(run, atMs)]),
     answer ? answerEntry(answer.text, answer.figures, atMs) : undefined,
   ].filter((e): e is ExportEntry => e !== undefined);
   for (const entry of entries) await store.appendExport(threadKey, entry, storeLimits());

@@ -1,7 +1,7 @@
 import { textReply, type Reply } from '../domain/reply.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { Sandbox } from '../ports/sandbox.js';
-import type { ConversationStore } from '../ports/conversation-store.js';
+import type { ConversationStore, ExportEntry } from '../ports/conversation-store.js';
 import { buildNotebook } from './notebook.js';
 import { MAX_MODULES, packageVersions } from './package-versions.js';
 import { importedModules } from './python-imports.js';
@@ -65,6 +65,8 @@ export async function exportThread(options: ExportThreadOptions): Promise<Reply>
       `Some packages were installed by the thread's own code, not the sandbox image: \`${REQUIREMENTS_NAME}\` marks them \`# user-installed\`.`,
     );
   notes.push(...(options.budget?.notices ?? []));
+  const saved = await queryFiles(options, runs);
+  notes.push(...saved.notes);
   const reply = textReply(notes.join('\n'));
   reply.files.push(
     {
@@ -74,6 +76,42 @@ export async function exportThread(options: ExportThreadOptions): Promise<Reply>
       description: 'notebook',
     },
     { name: REQUIREMENTS_NAME, mime: 'text/plain', data: Buffer.from(requirements), description: 'requirements' },
+    ...saved.files,
   );
   return reply;
+}
+
+/** Most query results attached to an export, and their bytes together: the reply must stay attachable. */
+export const EXPORT_QUERY_FILES = { maxFiles: 5, maxBytes: 8 * 1024 * 1024 };
+
+/**
+ * The saved CSVs of the queries the notebook loads (newest first, within {@link EXPORT_QUERY_FILES}), so it runs
+ * without the database; one that is gone or over the limits is named in a note instead.
+ */
+async function queryFiles(
+  options: ExportThreadOptions,
+  runs: readonly ExportEntry[],
+): Promise<{ files: Reply['files']; notes: string[] }> {
+  const paths = [...new Set(runs.flatMap((r) => (r.kind === 'run' && r.queryFile ? [r.queryFile] : [])))].reverse();
+  const files: Reply['files'] = [];
+  const left: string[] = [];
+  let bytes = 0;
+  for (const path of paths) {
+    const data =
+      files.length < EXPORT_QUERY_FILES.maxFiles
+        ? await options.sandbox.readFile(options.threadKey, path).catch(() => undefined)
+        : undefined;
+    if (!data || bytes + data.length > EXPORT_QUERY_FILES.maxBytes) {
+      left.push(`\`${path}\``);
+      continue;
+    }
+    bytes += data.length;
+    files.push({ name: path, mime: 'text/csv', data, description: 'query result' });
+  }
+  const notes = left.length
+    ? [
+        `Not attached (gone, or past ${EXPORT_QUERY_FILES.maxFiles} files or ${EXPORT_QUERY_FILES.maxBytes / 1024 / 1024} MB): the saved query results ${left.join(', ')}; run those queries again to re-create them.`,
+      ]
+    : [];
+  return { files, notes };
 }

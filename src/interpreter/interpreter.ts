@@ -15,6 +15,9 @@ import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import { Turn, type TurnInput, type TurnOptions, type TurnResult } from './turn.js';
+import type { DataSources, SourceScope, SourceSummary } from '../ports/data-sources.js';
+import { runDirectQuery } from './query/direct-query.js';
+import type { SqlFence } from './query/sql-fence.js';
 
 /** Options of {@link Interpreter}. */
 export interface InterpreterOptions {
@@ -37,6 +40,8 @@ export interface InterpreterOptions {
   previewTimeoutMs?: number;
   /** End a turn at the model's third identical failure; off only for `threadlab bench loops`. @defaultValue true */
   loopBreaker?: boolean;
+  /** Read-only SQL data sources (issue 38); a turn may query those its scope may use. */
+  sources?: DataSources;
 }
 
 const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
@@ -102,7 +107,11 @@ export class Interpreter {
       };
     }
     const record = await this.memory.load(input.threadKey);
-    const system = await this.systemPrompt(input, record.trimmedEntries, options);
+    const { sources } = this.options;
+    const available = sources && options.scope ? sources.list(options.scope) : [];
+    const turnSources =
+      sources && options.scope && available.length > 0 ? { sources, scope: options.scope, available } : undefined;
+    const system = await this.systemPrompt(input, record.trimmedEntries, options, available);
     const uploadedNames = input.uploaded.map((f) => f.path);
     const userText =
       input.text.trim() || (uploadedNames.length > 0 ? 'I uploaded files; take a look.' : '(empty message)');
@@ -146,6 +155,7 @@ export class Interpreter {
       ...(options.approve ? { approve: options.approve } : {}),
       protocol: this.protocol,
       ...(this.options.loopBreaker === false ? { loopBreaker: false } : {}),
+      ...(turnSources ? { sources: turnSources } : {}),
       verify: {
         mode: this.options.settings.verifyFigures,
         userText,
@@ -234,16 +244,43 @@ export class Interpreter {
     };
   }
 
+  /** The names of the data sources `scope` may use (none without sources). */
+  sourceNames(scope: SourceScope): string[] {
+    return this.options.sources?.list(scope).map((s) => s.name) ?? [];
+  }
+
+  /** An sql fence sent to run as is: the query's result lands as a CSV and a DataFrame, remembered like a run. */
+  async queryDirect(direct: { threadKey: string; fence: SqlFence }, options: TurnOptions = {}): Promise<TurnResult> {
+    const ran = await runDirectQuery(
+      {
+        sources: this.options.sources,
+        sandbox: this.options.sandbox,
+        logger: this.options.logger,
+        threadKey: direct.threadKey,
+        fence: direct.fence,
+        loadTimeoutMs: this.options.sandboxTimeoutMs,
+      },
+      options,
+    );
+    if (ran.runs.length > 0)
+      await this.memory.append(
+        direct.threadKey,
+        ran.runs.map((run) => codeEntry(run, Date.now())),
+      );
+    return ran;
+  }
+
   private async systemPrompt(
     input: TurnInput,
     trimmedEntries: number,
     { signal, budget }: TurnOptions,
+    sources: SourceSummary[],
   ): Promise<string> {
     const { sandbox } = this.options;
     const [environment, files] = await Promise.all([sandbox.environment(), sandbox.listFiles(input.threadKey)]);
     const uploaded = input.uploaded.map((f) => f.path);
     const previews = await this.previews({ threadKey: input.threadKey, files, uploaded, signal, budget });
-    return buildSystemPrompt({ environment, files, previews, uploaded, trimmedEntries });
+    return buildSystemPrompt({ environment, files, previews, uploaded, trimmedEntries, sources });
   }
 
   private async previews(o: {

@@ -3,7 +3,7 @@ import { BASE_LANGUAGES, type Language } from '../domain/execution.js';
 import { isThreadlabError } from '../domain/errors.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { TurnBudget } from '../ports/budget.js';
-import type { LlmClient, LlmMessage, LlmResponse, ToolCall } from '../ports/llm-client.js';
+import type { LlmClient, LlmMessage, LlmResponse } from '../ports/llm-client.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { AnswerFigures } from '../domain/figures.js';
 import { answerFigures, checkAnswer, hasUnfound, type AnswerCheckOptions } from './answer-check.js';
@@ -13,9 +13,12 @@ import { cutHeadTail } from './text-cut.js';
 import { ShownText } from './shown-text.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
-import { asTextProtocol, callsFromText, roundResultsMessage } from './text-protocol.js';
+import { asTextProtocol, roundResultsMessage } from './text-protocol.js';
 import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
-import { canonicalCall, noteMapped, parseToolCall, runCodeSpec } from './tools.js';
+import { runCodeSpec } from './tools.js';
+import { asOurCall, readReply } from './read-reply.js';
+import type { TurnSources } from './query/source-call.js';
+import { sourceToolSpecs } from './query/source-tools.js';
 import { RepeatWatch } from './repeat-watch.js';
 import { emptyAnswerText, isNarration, narrationNote, NO_ANSWER_TEXT } from './silent-answers.js';
 import type { ModelBehaviour } from '../domain/model-behaviour.js';
@@ -49,6 +52,8 @@ export interface LoopOptions {
   verify?: AnswerCheckOptions;
   /** End a turn at its third identical failure (repeat-watch.ts); off only to measure what that saves. @defaultValue true */
   loopBreaker?: boolean;
+  /** The data sources the turn may query: list_sources and query_source are offered (and sql fences run). */
+  sources?: TurnSources;
 }
 
 export interface LoopResult {
@@ -106,6 +111,9 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const languages = options.languages ?? BASE_LANGUAGES;
   const protocol = options.protocol ?? new ToolProtocolChoice('native');
   const key = protocolKey(llm);
+  const { sources } = options;
+  const sourceNames = sources?.available.map((s) => s.name);
+  const tools = [runCodeSpec(languages), ...(sources ? sourceToolSpecs(sources.available) : [])];
   // Once a round of this turn was read as fenced blocks, the rest of the turn is too.
   let turnMode: ToolProtocol | undefined;
 
@@ -168,8 +176,8 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       const sent = await context.fit(messages, signal);
       try {
         response = await llm.complete({
-          messages: mode === 'text' ? asTextProtocol(sent, languages) : sent,
-          tools: mode === 'text' ? [] : [runCodeSpec(languages)],
+          messages: mode === 'text' ? asTextProtocol(sent, languages, sourceNames) : sent,
+          tools: mode === 'text' ? [] : tools,
           temperature: settings.temperature,
           signal,
           onTextDelta: (delta) => {
@@ -207,9 +215,18 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       usage.completionTokens += counted.completionTokens;
       await held?.settle({ tokens: counted.promptTokens + counted.completionTokens });
 
-      const reply = readReply(response, { mode, round, languages, protocol, key, runsSoFar: runs.length });
-      // Calls under a tool name the model was trained on go back to the server as the run_code they ran as.
-      if (reply.handled === 'native') reply.calls = reply.calls.map((call) => asRunCode(call, languages, turn));
+      const reply = readReply(response, {
+        mode,
+        round,
+        languages,
+        protocol,
+        key,
+        runsSoFar: runs.length,
+        ...(sourceNames ? { sourceNames } : {}),
+      });
+      // Calls under a tool name the model was trained on go back to the server under the tool they ran as.
+      if (reply.handled === 'native')
+        reply.calls = reply.calls.map((call) => asOurCall(call, { languages, turn, sourceNames }));
       // A turn keeps the protocol it worked in: another turn's lesson (a call written as text) changes the
       // endpoint's protocol for later turns, not the rounds of one whose native calls already ran.
       if (reply.handled === 'text') turnMode = 'text';
@@ -292,6 +309,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
         ...(options.approve ? { approve: options.approve } : {}),
         ...(options.budget ? { budget: options.budget } : {}),
         ...(options.loopBreaker === false ? {} : { repeats }),
+        ...(sources ? { sources } : {}),
       });
       if (reply.handled === 'text') messages.push(roundResultsMessage(reply.calls, written, reply.other));
       if (!completed) return stop(abortReason() ?? { kind: 'cancelled' });
@@ -320,64 +338,4 @@ async function roundLeft(o: {
   const next = estimateUsage(o.messages, undefined).promptTokens + COMPLETION_HOLD_TOKENS;
   if (o.used.promptTokens + o.used.completionTokens + next > o.settings.tokenBudget) return false;
   return (await o.budget?.exceeded()) === undefined;
-}
-
-/** A call as run_code when it parses under a name or shape the model was trained on; as sent otherwise. */
-function asRunCode(call: ToolCall, languages: readonly Language[], turn: Turn): ToolCall {
-  const parsed = parseToolCall(call, languages);
-  if (!parsed.ok || !parsed.mapped) return call;
-  noteMapped(turn, call, parsed);
-  return canonicalCall(call, parsed);
-}
-
-/** How a reply asks for code: native calls, or fenced blocks and calls written as text. */
-interface ReadReply {
-  handled: ToolProtocol;
-  calls: ToolCall[];
-  /** The text a user would read: the reply without written calls. */
-  prose: string | null;
-  /** Tags of blocks in languages the sandbox does not run. */
-  other: string[];
-}
-
-/**
- * Reads one reply. In the text protocol its blocks and written calls are the calls. In the native protocol
- * a reply without calls is read as text when the model wrote a call as text (the server's tool parser did
- * not match; the pair moves to the text protocol), or when an `auto` pair that never made a native call
- * answers a turn's first round with fenced blocks (run rather than posted unexecuted).
- */
-function readReply(
-  response: LlmResponse,
-  o: {
-    mode: ToolProtocol;
-    round: number;
-    languages: readonly Language[];
-    protocol: ToolProtocolChoice;
-    key: string;
-    runsSoFar: number;
-  },
-): ReadReply {
-  if (o.mode === 'native' && response.toolCalls.length > 0) {
-    o.protocol.sawNativeCall(o.key);
-    return { handled: 'native', calls: response.toolCalls, prose: response.content, other: [] };
-  }
-  const found = callsFromText(response.content ?? '', { round: o.round, languages: o.languages });
-  if (o.mode === 'text') return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
-  if (found.written > 0) {
-    // Under THREADLAB_LLM_TOOLS=native the written calls run, and the turn stays native.
-    if (o.protocol.setting === 'native')
-      return { handled: 'native', calls: found.calls, prose: found.prose, other: [] };
-    o.protocol.switchToText(o.key, 'tool call written as text');
-    return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
-  }
-  const fencedInstead =
-    found.calls.length > 0 &&
-    o.runsSoFar === 0 &&
-    o.protocol.setting === 'auto' &&
-    !o.protocol.hasMadeNativeCalls(o.key);
-  if (fencedInstead) {
-    o.protocol.sawFencedInsteadOfCall(o.key);
-    return { handled: 'text', calls: found.calls, prose: found.prose, other: found.other };
-  }
-  return { handled: 'native', calls: [], prose: response.content, other: [] };
 }

@@ -3,6 +3,8 @@ import { formatBytes } from '../domain/text/format.js';
 import { describeLanguages } from './language-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import { isInternalFile } from '../domain/file-names.js';
+import type { SourceSummary } from '../ports/data-sources.js';
+import { sourcesPrompt } from './query/sources-prompt.js';
 
 /** What the system prompt describes. */
 export interface SystemPromptInput {
@@ -15,6 +17,8 @@ export interface SystemPromptInput {
   trimmedEntries: number;
   /** Most files listed by name. @defaultValue 40 */
   maxFilesListed?: number;
+  /** The data sources the turn may query (names, descriptions, limits: never a connection). */
+  sources?: readonly SourceSummary[];
 }
 
 const MAIN_PACKAGES = [
@@ -142,6 +146,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     describeEnvironment(input.environment),
     '',
     describeFiles(input),
+    ...(input.sources?.length ? ['', sourcesPrompt(input.sources)] : []),
     memory,
   ]
     .join('\n')

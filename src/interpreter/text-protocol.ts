@@ -5,6 +5,8 @@ import { findFences } from '../domain/text/fences.js';
 import type { ContentPart, LlmMessage, ToolCall } from '../ports/llm-client.js';
 import { RUN_CODE_TOOL } from './tools.js';
 import { toolCallsInText } from './text-tool-calls.js';
+import { isSqlTag, readSqlFence, type SqlFence } from './query/sql-fence.js';
+import { LIST_SOURCES_TOOL, QUERY_SOURCE_TOOL } from './query/source-tools.js';
 
 /**
  * The text protocol, for models and servers without tool calling: the model writes fenced code blocks,
@@ -13,9 +15,19 @@ import { toolCallsInText } from './text-tool-calls.js';
  * text-protocol request carries, and a reply into calls.
  */
 
-/** What the system prompt adds in the text protocol. */
-export function textProtocolPrompt(languages: readonly Language[]): string {
+/** What the system prompt adds in the text protocol; with data sources, how to query them with an sql fence. */
+export function textProtocolPrompt(languages: readonly Language[], sourceNames?: readonly string[]): string {
   const tags = languages.map((l) => fenceLabel(l)).join(', ');
+  const sql = sourceNames?.length
+    ? [
+        `To query a data source (${sourceNames.join(', ')}), write one read-only SQL query in a block tagged sql whose first line names the source, for example`,
+        '```sql',
+        `-- source: ${sourceNames[0]}`,
+        'SELECT 1',
+        '```',
+        'It runs through Threadlab (never from code), and its rows come back saved as a CSV in /mnt/data and loaded in the Python session as a pandas DataFrame whose name the output gives.',
+      ]
+    : [];
   return [
     '',
     'How to run code here (there is no run_code tool in this conversation): write the code in a fenced block tagged with its language, for example',
@@ -25,6 +37,7 @@ export function textProtocolPrompt(languages: readonly Language[]): string {
     '```',
     `Every block tagged ${tags} in your reply runs, in order, in this thread's sandbox as described above, and the output comes back in the next message. Then fix and run again, or give your final answer.`,
     'Your final answer must contain no such block (to show code without running it, tag the block `text`). Never write the output yourself: wait for it.',
+    ...sql,
   ].join('\n');
 }
 
@@ -45,15 +58,23 @@ interface ReadBlock {
   tag: string;
   /** Set when it runs: tagged with a language the sandbox has, and not empty. */
   block?: CodeBlock;
+  /** Set when it is a query: tagged sql, in a turn that may query data sources. */
+  sql?: SqlFence;
 }
 
-function readBlocks(text: string, languages: readonly Language[]): ReadBlock[] {
+function readBlocks(text: string, languages: readonly Language[], sourceNames?: readonly string[]): ReadBlock[] {
   const read: ReadBlock[] = [];
   for (const span of findFences(text)) {
-    const label = span.openLine.slice(span.marker.length).trim().split(/\s+/)[0] ?? '';
+    const [label = '', ...info] = span.openLine.slice(span.marker.length).trim().split(/\s+/);
     if (SHOWN.test(label)) continue;
     const code = text.slice(span.bodyStart, span.closeStart).replace(/\n$/, '');
     if (!code.trim()) continue;
+    if (sourceNames && isSqlTag(label)) {
+      const closeEnd = text.indexOf('\n', span.closeStart);
+      const end = closeEnd < 0 ? text.length : closeEnd + 1;
+      read.push({ start: span.openStart, end, tag: label, sql: readSqlFence(code, sourceNames, info.join(' ')) });
+      continue;
+    }
     // An unlabelled block runs only when its body is plainly code: models put output and data in them too.
     const guessed = label ? undefined : guessLanguage(code, languages);
     if (!label && !guessed) continue;
@@ -84,7 +105,7 @@ export function codeBlocksOf(text: string, languages: readonly Language[]): { bl
 function blocksOf(read: ReadBlock[]): { blocks: CodeBlock[]; other: string[] } {
   return {
     blocks: read.flatMap((r) => (r.block ? [r.block] : [])),
-    other: read.flatMap((r) => (r.block ? [] : [r.tag])),
+    other: read.flatMap((r) => (r.block || r.sql ? [] : [r.tag])),
   };
 }
 
@@ -93,7 +114,7 @@ function blocksOf(read: ReadBlock[]): { blocks: CodeBlock[]; other: string[] } {
  * user as runs; left in, a stopped turn's "last note from the model" repeated them as fenced code.
  */
 function withoutRunBlocks(text: string, read: ReadBlock[]): string {
-  const runs = read.filter((r) => r.block);
+  const runs = read.filter((r) => r.block || r.sql);
   if (runs.length === 0) return text;
   let out = '';
   let from = 0;
@@ -114,14 +135,22 @@ const textCallId = (round: number, index: number): string =>
  */
 export function callsFromText(
   text: string,
-  options: { round: number; languages: readonly Language[] },
+  options: { round: number; languages: readonly Language[]; sourceNames?: readonly string[] },
 ): { calls: ToolCall[]; written: number; prose: string; other: string[] } {
-  const written = toolCallsInText(text, [RUN_CODE_TOOL]);
-  const read = readBlocks(written.rest, options.languages);
-  const { blocks, other } = blocksOf(read);
+  const tools = options.sourceNames ? [RUN_CODE_TOOL, LIST_SOURCES_TOOL, QUERY_SOURCE_TOOL] : [RUN_CODE_TOOL];
+  const written = toolCallsInText(text, tools);
+  const read = readBlocks(written.rest, options.languages, options.sourceNames);
+  const { other } = blocksOf(read);
   const calls: ToolCall[] = [
     ...written.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
-    ...blocks.map((b) => ({ name: RUN_CODE_TOOL, arguments: JSON.stringify({ language: b.language, code: b.code }) })),
+    ...read.flatMap((r) => {
+      if (r.sql) {
+        const { source = '', sql, name } = r.sql;
+        return [{ name: QUERY_SOURCE_TOOL, arguments: JSON.stringify({ source, sql, ...(name ? { name } : {}) }) }];
+      }
+      if (!r.block) return [];
+      return [{ name: RUN_CODE_TOOL, arguments: JSON.stringify({ language: r.block.language, code: r.block.code }) }];
+    }),
   ].map((c, i) => ({ id: textCallId(options.round, i), ...c }));
   return { calls, written: written.calls.length, prose: withoutRunBlocks(written.rest, read), other };
 }
@@ -167,7 +196,9 @@ function resultsMessage(
 
 function fenced(call: ToolCall): string {
   try {
-    const args = JSON.parse(call.arguments) as { language?: string; code?: string };
+    const args = JSON.parse(call.arguments) as { language?: string; code?: string; source?: string; sql?: string };
+    if (call.name === QUERY_SOURCE_TOOL && typeof args.sql === 'string')
+      return `\`\`\`sql\n-- source: ${args.source ?? ''}\n${args.sql}\n\`\`\``;
     if (typeof args.code === 'string') return `\`\`\`${args.language ?? 'python'}\n${args.code}\n\`\`\``;
   } catch {
     // Malformed arguments are shown as written.
@@ -180,10 +211,15 @@ function fenced(call: ToolCall): string {
  * assistant tool calls written as fenced blocks, and tool results as user messages. Messages recorded in
  * the text protocol pass unchanged; native ones (a turn that switched protocol half-way) are rewritten.
  */
-export function asTextProtocol(messages: LlmMessage[], languages: readonly Language[]): LlmMessage[] {
+export function asTextProtocol(
+  messages: LlmMessage[],
+  languages: readonly Language[],
+  sourceNames?: readonly string[],
+): LlmMessage[] {
   const out: LlmMessage[] = [];
   for (const m of messages) {
-    if (m.role === 'system') out.push({ role: 'system', content: m.content + textProtocolPrompt(languages) });
+    if (m.role === 'system')
+      out.push({ role: 'system', content: m.content + textProtocolPrompt(languages, sourceNames) });
     else if (m.role === 'assistant' && m.toolCalls?.length) {
       const content = [m.content?.trim(), ...m.toolCalls.map(fenced)].filter(Boolean).join('\n\n');
       out.push({ role: 'assistant', content, ...(m.reasoning ? { reasoning: m.reasoning } : {}) });

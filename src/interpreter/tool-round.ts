@@ -11,6 +11,8 @@ import { formatToolResult, pngDisplays } from './tool-result.js';
 import { repeatedFailureNote, type RepeatWatch } from './repeat-watch.js';
 import { noteMapped, parseToolCall } from './tools.js';
 import type { Turn, TurnRun } from './turn.js';
+import { runSourceCall, type TurnSources } from './query/source-call.js';
+import { readSourceCall, type SourceCall } from './query/source-tools.js';
 
 /** One round of tool calls within a turn: what is its own, and where it writes. */
 export interface ToolRoundOptions {
@@ -35,6 +37,8 @@ export interface ToolRoundOptions {
   budget?: TurnBudget;
   /** The turn's loop breaker: a repeated failure is told to the model; the third one ends the round. */
   repeats?: RepeatWatch;
+  /** The data sources the turn may query (list_sources, query_source); unset: those tools do not exist. */
+  sources?: TurnSources;
 }
 
 /** Shortest time given to a run, in ms, even near the turn's deadline. */
@@ -42,6 +46,33 @@ const MIN_RUN_MS = 100;
 
 const isAbortError = (err: unknown): boolean =>
   isThreadlabError(err, 'cancelled') || (err instanceof Error && err.name === 'AbortError');
+
+/** A list_sources or query_source call; a sandbox that throws on abort is a stop, as for runs. */
+async function sourceStep(
+  options: ToolRoundOptions,
+  sources: TurnSources,
+  call: SourceCall,
+): Promise<{ text: string; run?: TurnRun } | undefined> {
+  const { turn } = options;
+  const loadTimeoutMs = Math.max(MIN_RUN_MS, Math.min(options.maxRunMs, turn.msLeft()));
+  try {
+    return await runSourceCall(
+      {
+        turn,
+        sandbox: options.sandbox,
+        sources,
+        round: options.round,
+        loadTimeoutMs,
+        ...(options.approve ? { approve: options.approve } : {}),
+        ...(options.budget ? { budget: options.budget } : {}),
+      },
+      call,
+    );
+  } catch (err) {
+    if (turn.stopReason() !== undefined && isAbortError(err)) return undefined;
+    throw err;
+  }
+}
 
 /**
  * Runs the model's tool calls in order and writes a tool message for each: the formatted result, or
@@ -53,6 +84,20 @@ export async function runToolRound(options: ToolRoundOptions): Promise<boolean> 
   const isAborted = () => turn.stopReason() !== undefined;
   const images: ContentPart[] = [];
   for (const call of options.calls) {
+    const sourceCall = options.sources
+      ? readSourceCall(
+          call,
+          options.sources.available.map((s) => s.name),
+        )
+      : undefined;
+    if (sourceCall && options.sources) {
+      if (isAborted()) return false;
+      const done = await sourceStep(options, options.sources, sourceCall);
+      if (!done) return false;
+      if (done.run) options.runs.push(done.run);
+      options.messages.push({ role: 'tool', toolCallId: call.id, content: done.text });
+      continue;
+    }
     const parsed = parseToolCall(call, options.languages);
     if (!parsed.ok) {
       turn.logger.info({ tool: call.name }, 'model sent an invalid tool call');

@@ -5,6 +5,7 @@ import type { ProgressListener } from '../domain/progress.js';
 import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalHook } from '../ports/approval.js';
+import type { SourceScope } from '../ports/data-sources.js';
 
 /** One user message for the interpreter, after its attachments were put into the sandbox. */
 export interface TurnInput {
@@ -24,6 +25,8 @@ export interface TurnOptions {
   budget?: TurnBudget;
   /** Asked before each run of code the model wrote (THREADLAB_APPROVAL=ask); direct runs never ask. */
   approve?: ApprovalHook;
+  /** Who asks and where: the data sources this turn may query are the ones this scope may use. */
+  scope?: SourceScope;
 }
 
 /** A run made during the turn, with its full result (images and artifacts are read from it). */
@@ -31,6 +34,22 @@ export interface TurnRun {
   language: Language;
   code: string;
   result: ExecutionResult;
+  /** Set on the run that loaded a data source query's result into the kernel (its code is the loading code). */
+  query?: RunQuery;
+}
+
+/** The query a run loaded (issue 38): the source, the SQL, and where its rows went. */
+export interface RunQuery {
+  source: string;
+  sql: string;
+  /** The CSV under `/mnt/data`. */
+  file: string;
+  /** The DataFrame's name in the kernel. */
+  name: string;
+  rows: number;
+  bytes: number;
+  ms: number;
+  cut?: 'rows' | 'bytes';
 }
 
 /**

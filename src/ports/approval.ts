@@ -1,10 +1,13 @@
 import type { Language } from '../domain/execution.js';
 
+/** What a person approves: code in a sandbox language, or SQL for a data source (its first line names the source). */
+export type ApprovalLanguage = Language | 'sql';
+
 /** Code the model wants to run, shown to people before it runs. */
 export interface ApprovalView {
   /** Opaque id of this request; buttons carry it back. */
   approvalId: string;
-  language: Language;
+  language: ApprovalLanguage;
   code: string;
   /** The user who asked (the one who may decide, with the admins). */
   askerId: string;
@@ -47,7 +50,7 @@ export type ApprovalPressOutcome =
  * rejects with the signal's reason.
  */
 export type ApprovalHook = (request: {
-  language: Language;
+  language: ApprovalLanguage;
   code: string;
   signal: AbortSignal;
 }) => Promise<ApprovalDecision>;

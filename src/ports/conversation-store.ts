@@ -46,7 +46,16 @@ export type ExportOutput =
  */
 export type ExportEntry =
   | { kind: 'message'; text: string; atMs: number; omitted?: string[] }
-  | { kind: 'run'; language: Language; code: string; outputs: ExportOutput[]; atMs: number; omitted?: string[] }
+  | {
+      kind: 'run';
+      language: Language;
+      code: string;
+      outputs: ExportOutput[];
+      atMs: number;
+      omitted?: string[];
+      /** Set on a run that loaded a data source query's saved CSV (its path under `/mnt/data`): the export attaches it. */
+      queryFile?: string;
+    }
   | { kind: 'answer'; text: string; atMs: number; omitted?: string[]; figures?: FigureCounts };
 
 /** How much of a thread's export log is kept; the oldest entries go first past either limit. */

@@ -1,6 +1,7 @@
 import { textReply } from '../../domain/reply.js';
 import { describeUploads } from '../previews.js';
 import { withNotes } from '../job-turn.js';
+import { sourceScopeOf } from '../source-scope.js';
 import type { IntentHandler } from './handler.js';
 
 /**
@@ -31,6 +32,7 @@ export const ask: IntentHandler<'ask'> = async (turn, intent) => {
     {
       signal: turn.signal,
       onProgress: turn.onProgress,
+      scope: sourceScopeOf(message),
       ...(budget ? { budget } : {}),
       ...(approve ? { approve } : {}),
     },

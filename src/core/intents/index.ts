@@ -5,6 +5,7 @@ import type { IntentHandler, JobIntent } from './handler.js';
 import { help } from './help.js';
 import { rerun } from './rerun.js';
 import { reset } from './reset.js';
+import { query } from './query.js';
 import { run } from './run.js';
 import { runMessage } from './run-message.js';
 import { schedule } from './schedule.js';
@@ -27,6 +28,7 @@ export const INTENT_HANDLERS: { [K in JobIntent['kind']]: IntentHandler<K> } = {
   run,
   runCells: (turn, intent) => runMessage(turn, intent),
   runScript: (turn, intent) => runMessage(turn, intent),
+  query,
   ask,
 };
 

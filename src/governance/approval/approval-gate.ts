@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Language } from '../../domain/execution.js';
 import type { Platform } from '../../domain/thread-key.js';
 import { ThreadlabError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
@@ -9,6 +8,7 @@ import { approvalRecord } from '../audit/audit-approval.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type {
   ApprovalDecision,
+  ApprovalLanguage,
   ApprovalPress,
   ApprovalPressOutcome,
   ApprovalPrompt,
@@ -36,7 +36,7 @@ export interface ApprovalRequest {
   platform: Platform;
   threadKey: string;
   askerId: string;
-  language: Language;
+  language: ApprovalLanguage;
   code: string;
   /** Shows the Run and Skip buttons on the platform; a failure means nothing runs. */
   show: (view: ApprovalView) => Promise<ApprovalPrompt>;

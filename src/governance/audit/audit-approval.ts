@@ -1,5 +1,4 @@
-import type { ApprovalDecision } from '../../ports/approval.js';
-import type { Language } from '../../domain/execution.js';
+import type { ApprovalDecision, ApprovalLanguage } from '../../ports/approval.js';
 import { commonFields } from './audit-common.js';
 import { boundString, sha256Hex, type AuditApprovalRecord } from './audit-record.js';
 
@@ -7,7 +6,7 @@ import { boundString, sha256Hex, type AuditApprovalRecord } from './audit-record
 export interface ApprovalAuditFacts {
   threadKey: string;
   askerId: string;
-  language: Language;
+  language: ApprovalLanguage;
   code: string;
   /** `undefined` when the request was refused before it had an id. */
   approvalId: string | undefined;

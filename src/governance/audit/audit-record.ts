@@ -14,6 +14,9 @@ import type { Platform } from '../../domain/thread-key.js';
  * - `answer`: how one turn of the model ended, what it spent and how many of its answer's figures were found
  *   in run output (THREADLAB_VERIFY_FIGURES; added to v1 the same way). It holds counts, never the answer.
  *
+ * - `query`: one query to a read-only SQL data source (issue 38; added to v1 the same way): the source, the SQL
+ *   (bounded), rows, bytes, milliseconds and how it ended. Never a connection detail.
+ *
  * Readers must ignore fields they do not know (later versions add fields, never change one's meaning).
  * Erasure (`threadlab purge --user`) keeps a line but replaces `user` (and an approval's `admin`) with a
  * pseudonym and sets `pseudonym: true` (a purged thread's run lines get pseudonyms for their file names the
@@ -26,6 +29,8 @@ export const AUDIT_FORMAT_VERSION = 1;
 export const AUDIT_MAX_FILES = 50;
 /** Longest string field (names, ids, reasons), in characters; longer ones end with `…`. */
 export const AUDIT_MAX_STRING_CHARS = 300;
+/** Longest SQL kept on a query line, in characters. */
+export const AUDIT_MAX_SQL_CHARS = 4_000;
 
 /** A file named on a run line: its path under `/mnt/data` and its size. */
 export interface AuditFile {
@@ -202,6 +207,23 @@ export interface AuditFeedbackRecord extends AuditCommon {
   comment: string | null;
 }
 
+/** One query to a data source (added to v1 like `approval`); the place and person are the common fields. */
+export interface AuditQueryRecord extends AuditCommon {
+  kind: 'query';
+  source: string;
+  /** The SQL, at most {@link AUDIT_MAX_SQL_CHARS} characters (longer ends with `…`); `sqlSha256` is of all of it. */
+  sql: string;
+  sqlSha256: string;
+  sqlChars: number;
+  /** `ok`, or the failure's kind (`refused`, `timeout`, `sql`, `unknown_source`, `not_allowed`, `unreachable`, `stopped`). */
+  outcome: string;
+  rows: number;
+  bytes: number;
+  durationMs: number;
+  /** Which cap cut the result, when one did. */
+  cut: 'rows' | 'bytes' | null;
+}
+
 /** One line of the audit trail. */
 export type AuditRecord =
   | AuditRunRecord
@@ -210,10 +232,20 @@ export type AuditRecord =
   | AuditApprovalRecord
   | AuditAnswerRecord
   | AuditScheduleRecord
-  | AuditFeedbackRecord;
+  | AuditFeedbackRecord
+  | AuditQueryRecord;
 
 /** The kinds of line, as `threadlab audit --kind` accepts them. */
-export const AUDIT_KINDS = ['run', 'model_call', 'egress', 'approval', 'answer', 'schedule', 'feedback'] as const;
+export const AUDIT_KINDS = [
+  'run',
+  'model_call',
+  'egress',
+  'approval',
+  'answer',
+  'schedule',
+  'feedback',
+  'query',
+] as const;
 
 /** The hash of a thread key on audit lines: the sandbox's, so a purge matches both (defined in domain). */
 export { threadHash } from '../../domain/thread-key.js';
