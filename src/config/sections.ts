@@ -141,8 +141,11 @@ export const sandbox = {
   maxAgeMs: v('THREADLAB_SANDBOX_MAX_AGE_MS', int(1000).default(24 * 60 * 60_000)),
   maxSessions: v('THREADLAB_SANDBOX_MAX_SESSIONS', int(1).default(32)),
   poolSize: v('THREADLAB_SANDBOX_POOL_SIZE', int(0, 64).default(2)),
-  /** The pool grows with recent demand up to this many ready containers, and shrinks back when it ages out. */
-  poolMax: v('THREADLAB_SANDBOX_POOL_MAX', int(0, 256).default(10)),
+  /**
+   * The pool grows with recent demand up to this many ready containers, as far as the host's memory has room
+   * (sandbox/pool-headroom.ts), and shrinks back when it ages out. 64: a burst of 50 new threads meets a pool of 50.
+   */
+  poolMax: v('THREADLAB_SANDBOX_POOL_MAX', int(0, 256).default(64)),
   maxFileBytes: v('THREADLAB_MAX_FILE_MB', int(1, 2048).default(100), mib),
   /** Bytes of changed files one run may bring back (a file counts the larger of its size and its blocks). */
   maxRunFilesBytes: v('THREADLAB_MAX_RUN_FILES_MB', int(1, 65_536).optional(), (mb) =>
