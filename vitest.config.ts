@@ -15,6 +15,7 @@ const RUNTIME_SENSITIVE = [
   'test/integration/sandbox/supervisor*.test.ts',
   'test/integration/sandbox/durable-state.test.ts',
   'test/integration/sandbox/lean-kernels.test.ts',
+  'test/integration/sandbox/pool-randomness.test.ts',
   'test/integration/sandbox/egress-relay.test.ts',
   'test/integration/sandbox/egress.test.ts',
   'test/integration/sandbox/languages*.test.ts',
