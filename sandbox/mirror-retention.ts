@@ -9,13 +9,14 @@ import {
 } from '../src/governance/retention/retention.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { STATE_DIR_PARTS } from './session-state.js';
+import { dataDirLayout } from '../src/domain/data-dir.js';
 
 /**
  * Where the sandbox keeps the host copies of threads' files in THREADLAB_DATA_DIR: one directory per thread,
  * named by the key's hash ({@link threadHash}), with the thread's saved variables inside (STATE_DIR_PARTS).
  */
 export function threadFilesDir(dataDir: string): string {
-  return join(dataDir, 'sandbox-files');
+  return dataDirLayout(dataDir).sandboxFiles;
 }
 
 const STATE_DIR = join(...STATE_DIR_PARTS);

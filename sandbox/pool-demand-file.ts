@@ -4,6 +4,7 @@ import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/prom
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../src/logger.js';
+import { dataDirLayout } from '../src/domain/data-dir.js';
 
 /**
  * Where a bot's warm pool keeps what it learned about demand in THREADLAB_DATA_DIR, beside the threads' files
@@ -15,7 +16,7 @@ import type { Logger } from '../src/logger.js';
  * changed (`PoolMemory`), so an idle worker stopping does not wipe a busy one's record.
  */
 export function poolDemandFile(dataDir: string): string {
-  return join(dataDir, 'sandbox-pool', 'demand.json');
+  return dataDirLayout(dataDir).poolDemand;
 }
 
 /** Marks the file as ours: anything without it is left alone (and not read). */

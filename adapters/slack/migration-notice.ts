@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../../src/logger.js';
+import { dataDirLayout } from '../../src/domain/data-dir.js';
 
 /** Where the bot notes that its Slack app still runs on `assistant_view`, under THREADLAB_DATA_DIR; `threadlab doctor` reads it. */
-export const ASSISTANT_VIEW_NOTE_FILE = 'slack-assistant-view.json';
 
 /** How to move an app from `assistant_view` to `agent_view`, in one line (the README says it at length). */
 export const MIGRATE_TO_AGENT_VIEW =
@@ -31,7 +31,7 @@ export class AssistantViewNotice {
     this.said = true;
     this.options.logger.warn({ workspace, event: 'assistant_thread_started' }, MIGRATE_TO_AGENT_VIEW);
     if (!this.options.dataDir) return;
-    const file = join(this.options.dataDir, ASSISTANT_VIEW_NOTE_FILE);
+    const file = dataDirLayout(this.options.dataDir).slackAssistantViewNote;
     try {
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, JSON.stringify({ workspace, atMs: Date.now() }), { mode: 0o600 });
@@ -46,13 +46,13 @@ export class AssistantViewNotice {
  * `app_context_changed`, which only agent apps receive), so doctor stops asking for a migration that was done.
  */
 export function clearAssistantViewNote(dataDir: string | undefined): void {
-  if (dataDir) rmSync(join(dataDir, ASSISTANT_VIEW_NOTE_FILE), { force: true });
+  if (dataDir) rmSync(dataDirLayout(dataDir).slackAssistantViewNote, { force: true });
 }
 
 /** What the bot noted in `dataDir` (see {@link AssistantViewNotice}), or undefined when it noted nothing. */
 export function readAssistantViewNote(dataDir: string): { workspace: string; atMs: number } | undefined {
   try {
-    const parsed = note.safeParse(JSON.parse(readFileSync(join(dataDir, ASSISTANT_VIEW_NOTE_FILE), 'utf8')));
+    const parsed = note.safeParse(JSON.parse(readFileSync(dataDirLayout(dataDir).slackAssistantViewNote, 'utf8')));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -4,6 +4,7 @@ import { appendFile, mkdir, readFile, readdir, rename, rm, stat, writeFile } fro
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { BlobMeta, WebMessage, WebThread } from './types.js';
+import { dataDirLayout } from '../../src/domain/data-dir.js';
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;
 
@@ -38,7 +39,7 @@ export function titleOf(message: WebMessage): string {
 
 /** Where the web chat keeps its history in THREADLAB_DATA_DIR ({@link WebThreadStore}'s root). */
 export function webHistoryDir(dataDir: string): string {
-  return join(dataDir, 'web');
+  return dataDirLayout(dataDir).webChat;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -9,6 +8,7 @@ import { daemonPaths, stopDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';
 import { ensurePrivateDir } from '../daemon/private-dir.js';
 import { DaemonServer } from '../daemon/server.js';
+import { dataDirLayout } from '../../src/domain/data-dir.js';
 
 export const daemonCommand: Command = {
   name: 'daemon',
@@ -51,7 +51,7 @@ finishes its running calls, then exits. THREADLAB_DATA_DIR must belong to you; i
       adapter,
       logger,
       configFingerprint: configFingerprint(config),
-      stagingDir: join(config.dataDir, 'cli-staging'),
+      stagingDir: dataDirLayout(config.dataDir).cliStaging,
       maxFileBytes: config.sandbox.maxFileBytes,
       idleMs: Math.max(config.sandbox.idleTtlMs, config.sandbox.unsavedIdleTtlMs),
       onShutdown: () => resolveDone(),

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, rmSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ThreadlabError } from '../../src/domain/errors.js';
@@ -9,10 +8,12 @@ import { processAlive } from '../../src/ops/pid-lock.js';
 import { ensurePrivateDir } from './private-dir.js';
 import { withStartLock } from './start-lock.js';
 import { CONFIG_HEADER, type DaemonFrame, type DaemonHealth } from './protocol.js';
+import { dataDirLayout } from '../../src/domain/data-dir.js';
 
 /** Where the daemon of a data directory listens and logs. */
 export function daemonPaths(dataDir: string): { socket: string; log: string } {
-  return { socket: join(dataDir, 'cli.sock'), log: join(dataDir, 'daemon.log') };
+  const layout = dataDirLayout(dataDir);
+  return { socket: layout.cliSocket, log: layout.daemonLog };
 }
 
 /** Which daemon to use: the data directory and the configuration it must run with. */

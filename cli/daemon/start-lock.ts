@@ -1,6 +1,6 @@
-import { join } from 'node:path';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import { claimPidLock, releasePidLock } from '../../src/ops/pid-lock.js';
+import { dataDirLayout } from '../../src/domain/data-dir.js';
 
 export interface StartLockOptions {
   dataDir: string;
@@ -14,7 +14,7 @@ export interface StartLockOptions {
  * A lock left by a process that died is taken over.
  */
 export async function withStartLock<T>(options: StartLockOptions, fn: () => Promise<T>): Promise<T> {
-  const lock = join(options.dataDir, 'daemon.start.lock');
+  const lock = dataDirLayout(options.dataDir).daemonStartLock;
   const waitMs = options.waitMs ?? 130_000;
   const deadline = Date.now() + waitMs;
   for (;;) {

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { z } from 'zod';
 import { parseEndpointUrl } from '../domain/endpoint-url.js';
 import { ThreadlabError } from '../domain/errors.js';
@@ -28,6 +27,7 @@ import {
   web,
 } from './sections.js';
 import { loadSources, type SourceSettings } from './sources.js';
+import { dataDirLayout } from '../domain/data-dir.js';
 
 /** Parsed configuration, one section per concern; the only reader of the environment. */
 export interface Config {
@@ -108,7 +108,7 @@ function crossChecks(c: Omit<Config, 'secrets' | 'dataDir' | 'egress' | 'audit' 
 /** THREADLAB_AUDIT_LOG resolved: off, stdout, or a file (by default in the data directory, beside what it records). */
 function auditSettings(a: SectionOf<typeof audit>, dataDir: string): Config['audit'] {
   const destination = a.log === 'off' || a.log === 'stdout' ? a.log : 'file';
-  const path = a.log && destination === 'file' ? a.log : join(dataDir, 'audit.jsonl');
+  const path = a.log && destination === 'file' ? a.log : dataDirLayout(dataDir).audit;
   return { destination, path, maxBytes: a.maxBytes, keepFiles: a.keepFiles };
 }
 

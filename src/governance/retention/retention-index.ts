@@ -10,6 +10,7 @@ import {
   type PurgedItem,
   type RetentionSource,
 } from './retention.js';
+import { dataDirLayout } from '../../domain/data-dir.js';
 
 /** What the index keeps per thread. */
 export const PARTICIPANT_LIMITS = {
@@ -176,7 +177,7 @@ export class ParticipantIndex implements ParticipantLookup, RetentionSource {
 /** The index the bot writes and `threadlab purge` reads: `<dataDir>/retention/threads/<thread hash>.json`. */
 export function createParticipantIndex(dataDir: string, onFull?: ParticipantIndexOptions['onFull']): ParticipantIndex {
   return new ParticipantIndex({
-    dir: join(dataDir, 'retention', 'threads'),
+    dir: dataDirLayout(dataDir).participants,
     nameOf: threadHash,
     ...(onFull ? { onFull } : {}),
   });

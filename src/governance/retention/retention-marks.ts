@@ -8,6 +8,7 @@ import type {
   ConversationStore,
 } from '../../ports/conversation-store.js';
 import { threadHash } from '../../domain/thread-key.js';
+import { dataDirLayout } from '../../domain/data-dir.js';
 
 /** Marks are kept this long: past the longest a memory store keeps an untouched thread (7 days). */
 const MARK_LIFETIME_MS = 30 * 86_400_000;
@@ -23,7 +24,7 @@ export class PurgeMarks {
   private readonly dir: string;
 
   constructor(dataDir: string) {
-    this.dir = join(dataDir, 'purged');
+    this.dir = dataDirLayout(dataDir).purgeMarks;
   }
 
   /** Marks threads (by key or by hash) purged now; marks past their lifetime are swept. */
