@@ -4,6 +4,7 @@ import { parseEndpointUrl } from '../src/domain/endpoint-url.js';
 import { toThreadlabError } from '../src/domain/errors.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
 import { describeProbe, probeModel } from './model-probe.js';
+import { checkSources, type ProbeSource } from './doctor-sources.js';
 import { MIGRATE_TO_AGENT_VIEW, readAssistantViewNote } from '../adapters/slack/migration-notice.js';
 import {
   sandboxImageTag,
@@ -33,6 +34,8 @@ export interface DoctorDeps {
   llm?: LlmClient;
   /** Probes gVisor's platforms (sandbox/platform-cache.ts cachedRanking); without it the platform is not probed. */
   rankPlatforms?: RankPlatforms;
+  /** Connects to one SQL source and reads its role's privileges; without it the sources are not checked. */
+  probeSource?: ProbeSource;
 }
 
 async function checkDocker(
@@ -250,6 +253,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<{ ok: boolean; checks
     await checkRedis(config, deps.pingRedis),
     ...checkPlatforms(config),
     await checkLlm(config, deps.llm),
+    ...(deps.probeSource ? await checkSources(config.sources, deps.probeSource) : []),
   ];
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
 }

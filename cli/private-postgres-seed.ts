@@ -14,7 +14,7 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 /**
  * The private server's data and roles: `tl_owner` (NOLOGIN) owns `sales` (1,000,000 generated rows by default, unlogged and without an index to load fast,
  * six regions over 2024), `regions`, `notes` (text with commas, quotes, newlines and NULLs, for CSV) and a sequence;
- * `tl_reader` may only read (pg_read_all_data, PostgreSQL 14+); `tl_writer` may write every table and create
+ * `tl_reader` may only read (pg_read_all_data, PostgreSQL 14+; no TEMP, read-only by default: docs/data-sources.md's role); `tl_writer` may write every table and create
  * in the schema, and is a member of `tl_owner` (so SET ROLE tl_owner is open to it): a source misconfigured with
  * read-write credentials.
  */
@@ -25,6 +25,9 @@ CREATE ROLE tl_owner NOLOGIN;
 CREATE ROLE ${reader.user} LOGIN PASSWORD ${literal(reader.password)};
 CREATE ROLE ${writer.user} LOGIN PASSWORD ${literal(writer.password)} IN ROLE tl_owner;
 GRANT pg_read_all_data TO ${reader.user};
+ALTER ROLE ${reader.user} SET default_transaction_read_only = on;
+REVOKE TEMP ON DATABASE postgres FROM PUBLIC;
+GRANT CREATE, TEMP ON DATABASE postgres TO ${writer.user};
 GRANT CREATE ON SCHEMA public TO tl_owner;
 SET ROLE tl_owner;
 CREATE TABLE regions (id int PRIMARY KEY, name text NOT NULL);

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createDocker, sandboxImageTag, cachedRanking } from '../../app/sandbox-kit.js';
 import { pingRedis } from '../../adapters/redis/connection.js';
 import { formatChecks, runDoctor } from '../doctor.js';
+import { probeSource } from '../../adapters/postgres/role-check.js';
 import { createLogger } from '../../src/logger.js';
 import { createLlmClient } from '../../app/index.js';
 
@@ -16,7 +17,8 @@ Docker engine reachable, sandbox image present and its version, Redis reachable 
 Slack and Discord credentials present and well-formed (and whether the Slack app still runs on the retiring
 assistant_view, with how to migrate it to agent_view), and the model: a text round trip, a tool-call
 round trip and an image, then what it supports (tools, streaming, usage, images, reasoning) and which
-protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks).
+protocol THREADLAB_LLM_TOOLS=auto will use (native tool calls or fenced code blocks); each SQL source of
+THREADLAB_SOURCES_FILE: reachable, its server's version, and whether its role could write.
   --no-model   describe the model endpoint without sending it anything
   --probe      probe gVisor's platforms again (a bounded start of the sandbox image under each runsc-<platform>
                runtime) rather than trust the cached results; the fastest that passes is what sandboxes use
@@ -51,6 +53,7 @@ Exits 1 when a blocking problem was found.`,
       pingRedis,
       ...(llm ? { llm } : {}),
       ...(rankPlatforms ? { rankPlatforms } : {}),
+      ...(config instanceof Error ? {} : { probeSource: (s) => probeSource(s, config.secrets) }),
     });
     io.out(`${formatChecks(checks)}\n`);
     io.out(ok ? 'Everything needed is in place.\n' : 'Blocking problems found (✘ above).\n');
