@@ -39,12 +39,12 @@ describe('source tool calls', () => {
   it('says what is missing or too long, in words for the model', () => {
     const noSource = readSourceCall(call('query_source', { sql: 'SELECT 1' }), ['sales', 'hr']);
     expect(noSource).toMatchObject({ kind: 'invalid' });
-    expect(noSource!.kind === 'invalid' && noSource.error).toMatch(/needs the source.*"sales" \| "hr"/);
+    expect(noSource?.kind === 'invalid' && noSource.error).toMatch(/needs the source.*"sales" \| "hr"/);
     expect(readSourceCall(call('query_source', { source: 'sales' }), ['sales'])).toMatchObject({ kind: 'invalid' });
     const long = readSourceCall(call('query_source', { source: 'sales', sql: 'x'.repeat(MAX_SQL_CHARS + 1) }), [
       'sales',
     ]);
-    expect(long!.kind === 'invalid' && long.error).toMatch(/over the 20000 allowed/);
+    expect(long?.kind === 'invalid' && long.error).toMatch(/over the 20000 allowed/);
   });
 });
 
