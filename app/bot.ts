@@ -23,6 +23,7 @@ import { PostgresDataSources } from '../adapters/postgres/postgres-data-sources.
 import { createAdapters, createRenderer } from './adapters.js';
 import { createGovernance, type GovernanceStores } from './governance.js';
 import { createLlmClient } from './llm.js';
+import { ModelMemory } from '../src/domain/model-memory.js';
 import { roleProblem, type Role } from './roles.js';
 import { createSandbox, noSandbox } from './sandbox.js';
 import { conversationStore, processMemoryStore, sharedState, type StateBacking } from './state.js';
@@ -76,7 +77,9 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
   const late: { bot?: Bot } = {};
   const onDropped: OnDropped = (job, reason) => late.bot?.onDropped(job, reason);
   const renderer = o.renderer ?? createRenderer(config, logger);
-  const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }));
+  // Everything learned about the model server (its dialect, context window and tool protocol) is kept in one place.
+  const models = new ModelMemory();
+  const llm = 'llm' in o ? o.llm : createLlmClient(config, logger.child({ component: 'llm' }), models);
   const sandbox =
     o.sandbox ??
     (role === 'gateway' ? noSandbox() : await createSandbox(config, logger, { rememberDemand: true, ...metrics }));
@@ -86,6 +89,7 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
     const adapters = o.adapters ?? createAdapters(config, logger, renderer);
     const store = o.store ?? conversationStore(state, config, logger);
     const bot = new Bot({
+      models,
       config,
       logger,
       sandbox: auditedSandbox(sandbox, audit),

@@ -3,11 +3,12 @@ import type { Config } from '../src/config/index.js';
 import { parseEndpointUrl } from '../src/domain/endpoint-url.js';
 import type { Logger } from '../src/logger.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
+import type { ModelMemory } from '../src/domain/model-memory.js';
 import { currentAuditScope } from '../src/governance/audit/audit-scope.js';
 import { OpenAiLlmClient, recordingFetch, TurnRecorder } from '../adapters/openai/index.js';
 
 /** The model client, or undefined when no model is configured: the interpreter then runs direct mode only. */
-export function createLlmClient(config: Config, logger: Logger): LlmClient | undefined {
+export function createLlmClient(config: Config, logger: Logger, models?: ModelMemory): LlmClient | undefined {
   const { llm } = config;
   if (!llm.configured) return undefined;
   return new OpenAiLlmClient({
@@ -21,6 +22,7 @@ export function createLlmClient(config: Config, logger: Logger): LlmClient | und
     ...(llm.dialect ? { dialect: llm.dialect } : {}),
     ...(config.llmRecord.recordDir ? { fetch: recordedFetch(config, logger) } : {}),
     logger,
+    ...(models ? { memory: models } : {}),
   });
 }
 

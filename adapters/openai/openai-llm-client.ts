@@ -7,6 +7,7 @@ import type { Logger } from '../../src/logger.js';
 import type { LlmClient, LlmRequest, LlmResponse } from '../../src/ports/llm-client.js';
 import { probeContextWindow } from './context-window.js';
 import { applyDialectOverride, describeDialect, initialDialect, type Dialect } from './dialect.js';
+import { ModelMemory, modelTopic, type ModelTopic } from '../../src/domain/model-memory.js';
 import { learn, lessonOf, type SentRequest } from './dialect-learning.js';
 import { normalizingFetch } from './error-body.js';
 import { mapOpenAiError, serverErrorOfApiError } from './map-error.js';
@@ -42,7 +43,15 @@ export interface OpenAiLlmClientOptions {
   logger: Logger;
   /** Replaces `fetch`, for tests. @defaultValue globalThis.fetch */
   fetch?: typeof fetch;
+  /**
+   * Where what is learned about the server and model is kept (its dialect, its context window), beside what the
+   * interpreter learns about it (its tool protocol). @defaultValue a memory of this client's own
+   */
+  memory?: ModelMemory;
 }
+
+/** The context window as learned: probed once (the promise is shared by turns asking at once), lowered by refusals. */
+const WINDOW = modelTopic<{ tokens?: Promise<number | undefined> }>('context window', () => ({}));
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 /** Most lessons drawn from refusals of one request; each changes the request, so this is a safety net. */
@@ -76,10 +85,9 @@ export class OpenAiLlmClient implements LlmClient {
   private readonly client: OpenAI;
   private readonly options: OpenAiLlmClientOptions;
   private readonly endpointSecrets: string[];
-  private readonly dialect: Dialect;
   private readonly log: Logger;
-  /** The context window, probed once (the promise is shared by turns asking at once); lowered by refusals. */
-  private window: Promise<number | undefined> | undefined;
+  private readonly memory: ModelMemory;
+  private readonly dialectTopic: ModelTopic<Dialect>;
 
   constructor(options: OpenAiLlmClientOptions) {
     this.options = options;
@@ -89,7 +97,8 @@ export class OpenAiLlmClient implements LlmClient {
     const endpoint = parseEndpointUrl(baseUrl);
     this.endpoint = endpoint.display;
     this.endpointSecrets = endpoint.secrets;
-    this.dialect = applyDialectOverride(initialDialect(baseUrl), options.dialect);
+    this.memory = options.memory ?? new ModelMemory();
+    this.dialectTopic = modelTopic('dialect', () => applyDialectOverride(initialDialect(baseUrl), options.dialect));
     this.log = options.logger.child({ component: 'openai' });
     const apiKey = options.apiKey ?? 'not-needed';
     const log = this.log;
@@ -121,8 +130,18 @@ export class OpenAiLlmClient implements LlmClient {
    * bounded requests, then lowered to what any context-length refusal states. A failed probe counts as unknown.
    */
   contextWindow(options: { signal?: AbortSignal } = {}): Promise<number | undefined> {
-    this.window ??= this.probeWindow(options.signal);
-    return this.window;
+    const window = this.window;
+    window.tokens ??= this.probeWindow(options.signal);
+    return window.tokens;
+  }
+
+  /** What this server wants of a request, as learned so far (kept per endpoint and model). */
+  private get dialect(): Dialect {
+    return this.memory.notes(this, this.dialectTopic);
+  }
+
+  private get window(): { tokens?: Promise<number | undefined> } {
+    return this.memory.notes(this, WINDOW);
   }
 
   private async probeWindow(signal: AbortSignal | undefined): Promise<number | undefined> {
@@ -142,7 +161,7 @@ export class OpenAiLlmClient implements LlmClient {
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
     });
     if (signal?.aborted && !stated) {
-      this.window = undefined; // A Stop during the probe: the next turn asks again.
+      delete this.window.tokens; // A Stop during the probe: the next turn asks again.
       return undefined;
     }
     this.log.info(
@@ -154,8 +173,8 @@ export class OpenAiLlmClient implements LlmClient {
 
   /** A refusal that names the window: later requests are fitted to it. */
   private learnWindow(tokens: number): void {
-    const known = this.window;
-    this.window = (known ?? Promise.resolve(undefined)).then((before) => {
+    const window = this.window;
+    window.tokens = (window.tokens ?? Promise.resolve(undefined)).then((before) => {
       if (before === undefined || tokens < before)
         this.log.info(
           { model: this.model, endpoint: this.endpoint, contextTokens: tokens },

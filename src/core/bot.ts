@@ -15,6 +15,7 @@ import type {
   PlatformAdapter,
   StopOutcome,
 } from '../ports/platform-adapter.js';
+import type { ModelMemory } from '../domain/model-memory.js';
 import type { DataSources } from '../ports/data-sources.js';
 import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
@@ -52,6 +53,8 @@ export interface BotDeps {
   feedback?: Pick<FeedbackDesk, 'give'>;
   /** Read-only SQL data sources the model and sql fences may query (issue 38); unset: none configured. */
   sources?: DataSources;
+  /** What is learned about each model server and model (dialect, context window, tool protocol), for the process. */
+  models?: ModelMemory;
 }
 
 export interface BotStartOptions {

@@ -16,6 +16,7 @@ import { answerIntent } from './intents/index.js';
 import { JobTurn, type JobServices } from './job-turn.js';
 import type { PlatformAdapters } from '../platforms/platform-adapters.js';
 import type { Governance } from '../ports/governance.js';
+import type { ModelMemory } from '../domain/model-memory.js';
 import type { DataSources } from '../ports/data-sources.js';
 import { withJobAuditScope } from '../governance/audit/audit-scope.js';
 import { isShutdown, userFacing } from './job-failure.js';
@@ -37,6 +38,8 @@ export interface ThreadWorkerDeps {
   schedules?: Schedules;
   /** Read-only SQL data sources (issue 38); unset: none configured. */
   sources?: DataSources;
+  /** What is learned about each model server and model, shared with the model client. */
+  models?: ModelMemory;
 }
 
 /**
@@ -62,6 +65,7 @@ export class ThreadWorker {
       previewTimeoutMs: deps.config.sandbox.previewTimeoutMs,
       logger: deps.logger,
       ...(deps.sources ? { sources: deps.sources } : {}),
+      ...(deps.models ? { models: deps.models } : {}),
     });
     const { config, logger, sandbox, store, renderer, governance, metrics, schedules } = deps;
     this.services = {

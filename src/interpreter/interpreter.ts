@@ -15,6 +15,7 @@ import { ToolProtocolChoice } from './tool-protocol.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { cutHeadTail } from './text-cut.js';
 import { Turn, type TurnInput, type TurnOptions, type TurnResult } from './turn.js';
+import type { ModelMemory } from '../domain/model-memory.js';
 import type { DataSources, SourceScope, SourceSummary } from '../ports/data-sources.js';
 import { runDirectQuery } from './query/direct-query.js';
 import type { SqlFence } from './query/sql-fence.js';
@@ -42,6 +43,8 @@ export interface InterpreterOptions {
   loopBreaker?: boolean;
   /** Read-only SQL data sources (issue 38); a turn may query those its scope may use. */
   sources?: DataSources;
+  /** What is learned about each model server and model, shared with the model client. @defaultValue its own */
+  models?: ModelMemory;
 }
 
 const PREVIEWABLE = /\.(csv|tsv|xlsx|xlsm|xls|json|jsonl|parquet)$/i;
@@ -72,7 +75,7 @@ export class Interpreter {
 
   constructor(options: InterpreterOptions) {
     this.options = options;
-    this.protocol = new ToolProtocolChoice(options.settings.tools, options.logger);
+    this.protocol = new ToolProtocolChoice(options.settings.tools, options.logger, options.models);
     this.memory = new ThreadMemory({
       store: options.store,
       memoryTokens: options.settings.memoryTokens,

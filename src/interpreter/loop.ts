@@ -14,7 +14,7 @@ import { ShownText } from './shown-text.js';
 import { stoppedText, type StopReason } from './outcome-text.js';
 import { runToolRound } from './tool-round.js';
 import { asTextProtocol, roundResultsMessage } from './text-protocol.js';
-import { protocolKey, ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
+import { ToolProtocolChoice, type ToolProtocol } from './tool-protocol.js';
 import { runCodeSpec } from './tools.js';
 import { asOurCall, readReply } from './read-reply.js';
 import type { TurnSources } from './query/source-call.js';
@@ -110,7 +110,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const repeats = new RepeatWatch();
   const languages = options.languages ?? BASE_LANGUAGES;
   const protocol = options.protocol ?? new ToolProtocolChoice('native');
-  const key = protocolKey(llm);
+  const key = { model: llm.model, ...(llm.endpoint ? { endpoint: llm.endpoint } : {}) };
   const { sources } = options;
   const sourceNames = sources?.available.map((s) => s.name);
   const tools = [runCodeSpec(languages), ...(sources ? sourceToolSpecs(sources.available) : [])];

@@ -3,6 +3,7 @@ import type { LlmResponse, ToolCall } from '../ports/llm-client.js';
 import { canonicalSourceCall, readSourceCall } from './query/source-tools.js';
 import { callsFromText } from './text-protocol.js';
 import type { ToolProtocol, ToolProtocolChoice } from './tool-protocol.js';
+import type { ModelId } from '../domain/model-memory.js';
 import { canonicalCall, noteMapped, parseToolCall } from './tools.js';
 import type { Turn } from './turn.js';
 
@@ -49,7 +50,7 @@ export function readReply(
     round: number;
     languages: readonly Language[];
     protocol: ToolProtocolChoice;
-    key: string;
+    key: ModelId;
     runsSoFar: number;
     /** The data sources the turn may query: sql fences naming one are query_source calls. */
     sourceNames?: readonly string[];

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LlmResponse } from '../../../src/ports/llm-client.js';
-import { protocolKey } from '../../../src/interpreter/tool-protocol.js';
 import { answer, runCode, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { input, rig, toolMessages } from './helpers.js';
 
@@ -80,7 +79,7 @@ describe('the loop breaker', () => {
         runCode('x = 1'),
         (request) => {
           // Another turn of the same endpoint and model meets a call written as text, between this turn's rounds.
-          made.interpreter.protocol.switchToText(protocolKey(llm), 'tool call written as text');
+          made.interpreter.protocol.switchToText({ model: llm.model }, 'tool call written as text');
           expect(request.tools.map((t) => t.name)).toEqual(['run_code']);
           return runCode('print(x)');
         },

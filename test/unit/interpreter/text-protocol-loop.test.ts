@@ -70,7 +70,7 @@ describe('the text protocol (models without tool calling)', () => {
     expect(llm.requests.map((r) => r.tools.length)).toEqual([1, 0, 0]);
     await interpreter.handle(input('and one?'));
     expect(llm.requests.slice(3).map((r) => r.tools.length)).toEqual([0, 0]);
-    expect(interpreter.protocol.reasonFor(' scripted-model')).toBe('server refuses tools');
+    expect(interpreter.protocol.reasonFor({ model: 'scripted-model' })).toBe('server refuses tools');
   });
 
   it('native: a server that refuses tools ends the turn with its reason and the setting, not "try again"', async () => {
@@ -99,7 +99,7 @@ describe('the text protocol (models without tool calling)', () => {
     expect(result).toMatchObject({ outcome: 'answer', text: 'It printed 3.' });
     expect(sandbox.runs.map((r) => r.request.code)).toEqual(['print(3)']);
     expect(llm.requests[1]!.tools).toEqual([]);
-    expect(interpreter.protocol.reasonFor(' scripted-model')).toBe('tool call written as text');
+    expect(interpreter.protocol.reasonFor({ model: 'scripted-model' })).toBe('tool call written as text');
   });
 
   it('auto: a first answer that is an unexecuted fenced block is run, not posted; the second such turn switches', async () => {
@@ -109,9 +109,9 @@ describe('the text protocol (models without tool calling)', () => {
     const { interpreter, sandbox } = rig({ llm });
     sandbox.enqueue({ stdout: '4\n' }, { stdout: '6\n' });
     expect(await interpreter.handle(input('2+2?'))).toMatchObject({ outcome: 'answer', text: 'It is 4.' });
-    expect(interpreter.protocol.current(' scripted-model')).toBe('native');
+    expect(interpreter.protocol.current({ model: 'scripted-model' })).toBe('native');
     expect(await interpreter.handle(input('3+3?'))).toMatchObject({ outcome: 'answer', text: 'It is 6.' });
-    expect(interpreter.protocol.current(' scripted-model')).toBe('text');
+    expect(interpreter.protocol.current({ model: 'scripted-model' })).toBe('text');
     expect(sandbox.runs).toHaveLength(2);
   });
 
