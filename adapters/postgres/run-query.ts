@@ -8,7 +8,7 @@ import { beginSql, ROLLBACK } from './transaction.js';
 import type { TypeNames } from './type-names.js';
 
 /** Rows fetched per round trip from the cursor. */
-export const BATCH_ROWS = 2000;
+export const BATCH_ROWS = 10_000;
 /** How long ROLLBACK may take before the connection is dropped instead. */
 const ROLLBACK_TIMEOUT_MS = 5000;
 

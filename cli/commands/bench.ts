@@ -15,6 +15,7 @@ import { benchQueue } from '../bench/queue-bench.js';
 import { benchEgress } from '../bench/egress-bench.js';
 import { benchGovernance } from '../bench/governance-bench.js';
 import { benchFigures } from '../bench/figures-bench.js';
+import { benchSources } from '../bench/sources-bench.js';
 import { benchBurst } from '../bench/burst-bench.js';
 import { benchDurable } from '../bench/durable-bench.js';
 import { benchThreads } from '../bench/threads-bench.js';
@@ -25,7 +26,7 @@ import { writePerfChart } from '../bench/perf-chart-file.js';
 
 export const benchCommand: Command = {
   name: 'bench',
-  usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads|loops [--iterations N] [--threads N] [--messages N] [--model-ms N]
+  usage: `Usage: threadlab bench sandbox|durable|render|queue|egress|governance|figures|burst|threads|loops|sources [--iterations N] [--threads N] [--messages N] [--model-ms N]
        threadlab bench chart [--data FILE] [--svg FILE]
 
   sandbox   under runc and gVisor's runsc (when the engine has it) side by side: warm-session round trip,
@@ -50,6 +51,8 @@ export const benchCommand: Command = {
             runsc: each a message leaving a small state, then idle until its container goes; every 4th comes back
             with its variables. Peak host memory (MemAvailable fall), most containers alive, p50/p95 time to
             answer a new thread and a thread coming back (the idle time is 3 s here, standing in for minutes)
+  sources   read-only SQL sources on a private PostgreSQL (1,000,000 generated rows): an aggregate through
+            Threadlab's edge against psql -c running the same SQL (ratio; goal ≤ 1.2×), and 100,000 rows into CSV
   loops     a model that sends the identical failing code every round (a local fake model, the real sandbox),
             with the loop breaker and without it, side by side: model requests, tokens and seconds per turn
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
@@ -58,7 +61,7 @@ export const benchCommand: Command = {
             benches above printed) as an SVG chart (--svg, default docs/images/performance.svg); measures nothing
   --iterations N   samples per measurement (sandbox; default 30; durable; default 5), charts (render; default 12),
                    requests per side (egress; default 200) or samples per row (governance; default 200;
-                   figures; default 30)
+                   figures; default 30; sources; default 10)
   --threads N      concurrent threads (queue; default 30), threads started at once (burst; default 10) or
                    threads in use (threads; default 200)
   --messages N     messages in all (queue; default 300)
@@ -91,6 +94,7 @@ export const benchCommand: Command = {
         'burst',
         'threads',
         'loops',
+        'sources',
         'chart',
       ].includes(which)
     ) {
@@ -107,6 +111,10 @@ export const benchCommand: Command = {
     const out = (line: string) => io.out(`${line}\n`);
     const number = (v: string | undefined, d: number) =>
       v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
+    if (which === 'sources') {
+      await benchSources({ samples: number(values.iterations, 10), out });
+      return 0;
+    }
     if (which === 'figures') {
       benchFigures({ repetitions: number(values.iterations, 30), out });
       return 0;
