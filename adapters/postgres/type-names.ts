@@ -32,6 +32,11 @@ export class TypeNames {
 
   constructor(private readonly maxEntries = 1000) {}
 
+  /** How many names are remembered (at most `maxEntries`). */
+  get size(): number {
+    return this.learned.size;
+  }
+
   /** The names of `oids`, asking the server (format_type) only for those not known yet. */
   async names(client: PoolClient, oids: number[]): Promise<Map<number, string>> {
     const unknown = [...new Set(oids.filter((oid) => !BUILT_IN[oid] && !this.learned.has(oid)))];

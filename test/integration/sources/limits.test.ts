@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDataSources } from '../../../adapters/postgres/postgres-data-sources.js';
 import { DESCRIBE_LIMITS } from '../../../adapters/postgres/describe.js';
 import { MAX_WAITING_PER_CONNECTION } from '../../../adapters/postgres/postgres-source.js';
+import { createPool } from '../../../adapters/postgres/pool.js';
+import { TypeNames } from '../../../adapters/postgres/type-names.js';
 import { parseAllowlist } from '../../../src/config/access-lists.js';
 import type { SourceScope } from '../../../src/ports/data-sources.js';
 import { sourceOn, startPostgres, type PrivatePostgres } from '../../support/postgres-server.js';
@@ -141,6 +143,40 @@ describe('caps', () => {
       { name: 'id', type: 'integer' },
       { name: 'body', type: 'text' },
     ]);
+  });
+});
+
+describe('column types', () => {
+  it('names a non-built-in type from the catalogue, and remembers at most its bound of them', async () => {
+    await pg.psql(
+      "CREATE TYPE mood AS ENUM ('ok'); CREATE TYPE pair AS (a int, b int); CREATE TYPE size AS ENUM ('s')",
+    );
+    const outcome = await sources.query({
+      source: 'sales',
+      sql: "SELECT 'ok'::mood AS m, ROW(1, 2)::pair AS p, 1::int AS i, 's'::size AS s",
+      scope: web,
+    });
+    expect(outcome.ok && outcome.columns.map((c) => c.type)).toEqual(['mood', 'pair', 'integer', 'size']);
+    expect(outcome.ok && outcome.csv.toString()).toBe('m,p,i,s\r\nok,"(1,2)",1,s\r\n');
+    const oids = (
+      await pg.psql(
+        "SELECT string_agg(oid::text, ',' ORDER BY typname) FROM pg_type WHERE typname IN ('mood', 'pair', 'size')",
+      )
+    )
+      .trim()
+      .split(',')
+      .map(Number);
+    const pool = createPool(sourceOn(pg, pg.reader));
+    const client = await pool.connect();
+    try {
+      const types = new TypeNames(2);
+      const names = await types.names(client, oids);
+      expect([...names.values()].sort()).toEqual(['mood', 'pair', 'size']);
+      expect(types.size).toBe(2);
+    } finally {
+      client.release();
+      await pool.end();
+    }
   });
 });
 
