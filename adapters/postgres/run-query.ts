@@ -56,6 +56,8 @@ export async function runQuery(o: RunQueryOptions): Promise<{ outcome: QueryOutc
     if (pid) void cancelBackend(o.connection, pid);
   };
   const onAbort = () => cancel('stopped');
+  // A signal aborted already never fires 'abort': a Stop before the query began is a stop all the same.
+  if (o.signal?.aborted) cancelled = 'stopped';
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const deadline = setTimeout(() => cancel('timeout'), limits.statementTimeoutMs);
   const elapsed = () => Date.now() - o.startedMs;

@@ -93,6 +93,17 @@ describe('time limits', () => {
     expect(next.ok && next.csv.toString()).toBe('one\r\n1\r\n');
   });
 
+  it('a Stop before the query began runs nothing and says stopped', async () => {
+    const outcome = await sources.query({
+      source: 'sales',
+      sql: 'SELECT pg_sleep(30)',
+      scope: web,
+      signal: AbortSignal.abort(),
+    });
+    expect(outcome).toMatchObject({ ok: false, kind: 'stopped' });
+    expect(outcome.ms).toBeLessThan(2000);
+  });
+
   it('queries beyond the pool and its bounded wait are told the source is busy', async () => {
     const max = MAX_WAITING_PER_CONNECTION * 1; // maxConnections 1
     const sleep = () => sources.query({ source: 'sales', sql: 'SELECT pg_sleep(0.5)', scope: web });
