@@ -25,6 +25,19 @@ export interface ApiDeps {
   logger: Logger;
 }
 
+/** Most data sources an API answer lists. */
+export const MAX_LISTED_SOURCES = 50;
+
+/** The data sources the web chat's user may query in a thread: names and descriptions, never a connection. */
+function sourcesOf(deps: ApiDeps, threadId: string): Array<{ name: string; kind: string; description?: string }> {
+  const listed = deps.handler().sourcesFor?.(webThreadRef(threadId), WEB_USER) ?? [];
+  return listed.slice(0, MAX_LISTED_SOURCES).map((s) => ({
+    name: s.name,
+    kind: s.kind,
+    ...(s.description ? { description: s.description } : {}),
+  }));
+}
+
 const INLINE_IMAGE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
@@ -66,6 +79,8 @@ export function apiRoutes(deps: ApiDeps): Route[] {
           platform: 'web',
           maxUploadBytes: deps.limits.maxFileBytes,
           maxTextBytes: deps.limits.maxTextBytes,
+          // The sources of the web chat's channel (every thread of the page is in it).
+          sources: sourcesOf(deps, ''),
         }),
     },
     {
@@ -97,7 +112,12 @@ export function apiRoutes(deps: ApiDeps): Route[] {
     {
       method: 'GET',
       pattern: '/api/threads/:id',
-      handle: (ctx) => sendJson(ctx.res, 200, { thread: { ...thread(ctx), busy: hub.isBusy(thread(ctx).id) } }),
+      handle: (ctx) => {
+        const found = thread(ctx);
+        sendJson(ctx.res, 200, {
+          thread: { ...found, busy: hub.isBusy(found.id), sources: sourcesOf(deps, found.id) },
+        });
+      },
     },
     {
       method: 'DELETE',

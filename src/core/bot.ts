@@ -16,18 +16,19 @@ import type {
   StopOutcome,
 } from '../ports/platform-adapter.js';
 import type { ModelMemory } from '../domain/model-memory.js';
-import type { DataSources } from '../ports/data-sources.js';
+import type { DataSources, SourceSummary } from '../ports/data-sources.js';
+import { scopeIn } from './source-scope.js';
 import type { Governance } from '../ports/governance.js';
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
-import { intentOf, type Intent } from './intent.js';
+import { intentOf, type Intent } from './read-intent.js';
 import { isDirectRun } from '../domain/intent.js';
 import { PlatformAdapters } from '../platforms/platform-adapters.js';
 import { ThreadWorker } from './thread-worker.js';
 import type { ThreadlabMetrics } from '../ops/metrics.js';
 import type { DropReason } from '../queue/queue-events.js';
 import type { ApprovalPress, ApprovalPressOutcome } from '../ports/approval.js';
-import type { Platform } from '../domain/thread-key.js';
+import type { Platform, ThreadRef } from '../domain/thread-key.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import { Schedules } from '../schedules/schedules.js';
 import { personName } from '../platforms/person-name.js';
@@ -117,6 +118,11 @@ export class Bot implements InboundHandler {
     // Workers fire schedules (once across all of them with Redis); a firing queues an ordinary job of the thread.
     const { schedules } = this;
     if (this.started.worker && schedules) await this.deps.scheduler?.start((firing) => schedules.fire(firing));
+  }
+
+  /** The data sources `user` may query in `thread` (none without sources). */
+  sourcesFor(thread: ThreadRef, user: InboundUser): SourceSummary[] {
+    return this.deps.sources?.list(scopeIn(thread, user)) ?? [];
   }
 
   async stop(): Promise<void> {

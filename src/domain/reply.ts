@@ -1,3 +1,4 @@
+import type { RunQuery } from './query.js';
 import type { ExecutionStatus, Language } from './execution.js';
 import type { AnswerFigures } from './figures.js';
 
@@ -9,6 +10,8 @@ export interface RunRecord {
   durationMs: number;
   /** Short output excerpt (head and tail), for platforms that show code with its output. */
   outputExcerpt?: string;
+  /** Set when the run loaded a data source query's result: surfaces show the query (SQL, rows, time) as the step. */
+  query?: RunQuery;
 }
 
 /** An image for the thread, already normalised by the ArtifactRenderer. */

@@ -6,6 +6,9 @@ import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalHook } from '../ports/approval.js';
 import type { SourceScope } from '../ports/data-sources.js';
+import type { RunQuery } from '../domain/query.js';
+
+export type { RunQuery } from '../domain/query.js';
 
 /** One user message for the interpreter, after its attachments were put into the sandbox. */
 export interface TurnInput {
@@ -36,20 +39,6 @@ export interface TurnRun {
   result: ExecutionResult;
   /** Set on the run that loaded a data source query's result into the kernel (its code is the loading code). */
   query?: RunQuery;
-}
-
-/** The query a run loaded (issue 38): the source, the SQL, and where its rows went. */
-export interface RunQuery {
-  source: string;
-  sql: string;
-  /** The CSV under `/mnt/data`. */
-  file: string;
-  /** The DataFrame's name in the kernel. */
-  name: string;
-  rows: number;
-  bytes: number;
-  ms: number;
-  cut?: 'rows' | 'bytes';
 }
 
 /**

@@ -4,7 +4,8 @@ import type { ApprovalPress, ApprovalPressOutcome } from './approval.js';
 import type { FeedbackClick, FeedbackOutcome } from '../domain/feedback.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { Reply } from '../domain/reply.js';
-import type { Platform } from '../domain/thread-key.js';
+import type { Platform, ThreadRef } from '../domain/thread-key.js';
+import type { SourceSummary } from './data-sources.js';
 import type { PlatformProfile } from './platform-profile.js';
 
 /**
@@ -67,6 +68,11 @@ export interface InboundHandler {
    * the adapter tells it and does nothing more. `onMessage` checks again: it remains the authority.
    */
   admit?(message: InboundMessage, options?: AdmitOptions): Promise<Admission>;
+  /**
+   * The data sources (issue 38) a person may query in a thread: names, descriptions and limits, never a connection.
+   * Empty when none are configured or allowed; unset where the core has no sources.
+   */
+  sourcesFor?(thread: ThreadRef, user: InboundUser): SourceSummary[];
 }
 
 export interface AdmitOptions {

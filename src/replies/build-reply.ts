@@ -240,5 +240,6 @@ function runRecord(run: TurnRun, output: string): RunRecord {
     status: run.result.status,
     durationMs: run.result.durationMs,
     ...(excerpt !== undefined ? { outputExcerpt: excerpt } : {}),
+    ...(run.query ? { query: run.query } : {}),
   };
 }

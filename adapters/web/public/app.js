@@ -294,8 +294,18 @@ function setupLightbox() {
   });
 }
 
+/** The data sources this page's threads may query, as a small badge in the header (names; descriptions on hover). */
+function showSources(sources) {
+  const badge = $('sources');
+  if (!badge || sources.length === 0) return;
+  badge.hidden = false;
+  badge.textContent = `🗄 ${sources.map((s) => s.name).join(', ')}`;
+  badge.title = sources.map((s) => `${s.name}${s.description ? `: ${s.description}` : ''}`).join('\n');
+}
+
 async function main() {
   const info = await api.info().catch(() => ({}));
+  showSources(info.sources ?? []);
   setupComposer({
     maxUploadBytes: info.maxUploadBytes,
     onSend: post,

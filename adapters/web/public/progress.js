@@ -58,6 +58,10 @@ export class ProgressView {
       case 'run_finished':
         this.currentRun()?.classList.add(`status-${event.status}`);
         return this.setLabel(`Run finished: ${event.status} in ${formatMs(event.durationMs)}`);
+      case 'query':
+        return this.startQuery(event);
+      case 'query_finished':
+        return this.finishQuery(event);
       case 'final':
         return this.setLabel('Writing the answer…');
       case 'error':
@@ -79,6 +83,30 @@ export class ProgressView {
     run.append(pre, this.output);
     this.runs.append(run);
     this.setLabel(`Running ${event.language}…`);
+  }
+
+  /** A query as a step like a run: the source and its SQL, then its rows and time once it ends. */
+  startQuery(event) {
+    const run = el('div', 'live-run live-query');
+    run.append(el('div', 'live-run-title', `Querying ${event.source} (round ${event.round})`));
+    const pre = el('pre');
+    const code = el('code', 'hljs language-sql');
+    code.innerHTML = highlight(event.sql, 'sql');
+    pre.append(code);
+    run.append(pre);
+    this.output = null;
+    this.runs.append(run);
+    this.setLabel(`Querying ${event.source}…`);
+  }
+
+  finishQuery(event) {
+    const o = event.outcome;
+    const line = o.ok
+      ? `${o.rows.toLocaleString('en-US')} rows in ${formatMs(o.ms)}${o.cut ? ` (cut at the ${o.cut} cap)` : ''} → ${o.name}`
+      : o.message;
+    this.currentRun()?.classList.add(o.ok ? 'status-ok' : 'status-error');
+    this.currentRun()?.append(el('div', 'live-query-result', line));
+    return this.setLabel(o.ok ? `Query on ${event.source}: ${line}` : `Query on ${event.source} failed`);
   }
 
   currentRun() {

@@ -77,7 +77,23 @@ function codeBlock(code, language) {
   return pre;
 }
 
+/** A query's step: the source, its rows and time, the SQL, then the code that loaded it and its preview. */
+function renderQuery(run, open) {
+  const q = run.query;
+  const details = el('details', `run query status-${run.status}`);
+  details.open = open;
+  const rows = `${q.rows.toLocaleString('en-US')} row${q.rows === 1 ? '' : 's'}${q.cut ? ` (cut at the ${q.cut} cap)` : ''}`;
+  details.append(
+    el('summary', '', `query · ${q.source} · ${rows} · ${formatMs(q.ms)} → ${q.name}`),
+    codeBlock(q.sql, 'sql'),
+    codeBlock(run.code, run.language),
+  );
+  if (run.outputExcerpt) details.append(el('pre', 'output', run.outputExcerpt));
+  return details;
+}
+
 function renderRun(run, open) {
+  if (run.query) return renderQuery(run, open);
   const details = el('details', `run status-${run.status}`);
   details.open = open;
   details.append(
