@@ -2,7 +2,8 @@
 import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/logger.js';
 import { createParticipantIndex } from '../src/governance/retention/retention-index.js';
-import type { ParticipantLookup, RetentionSource } from '../src/governance/retention/retention.js';
+import type { ParticipantLookup } from '../src/governance/retention/retention.js';
+import type { RetentionSource } from '../src/ports/retention-source.js';
 import { MemoryRetention } from '../src/governance/retention/retention-memory.js';
 import { ScheduleRetention } from '../src/governance/retention/retention-schedules.js';
 import { retentionSweeperFor, type RetentionSweeper } from '../src/governance/retention/retention-sweeper.js';

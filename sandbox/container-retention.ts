@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import type { PurgedItem, RetentionSource } from '../src/governance/retention/retention.js';
+import type { PurgedItem, RetentionSource } from '../src/ports/retention-source.js';
 import { LABELS, POOL_SESSION } from './container-spec.js';
 import { dockerUnreachable, isNotFound, isUnreachable } from './docker-errors.js';
 import { threadHash } from '../src/domain/thread-key.js';

@@ -1,12 +1,7 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import {
-  purgeIdleEach,
-  type IdleOptions,
-  type IdleScan,
-  type PurgedItem,
-  type RetentionSource,
-} from '../src/governance/retention/retention.js';
+import { purgeIdleEach, type IdleScan } from '../src/governance/retention/retention.js';
+import type { IdleOptions, PurgedItem, RetentionSource } from '../src/ports/retention-source.js';
 import { threadHash } from '../src/domain/thread-key.js';
 import { STATE_DIR_PARTS } from './session-state.js';
 import { dataDirLayout } from '../src/domain/data-dir.js';

@@ -13,7 +13,7 @@ import { registerRunShortcut } from './run-shortcut.js';
 import { makesQuestionSchedule, parseScheduleCommand } from '../../src/schedules/parse-schedule.js';
 
 /** Commands about an existing thread's state; a slash command cannot name the thread. */
-const THREAD_COMMANDS = new Set(['reset', 'files', 'stop']);
+const COMMANDS_NEEDING_THE_THREAD = new Set(['reset', 'files', 'stop']);
 
 /**
  * Wires bolt's events, the slash command and the Stop button to the handler. Every listener acks first
@@ -99,7 +99,7 @@ export function registerListeners(ctx: ListenerContext): void {
       });
       return;
     }
-    if (parsed.kind === 'command' && THREAD_COMMANDS.has(parsed.command.name)) {
+    if (parsed.kind === 'command' && COMMANDS_NEEDING_THE_THREAD.has(parsed.command.name)) {
       // Slack does not say which thread a slash command was typed in, so these could only act on a new,
       // empty thread: say how to reach the thread the user means instead.
       const word = parsed.command.name;

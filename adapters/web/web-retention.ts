@@ -5,12 +5,8 @@ import { createInterface } from 'node:readline';
 import { parseThreadKey, threadKey } from '../../src/domain/thread-key.js';
 import { threadHash } from '../../src/domain/thread-key.js';
 import type { SurfaceHistory } from '../../src/governance/retention/retention-sweeper.js';
-import {
-  purgeIdleEach,
-  type IdleOptions,
-  type PurgedItem,
-  type RetentionSource,
-} from '../../src/governance/retention/retention.js';
+import { purgeIdleEach } from '../../src/governance/retention/retention.js';
+import type { IdleOptions, PurgedItem, RetentionSource } from '../../src/ports/retention-source.js';
 import { isSafeId, webHistoryDir } from './thread-store.js';
 import type { WebMessage, WebThread } from './types.js';
 

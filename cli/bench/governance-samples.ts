@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../src/config/index.js';
-import { intentOf } from '../../src/core/intent.js';
+import { intentOf } from '../../src/core/read-intent.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import { AccessGate } from '../../src/governance/access/access-gate.js';
 import { parseAllowlist } from '../../src/config/access-lists.js';

@@ -1,5 +1,6 @@
 import type { AuditRewrite } from '../../src/governance/retention/retention-audit.js';
-import type { PurgedItem, PurgeReport } from '../../src/governance/retention/retention.js';
+import type { PurgeReport } from '../../src/governance/retention/retention.js';
+import type { PurgedItem } from '../../src/ports/retention-source.js';
 
 function describe(item: PurgedItem): string {
   const parts: string[] = [];

@@ -11,7 +11,7 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { AnswerLedger } from './answer-ledger.js';
-import { intentOf } from './intent.js';
+import { intentOf } from './read-intent.js';
 import { answerIntent } from './intents/index.js';
 import { JobTurn, type JobServices } from './job-turn.js';
 import type { PlatformAdapters } from '../platforms/platform-adapters.js';

@@ -1,8 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { EgressDescription } from '../domain/execution.js';
 import type { Logger } from '../logger.js';
-import { recordAudit, type EgressAuditRecord, type EgressMetrics } from './audit.js';
-import { BUDGET_MESSAGES, EgressBudget, type EgressLimits } from './budget.js';
+import { recordAudit, type EgressAuditRecord, type EgressMetrics } from './egress-record.js';
+import { BUDGET_MESSAGES, EgressBudget, type EgressLimits } from './run-limits.js';
 import { ProxyExchange } from './proxy-exchange.js';
 import type { EgressCredential } from './credentials.js';
 import { systemLookup, type EgressLookup } from './destination.js';
@@ -13,7 +13,7 @@ import { EgressPolicy, type EgressPattern } from './policy.js';
 import type { UpstreamDeps } from './open-upstream.js';
 import { tunnel } from './tunnel.js';
 
-export { EgressBudget } from './budget.js';
+export { EgressBudget } from './run-limits.js';
 
 /** Who a proxy exchange is for, for the audit line. */
 export interface EgressContext {

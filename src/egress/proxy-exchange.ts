@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { EgressVerdict } from './audit.js';
-import { BUDGET_MESSAGES, type EgressBudget } from './budget.js';
+import type { EgressVerdict } from './egress-record.js';
+import { BUDGET_MESSAGES, type EgressBudget } from './run-limits.js';
 
 /** How long a client we ended may take to close its side before it is destroyed. */
 const CLOSE_GRACE_MS = 2000;

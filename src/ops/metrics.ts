@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ErrorCode } from '../domain/errors.js';
 import type { ModelBehaviour } from '../domain/model-behaviour.js';
-import type { EgressMetrics } from '../egress/audit.js';
+import type { EgressMetrics } from '../egress/egress-record.js';
 import type { QueueObserver } from '../queue/queue-events.js';
 
 /** What the sandbox warm pool reports (sandbox/ calls this; it never imports prom-client). */

@@ -1,4 +1,4 @@
-import type { EgressAuditRecord } from '../../egress/audit.js';
+import type { EgressAuditRecord } from '../../egress/egress-record.js';
 import { commonFields } from './audit-common.js';
 import type { AuditEgressRecord } from './audit-record.js';
 import { boundString } from './audit-record.js';

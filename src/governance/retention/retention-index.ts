@@ -3,13 +3,8 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { z } from 'zod';
 import { threadHash } from '../../domain/thread-key.js';
-import {
-  purgeIdleEach,
-  type IdleOptions,
-  type ParticipantLookup,
-  type PurgedItem,
-  type RetentionSource,
-} from './retention.js';
+import { purgeIdleEach, type ParticipantLookup } from './retention.js';
+import type { IdleOptions, PurgedItem, RetentionSource } from '../../ports/retention-source.js';
 import { dataDirLayout } from '../../domain/data-dir.js';
 
 /** What the index keeps per thread. */

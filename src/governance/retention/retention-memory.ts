@@ -1,5 +1,5 @@
 import type { ConversationStore } from '../../ports/conversation-store.js';
-import type { PurgedItem, RetentionSource } from './retention.js';
+import type { PurgedItem, RetentionSource } from '../../ports/retention-source.js';
 
 export interface MemoryRetentionOptions {
   store: ConversationStore;

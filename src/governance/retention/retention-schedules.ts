@@ -1,5 +1,5 @@
 import type { Scheduler } from '../../ports/scheduler.js';
-import type { PurgedItem, RetentionSource } from './retention.js';
+import type { PurgedItem, RetentionSource } from '../../ports/retention-source.js';
 
 /** Most schedules read when a thread's are looked for (the core keeps far fewer: THREADLAB_SCHEDULES). */
 const MAX_LISTED = 20_000;

@@ -3,7 +3,7 @@ import { MEMORY_TTL_MS } from '../../interpreter/memory.js';
 import type { Logger } from '../../logger.js';
 import { ageAuditFiles } from './retention-audit-age.js';
 import { createParticipantIndex } from './retention-index.js';
-import type { RetentionSource } from './retention.js';
+import type { RetentionSource } from '../../ports/retention-source.js';
 
 /** How often a running bot sweeps, and how much one sweep may remove. */
 export const SWEEP_LIMITS = {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EgressAuditRecord } from '../../../src/egress/audit.js';
+import type { EgressAuditRecord } from '../../../src/egress/egress-record.js';
 import { FakePackageIndex, PROBE } from '../../fakes/fake-package-index.js';
 import { cliEnv, runCli } from './cli-process.js';
 

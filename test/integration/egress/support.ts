@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/logger.js';
-import type { EgressAuditRecord } from '../../../src/egress/audit.js';
+import type { EgressAuditRecord } from '../../../src/egress/egress-record.js';
 import { EgressGateway, type EgressBudget, type EgressGatewayOptions } from '../../../src/egress/gateway.js';
 import { parseAllowlist } from '../../../src/egress/policy.js';
 import { createMetrics, type ThreadlabMetrics } from '../../../src/ops/metrics.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EgressAuditRecord } from '../../../src/egress/audit.js';
+import type { EgressAuditRecord } from '../../../src/egress/egress-record.js';
 import { EgressGateway } from '../../../src/egress/gateway.js';
 import { parseAllowlist } from '../../../src/egress/policy.js';
 import { createLogger } from '../../../src/logger.js';

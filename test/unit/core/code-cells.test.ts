@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { fencedBlocks, isRunWord, scriptKindOf } from '../../../src/domain/code-cells.js';
 import { isIntent } from '../../../src/domain/intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { Platform } from '../../../src/domain/thread-key.js';
 import { adapterMessage } from '../../fakes/profiles.js';

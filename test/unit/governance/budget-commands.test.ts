@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commandFromView, type CommandView } from '../../../adapters/discord/map-interaction.js';
 import { parseCommandText } from '../../../adapters/slack/map-command.js';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { adapterMessage } from '../../fakes/profiles.js';
 
 const message = adapterMessage;

@@ -8,7 +8,8 @@ import { FilesRetention, StateRetention } from '../../../sandbox/mirror-retentio
 import { createParticipantIndex, PARTICIPANT_LIMITS } from '../../../src/governance/retention/retention-index.js';
 import { MemoryRetention } from '../../../src/governance/retention/retention-memory.js';
 import { parseDuration } from '../../../src/domain/duration.js';
-import { purge, type RetentionSource } from '../../../src/governance/retention/retention.js';
+import { purge } from '../../../src/governance/retention/retention.js';
+import type { RetentionSource } from '../../../src/ports/retention-source.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { listTree, seedThread, webKey } from '../../support/retention-fixture.js';
 

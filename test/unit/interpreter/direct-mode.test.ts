@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirectCode } from '../../../src/core/intent.js';
+import { parseDirectCode } from '../../../src/core/read-intent.js';
 import { currentAuditScope, withAuditScope } from '../../../src/governance/audit/audit-scope.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { answer, runCode, ScriptedLlm } from '../../fakes/scripted-llm.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { Config } from '../../../src/config/index.js';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import type { Language } from '../../../src/domain/execution.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
 import type { ProgressEvent } from '../../../src/domain/progress.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDirectCode } from '../../../src/core/intent.js';
+import { parseDirectCode } from '../../../src/core/read-intent.js';
 import type { InstalledLanguage, SandboxEnvironment } from '../../../src/domain/execution.js';
 import { buildSystemPrompt } from '../../../src/interpreter/system-prompt.js';
 import { parseToolCall, runCodeSpec } from '../../../src/interpreter/tools.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { commandFromView, toCommandMessage, type CommandView } from '../../../adapters/discord/map-interaction.js';
 import { commandRootText, parseCommandText, type SlackCommandBody } from '../../../adapters/slack/map-command.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { isIntent } from '../../../src/domain/intent.js';
 import type { Platform } from '../../../src/domain/thread-key.js';
 import { helpText } from '../../../src/core/help.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { adapterMessage } from '../../fakes/profiles.js';
 
 /** The wordings people type after `schedule` in a thread: each is the command on every chat surface. */

@@ -6,7 +6,7 @@ import {
   type SlackEventBody,
   type SlackMessageEvent,
 } from '../../../adapters/slack/map-event.js';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 
 const BOT = 'U0LAN0Z89';

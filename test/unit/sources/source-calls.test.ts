@@ -4,7 +4,7 @@ import { readSqlFence } from '../../../src/interpreter/query/sql-fence.js';
 import { frameName, nextQueryNumber, queryFileName } from '../../../src/interpreter/query/query-names.js';
 import { loadCode, pandasReading, PREVIEW_ROWS } from '../../../src/interpreter/query/load-code.js';
 import { callsFromText } from '../../../src/interpreter/text-protocol.js';
-import { parseDirectQuery } from '../../../src/core/intent.js';
+import { parseDirectQuery } from '../../../src/core/read-intent.js';
 
 const call = (name: string, args: unknown) => ({
   name,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pickMime, toInboundMessage } from '../../../adapters/web/map-request.js';
 import { mimeFromName } from '../../../src/domain/mime.js';
-import { intentOf } from '../../../src/core/intent.js';
+import { intentOf } from '../../../src/core/read-intent.js';
 import { safeFileName } from '../../../src/domain/file-names.js';
 
 describe('toInboundMessage', () => {
