@@ -21,7 +21,7 @@ export interface PostgresDataSourcesOptions {
 }
 
 /**
- * The DataSources port on PostgreSQL (pg and pg-cursor): each configured source has its own bounded pool, opened on
+ * The DataSources port on PostgreSQL (pg, rows streamed: stream-rows.ts): each configured source has its own bounded pool, opened on
  * first use; each source's `allow` decides which scopes see and use it. Credentials stay in here.
  */
 export class PostgresDataSources implements DataSources {

@@ -10,7 +10,7 @@ import type { SourceLimits } from '../../src/ports/data-sources.js';
  * - the final SELECT takes the transaction's snapshot, so a later `SET TRANSACTION READ WRITE` is refused (25001:
  *   "must be called before any query"), and tells whether the role is dangerous beyond reading (superuser, or may
  *   run programs or read and write files on the server).
- * The user's SQL follows as ONE statement through the extended protocol (pg-cursor: Parse/Bind/Execute), where the
+ * The user's SQL follows as ONE statement through the extended protocol (stream-rows.ts: Parse/Bind/Execute), where the
  * server refuses several statements (postgres.c exec_parse_message: "cannot insert multiple commands into a prepared
  * statement", 42601), so `COMMIT; DELETE …` cannot end this transaction. ROLLBACK always ends it.
  */

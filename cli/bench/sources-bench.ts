@@ -116,7 +116,7 @@ export async function benchSources(o: BenchSourcesOptions): Promise<BenchSources
     const copySql = `COPY (${FETCH_SQL}) TO STDOUT WITH (FORMAT csv, HEADER)`;
     const psqlCopy = stats(await time(samples, async () => void (await psql(pg, copySql))));
     o.out(`100,000 rows into CSV, p50 / p95 of ${samples}: ${fetched.rows} rows, ${fetched.bytes} bytes`);
-    o.out(`  threadlab edge (cursor → CSV)  ${fetchEdge.p50Ms} / ${fetchEdge.p95Ms} ms`);
+    o.out(`  threadlab edge (stream → CSV)  ${fetchEdge.p50Ms} / ${fetchEdge.p95Ms} ms`);
     o.out(`  psql COPY … TO STDOUT (floor)  ${psqlCopy.p50Ms} / ${psqlCopy.p95Ms} ms`);
     let load: BenchStats | undefined;
     if (o.loadIntoThread) {
