@@ -3,6 +3,7 @@ import type { InboundMessage } from '../../domain/messages.js';
 import type { Logger } from '../../logger.js';
 import type { GovernanceSurface } from '../../ports/governance.js';
 import { AccessNotices } from './access-notices.js';
+import { GroupMemory } from './group-memory.js';
 import { groupIds, placeAllowed, userAllowed, type AccessPolicy } from './access-policy.js';
 
 export interface AccessGateOptions {
@@ -12,6 +13,8 @@ export interface AccessGateOptions {
   /** Users × places remembered as told (THREADLAB_ACCESS_NOTICE_MEMORY). @defaultValue 10000 */
   maxNotices?: number;
   logger: Logger;
+  /** @defaultValue memberships kept 10 s, at most 1,000 people */
+  groupMemory?: GroupMemory;
 }
 
 /** Why a message was refused; `direct` refusals concern only running one's own code. */
@@ -24,9 +27,12 @@ export type AccessRefusal = { scope: 'use' | 'direct'; why: 'place' | 'user'; te
  */
 export class AccessGate {
   private readonly notices: AccessNotices;
+  /** Group memberships asked once per message: the adapter's check and the core's share the platform's answer. */
+  private readonly memberships: GroupMemory;
 
   constructor(private readonly options: AccessGateOptions) {
     this.notices = new AccessNotices(options.maxNotices);
+    this.memberships = options.groupMemory ?? new GroupMemory();
   }
 
   /**
@@ -77,8 +83,10 @@ export class AccessGate {
       ...new Set([...groupIds(users, message.thread.platform), ...groupIds(directUsers, message.thread.platform)]),
     ];
     if (wanted.length === 0 || !surface?.groupsOf) return [];
+    const { platform, workspace } = message.thread;
+    const key = [platform, workspace, message.user.id, ...wanted].join('\u0000');
     try {
-      return await surface.groupsOf(message, wanted);
+      return await this.memberships.groups(key, () => surface.groupsOf!(message, wanted));
     } catch (err) {
       // Membership unknown: the user is refused by the lists (fail closed) and the cause is logged.
       this.options.logger.warn({ err: toThreadlabError(err) }, 'could not read user group membership');
