@@ -1,5 +1,5 @@
 import type { SourceSettings } from '../src/config/sources.js';
-import type { Check } from './doctor.js';
+import type { Check } from './doctor-check.js';
 import type { SourceProbe } from '../adapters/postgres/role-check.js';
 
 export type ProbeSource = (settings: SourceSettings) => Promise<SourceProbe>;

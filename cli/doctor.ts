@@ -5,6 +5,7 @@ import { toThreadlabError } from '../src/domain/errors.js';
 import type { LlmClient } from '../src/ports/llm-client.js';
 import { describeProbe, probeModel } from './model-probe.js';
 import { checkSources, type ProbeSource } from './doctor-sources.js';
+import type { Check, CheckStatus } from './doctor-check.js';
 import { MIGRATE_TO_AGENT_VIEW, readAssistantViewNote } from '../adapters/slack/migration-notice.js';
 import {
   sandboxImageTag,
@@ -13,16 +14,6 @@ import {
   RUNSC_INSTALL_HINT,
   type RankPlatforms,
 } from '../app/sandbox-kit.js';
-
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
-
-/** One line of `threadlab doctor`: what was checked, what was found, and how to fix it. */
-export interface Check {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  fix?: string;
-}
 
 export interface DoctorDeps {
   /** The parsed configuration, or the error that parsing raised. */
