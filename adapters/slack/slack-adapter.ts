@@ -1,6 +1,5 @@
-import { App } from '@slack/bolt';
-import { WebClient, type RetryOptions } from '@slack/web-api';
-import { ThreadlabError } from '../../src/domain/errors.js';
+import type { App } from '@slack/bolt';
+import type { RetryOptions, WebClient } from '@slack/web-api';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
@@ -14,7 +13,6 @@ import type {
   ProgressSink,
 } from '../../src/ports/platform-adapter.js';
 import type { GovernanceSurface } from '../../src/ports/governance.js';
-import { boltLogger } from './bolt-logger.js';
 import { downloadSlackFile } from './download.js';
 import { toSlackError } from './errors.js';
 import { KnownThreads } from './known-threads.js';
@@ -30,8 +28,8 @@ import { postReply } from './post-reply.js';
 import { SlackUserGroups } from './user-groups.js';
 import { DEFAULT_SLACK_COMMAND, isSlackUserGroupId, slackProfile } from './profile.js';
 import type { PlatformProfile } from '../../src/ports/platform-profile.js';
-import { RateHolds } from '../../src/replies/rate-holds.js';
-import { heldFetch } from './held-fetch.js';
+import { createBoltApp, startBoltApp } from './bolt-app.js';
+import { createBotClients, type WebClientOptions } from './bot-clients.js';
 import { registerAgentListeners } from './agent-listeners.js';
 import { ViewedChannels } from './app-context.js';
 import { AssistantViewNotice } from './migration-notice.js';
@@ -95,8 +93,8 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
   private readonly support: SurfaceSupport;
   /** Where Slack refused the Agent Sessions API (an app on `assistant_view`, a workspace without it). */
   private readonly sessionSupport: SurfaceSupport;
-  /** Web API methods held by a 429 until its Retry-After, for every client of this bot token. */
-  private readonly holds = new RateHolds();
+  /** Options of a further client of this bot token (bolt's App's), sharing the clients' 429 holds. */
+  private readonly clientOptions: () => WebClientOptions;
   /** What each user looks at in Slack (`app_context_changed`). */
   private readonly viewed = new ViewedChannels();
   /** User group membership for the access allowlists, cached per group. */
@@ -110,12 +108,11 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
     });
     this.profile = slackProfile(options.command);
     this.maxUploadBytes = options.maxUploadBytes ?? 1024 ** 3;
-    this.client = new WebClient(options.botToken, this.clientOptions());
-    this.statusClient = new WebClient(options.botToken, {
-      ...this.clientOptions({ liveStatus: true }),
-      rejectRateLimitedCalls: true,
-      retryConfig: { retries: 0 }, // a status that failed is simply written again with the next update
-    });
+    ({
+      client: this.client,
+      statusClient: this.statusClient,
+      clientOptions: this.clientOptions,
+    } = createBotClients(options));
     const apiOrigin = options.apiUrl ? [new URL(options.apiUrl).origin] : [];
     this.fileOrigins = options.fileOrigins ?? ['https://files.slack.com', ...apiOrigin];
     this.userGroups = new SlackUserGroups({ client: this.client });
@@ -128,19 +125,7 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
 
   async start(handler: InboundHandler): Promise<void> {
     const { options } = this;
-    const socketMode = (options.mode ?? 'socket') === 'socket';
-    const auth = await this.client.auth.test().catch((err: unknown) => {
-      throw startError(err, 'SLACK_BOT_TOKEN was refused', 'copy the Bot User OAuth Token (xoxb-…) from Install App');
-    });
-    const app = new App({
-      token: options.botToken,
-      botId: auth.bot_id,
-      botUserId: auth.user_id,
-      tokenVerificationEnabled: false, // verified just above
-      ...(socketMode ? { appToken: options.appToken, socketMode: true } : { signingSecret: options.signingSecret }),
-      clientOptions: this.clientOptions(),
-      logger: boltLogger(options.logger.child({ component: 'bolt' })),
-    });
+    const { app, botUserId, botId } = await createBoltApp(this.client, options, this.clientOptions());
     registerApprovalActions({ app, client: this.client, handler, logger: options.logger });
     registerFeedbackActions({ app, client: this.client, handler, logger: options.logger });
     const notice = new AssistantViewNotice({
@@ -153,7 +138,7 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       handler,
       target: this,
       logger: options.logger,
-      botUserId: auth.user_id ?? '',
+      botUserId: botUserId ?? '',
       command: options.command ?? DEFAULT_SLACK_COMMAND,
       followThreads: options.followThreads ?? true,
       known: this.known,
@@ -161,8 +146,8 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
         withViewing({ client: this.client, handler, viewed: this.viewed, logger: options.logger }, message),
       membership: new ThreadMembership({
         client: this.client,
-        botUserId: auth.user_id ?? '',
-        ...(auth.bot_id ? { botId: auth.bot_id } : {}),
+        botUserId: botUserId ?? '',
+        ...(botId ? { botId } : {}),
         known: this.known,
         logger: options.logger,
       }),
@@ -183,36 +168,10 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       viewed: this.viewed,
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     });
-    try {
-      if (socketMode) {
-        await app.start();
-      } else {
-        const server = (await app.start({
-          port: options.port ?? 3000,
-          ...(options.host ? { host: options.host } : {}),
-        })) as {
-          address(): { port: number } | string | null;
-        };
-        const address = server.address();
-        this.port = typeof address === 'object' && address ? address.port : options.port;
-      }
-    } catch (err) {
-      await app.stop().catch(() => undefined);
-      throw socketMode
-        ? startError(
-            err,
-            'Socket Mode could not connect',
-            'check SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write',
-          )
-        : startError(
-            err,
-            `could not listen on ${options.host ?? 'all interfaces'}, port ${options.port ?? 3000}`,
-            'set THREADLAB_SLACK_PORT to a free port and THREADLAB_SLACK_HOST to an address of this machine',
-          );
-    }
+    this.port = await startBoltApp(app, options);
     this.app = app;
     options.logger.info(
-      { mode: socketMode ? 'socket' : 'http', host: options.host, port: this.port, bot: auth.user_id },
+      { mode: options.mode ?? 'socket', host: options.host, port: this.port, bot: botUserId },
       'slack adapter started',
     );
   }
@@ -324,28 +283,4 @@ export class SlackAdapter implements PlatformAdapter, GovernanceSurface {
       previous,
     );
   }
-
-  private clientOptions(o: { liveStatus?: boolean } = {}): ConstructorParameters<typeof WebClient>[1] {
-    const { options } = this;
-    return {
-      fetch: heldFetch({ holds: this.holds, liveStatus: o.liveStatus === true }),
-      ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
-      retryConfig: options.retryConfig ?? {
-        retries: 5,
-        factor: 2,
-        minTimeout: 1000,
-        maxTimeout: 30_000,
-        randomize: true,
-      },
-      logger: boltLogger(options.logger.child({ component: 'slack-web-api' })),
-    };
-  }
-}
-
-function startError(err: unknown, what: string, fix: string): ThreadlabError {
-  const cause = toSlackError(err, 'start');
-  return new ThreadlabError('platform_api', `Slack: ${what} (${cause.message}); ${fix}.`, {
-    cause: err,
-    isPolicy: true,
-  });
 }
