@@ -7,7 +7,6 @@ import type { WebClientOptions } from './bot-clients.js';
 import { toSlackError } from './errors.js';
 
 export interface BoltAppOptions {
-  /** Bot token (`xoxb-…`). */
   botToken: string;
   /** `socket` needs no public URL; `http` receives signed requests on `port`. @defaultValue 'socket' */
   mode?: 'socket' | 'http';
@@ -15,7 +14,7 @@ export interface BoltAppOptions {
   appToken?: string;
   /** Signing secret, required in HTTP mode to verify requests. */
   signingSecret?: string;
-  /** HTTP mode: port for `/slack/events` (0 picks a free one). @defaultValue 3000 */
+  /** HTTP mode: port for `/slack/events` (0 picks a free one, see `SlackAdapter.httpPort`). @defaultValue 3000 */
   port?: number;
   /** HTTP mode: address to listen on. @defaultValue all interfaces */
   host?: string;

@@ -8,9 +8,9 @@ import { heldFetch } from './held-fetch.js';
 export type WebClientOptions = ConstructorParameters<typeof WebClient>[1];
 
 export interface BotClientsOptions {
-  /** Bot token (`xoxb-…`). */
+  /** Bot token (`xoxb-…`), used for every Web API call and file download. */
   botToken: string;
-  /** Web API base URL, e.g. a local fake. @defaultValue 'https://slack.com/api/' */
+  /** Web API base URL, e.g. a local fake (`SLACK_API_URL`). @defaultValue 'https://slack.com/api/' */
   apiUrl?: string;
   /** Web API retries; 429s are waited out for `Retry-After` seconds, then retried. @defaultValue 5 retries, 1 s minimum backoff */
   retryConfig?: RetryOptions;

@@ -1,9 +1,8 @@
 import type { App } from '@slack/bolt';
-import type { RetryOptions, WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { threadKey } from '../../src/domain/thread-key.js';
-import type { Logger } from '../../src/logger.js';
 import { DEFAULT_MAX_IMAGE_DIMENSION_PX, type ArtifactRenderer } from '../../src/ports/artifact-renderer.js';
 import type {
   AttachmentDownload,
@@ -28,37 +27,21 @@ import { postReply } from './post-reply.js';
 import { SlackUserGroups } from './user-groups.js';
 import { DEFAULT_SLACK_COMMAND, isSlackUserGroupId, slackProfile } from './profile.js';
 import type { PlatformProfile } from '../../src/ports/platform-profile.js';
-import { createBoltApp, startBoltApp } from './bolt-app.js';
-import { createBotClients, type WebClientOptions } from './bot-clients.js';
+import { createBoltApp, startBoltApp, type BoltAppOptions } from './bolt-app.js';
+import { createBotClients, type BotClientsOptions, type WebClientOptions } from './bot-clients.js';
 import { registerAgentListeners } from './agent-listeners.js';
 import { ViewedChannels } from './app-context.js';
 import { AssistantViewNotice } from './migration-notice.js';
 import { withViewing } from './viewing-line.js';
 
-export interface SlackAdapterOptions {
-  /** Bot token (`xoxb-…`), used for every Web API call and file download. */
-  botToken: string;
-  /** `socket` needs no public URL; `http` receives signed requests on `port`. @defaultValue 'socket' */
-  mode?: 'socket' | 'http';
-  /** App-level token (`xapp-…`), required in Socket Mode. */
-  appToken?: string;
-  /** Signing secret, required in HTTP mode to verify requests. */
-  signingSecret?: string;
-  /** HTTP mode: port for `/slack/events` (0 picks a free one, see {@link SlackAdapter.httpPort}). @defaultValue 3000 */
-  port?: number;
-  /** HTTP mode: address to listen on. @defaultValue all interfaces */
-  host?: string;
-  /** Web API base URL, e.g. a local fake (`SLACK_API_URL`). @defaultValue 'https://slack.com/api/' */
-  apiUrl?: string;
+/** The bot's token, Web API and bolt settings (bot-clients.ts, bolt-app.ts), and the adapter's own. */
+export interface SlackAdapterOptions extends BotClientsOptions, BoltAppOptions {
   /** The slash command's name. @defaultValue '/interpreter' */
   command?: string;
   /** Thread replies continue a session without a mention once the bot is in the thread. @defaultValue true */
   followThreads?: boolean;
-  logger: Logger;
   /** Largest upload, in bytes; bigger files are zipped or listed as omitted. @defaultValue 1 GiB */
   maxUploadBytes?: number;
-  /** Web API retries; 429s are waited out for `Retry-After` seconds, then retried. @defaultValue 5 retries, 1 s minimum backoff */
-  retryConfig?: RetryOptions;
   /** Least time between two status updates, in ms. @defaultValue 1000 */
   progressIntervalMs?: number;
   /** When given, more than 10 images in one reply are combined into a contact sheet. */
