@@ -77,6 +77,11 @@ function lineText(line: AuditLine): string {
       const comment = typeof l.comment === 'string' ? `  comment ${JSON.stringify(l.comment)}` : '';
       return `${head}  ${String(l.verdict)}${changed}  ${String(l.model)}  answer ${String(l.answer)}${comment}`;
     }
+    case 'query': {
+      const cut = l.cut ? `  cut at the ${String(l.cut)} cap` : '';
+      const sql = JSON.stringify(String(l.sql).replace(/\s+/g, ' ').slice(0, 200));
+      return `${head}  ${String(l.source)} ${String(l.outcome)} ${String(l.durationMs)} ms  rows ${String(l.rows)} (${String(l.bytes)} B)${cut}  sql ${sql}`;
+    }
     default:
       return `${head}  ${JSON.stringify(line)}`;
   }

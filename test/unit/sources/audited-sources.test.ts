@@ -50,3 +50,16 @@ describe('the query audit line', () => {
     expect(line).toMatchObject({ sqlChars: sql.length, user: 'U1' });
   });
 });
+
+describe('threadlab audit shows a query line', () => {
+  it('as the source, outcome, time, rows and the SQL on one line, controls escaped', async () => {
+    const { auditLineText } = await import('../../../src/governance/audit/audit-text.js');
+    const { log, lines } = recorder();
+    const sources = auditedSources(new MemoryDataSources([salesSource()]), log);
+    await sources.query({ source: 'sales', sql: 'SELECT region\n  FROM orders\u001b[2J', scope });
+    const text = auditLineText(JSON.parse(JSON.stringify(lines[0])));
+    expect(text).toMatch(
+      / query +U1 {2}# {2}sales ok 7 ms {2}rows 2 \(\d+ B\) {2}sql "SELECT region FROM orders\\\\u001b\[2J"$/,
+    );
+  });
+});
