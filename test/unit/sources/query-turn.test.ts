@@ -116,4 +116,35 @@ describe('a turn that queries a data source', () => {
     expect(none.text).toMatch(/No data source is available/);
     expect(sandbox.runs).toHaveLength(1);
   });
+
+  it('counts the saved rows as output: a figure only in the CSV (not in the preview) is found by the check', async () => {
+    const many = salesSource({
+      answer: () => ({
+        columns: [
+          { name: 'region', type: 'text' },
+          { name: 'revenue', type: 'numeric' },
+        ],
+        rows: Array.from({ length: 12 }, (_, i) => [`r${i}`, `${1000 + i}.25`]),
+      }),
+    });
+    const llm = new ScriptedLlm({
+      steps: [
+        toolCalls([call('c1', 'query_source', { source: 'sales', sql: 'SELECT * FROM orders' })]),
+        answer('Region r11 made 1011.25 and r12 made 4321.75.'),
+      ],
+    });
+    const interpreter = new Interpreter({
+      llm,
+      // The preview shows none of the figures: only the CSV holds 1011.25.
+      sandbox: new FakeSandbox({ handler: () => ({ stdout: 'sales_q1: 12 rows x 2 columns\n' }) }),
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
+      settings: llmSettings({ verifyFigures: 'mark' }),
+      sandboxTimeoutMs: 30_000,
+      logger: silentLogger,
+      sources: new MemoryDataSources([many]),
+    });
+    const result = await interpreter.handle({ threadKey: THREAD, text: 'revenue', uploaded: [] }, { scope });
+    expect(result.figures).toMatchObject({ notFound: 1, notFoundTexts: ['4321.75'] });
+    expect(result.figures!.marks.find((m) => m.text === '1011.25')).toMatchObject({ found: true });
+  });
 });
