@@ -1,6 +1,7 @@
 import type { DataSources, QueryFailure, SourceScope } from '../../ports/data-sources.js';
 import type { TurnBudget } from '../../ports/budget.js';
 import type { Sandbox } from '../../ports/sandbox.js';
+import { ThreadlabError } from '../../domain/errors.js';
 import { formatBytes, formatDuration } from '../../domain/text/format.js';
 import { heldWork } from '../held-run.js';
 import { formatToolResult } from '../tool-result.js';
@@ -82,7 +83,25 @@ async function queryAndLoad(o: QueryStepOptions): Promise<{ step: QueryStep; spe
   const n = nextQueryNumber(files.map((f) => f.path));
   const file = queryFileName(n, ask.source);
   const name = frameName(ask.name, n, ask.source);
-  const saved = await o.sandbox.putFile(turn.threadKey, file, outcome.csv);
+  const saved = await o.sandbox.putFile(turn.threadKey, file, outcome.csv).catch((err: unknown) => {
+    // A policy refusal (the file or the thread's data over its limit) is the model's to hear; anything else throws.
+    if (err instanceof ThreadlabError && err.isPolicy && err.code !== 'cancelled') return err;
+    throw err;
+  });
+  if (saved instanceof ThreadlabError) {
+    const message =
+      `The ${outcome.rows} rows (${formatBytes(outcome.bytes)}) could not be saved in the thread's files: ` +
+      `${saved.message} Aggregate in SQL, or select fewer rows or columns.`;
+    turn.emit({
+      type: 'query_finished',
+      source: ask.source,
+      outcome: { ok: false, kind: 'too_large', message, ms: outcome.ms },
+    });
+    return {
+      step: { text: `Query on "${ask.source}": ${message}`, failure: { kind: 'refused', message } },
+      spentMs: outcome.ms,
+    };
+  }
   const code = loadCode({ name, file, columns: outcome.columns, source: ask.source, sql: ask.sql });
   const result = await o.sandbox.run(turn.threadKey, {
     language: 'python',

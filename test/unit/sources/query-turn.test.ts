@@ -147,4 +147,24 @@ describe('a turn that queries a data source', () => {
     expect(result.figures).toMatchObject({ notFound: 1, notFoundTexts: ['4321.75'] });
     expect(result.figures!.marks.find((m) => m.text === '1011.25')).toMatchObject({ found: true });
   });
+
+  it('a result the thread cannot hold is told to the model, and the turn goes on', async () => {
+    const llm = new ScriptedLlm({
+      steps: [toolCalls([call('c1', 'query_source', { source: 'sales', sql: 'SELECT * FROM orders' })]), answer('ok')],
+    });
+    const interpreter = new Interpreter({
+      llm,
+      sandbox: new FakeSandbox({ limits: { maxFileBytes: 10 } }),
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
+      settings: llmSettings(),
+      sandboxTimeoutMs: 30_000,
+      logger: silentLogger,
+      sources: new MemoryDataSources([salesSource()]),
+    });
+    const result = await interpreter.handle({ threadKey: THREAD, text: 'all', uploaded: [] }, { scope });
+    expect(result.outcome).toBe('answer');
+    expect(llm.requests[1]!.messages.at(-1)!.content).toMatch(
+      /^Query on "sales": The 2 rows \(\d+ B\) could not be saved in the thread's files: .*Aggregate in SQL/,
+    );
+  });
 });
