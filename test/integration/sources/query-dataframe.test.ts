@@ -134,4 +134,36 @@ describe('a query lands in the kernel as a DataFrame', () => {
       `20,000 rows: query ${rows!.query!.ms} ms (${rows!.query!.bytes} bytes), DataFrame load ${rows!.result.durationMs} ms`,
     );
   }, 120_000);
+
+  it('100,000 rows into a DataFrame in the thread: the query, the CSV into the sandbox and the load, timed', async () => {
+    const sql = 'SELECT s.* FROM sales s CROSS JOIN generate_series(1, 5) AS g';
+    const llm = new ScriptedLlm({
+      steps: [
+        toolCalls([
+          { id: 'big', name: 'query_source', arguments: JSON.stringify({ source: 'sales', sql, name: 'big' }) },
+        ]),
+        answer('Done.'),
+      ],
+    });
+    const interpreter = new Interpreter({
+      llm,
+      sandbox: box.sandbox,
+      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
+      settings: llmSettings({ turnTimeoutMs: 120_000 }),
+      sandboxTimeoutMs: 30_000,
+      logger,
+      sources,
+    });
+    const events: { type: string; atMs: number }[] = [];
+    await interpreter.handle(
+      { threadKey: THREAD, text: 'all of it', uploaded: [] },
+      { scope, onProgress: (e) => events.push({ type: e.type, atMs: Date.now() }) },
+    );
+    const started = events.find((e) => e.type === 'query')!.atMs;
+    const finished = events.find((e) => e.type === 'query_finished')!.atMs;
+    const q = llm.requests[1]!.messages.at(-1)!.content as string;
+    expect(q).toMatch(/Query on "sales": 100000 rows/);
+    expect(q).toContain('big: 100000 rows x 4 columns');
+    console.info(`100,000 rows: query to DataFrame in the thread ${finished - started} ms (${q.split('\n')[0]})`);
+  }, 120_000);
 });
