@@ -19,7 +19,7 @@ export function sourcesPrompt(sources: readonly SourceSummary[]): string {
   const text = [
     'Data sources (read-only SQL databases) this thread may query:',
     ...lines,
-    'Query them with the query_source tool, never from code (the sandbox has no network and no credentials); list_sources shows their tables and columns. Each result is saved as a CSV in /mnt/data and loaded in the Python session as a pandas DataFrame, named in the result; then analyse and plot it with code. Aggregate in SQL when a table is large.',
+    'Query them with the query_source tool (or, where there are no tools, an sql block as described below), never from code (the sandbox has no network and no credentials); list_sources shows their tables and columns. Each result is saved as a CSV in /mnt/data and loaded in the Python session as a pandas DataFrame, named in the result; then analyse and plot it with code. Aggregate in SQL when a table is large.',
   ].join('\n');
   return cutHeadTail(text, { maxChars: MAX_PROMPT_CHARS, headShare: 0.5 }).text;
 }
