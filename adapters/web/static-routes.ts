@@ -19,7 +19,13 @@ const PAGE_FILES: Record<string, string> = {
   '/edit.js': 'edit.js',
   '/approval.js': 'approval.js',
   '/drawer.js': 'drawer.js',
-  '/style.css': 'style.css',
+  '/base.css': 'base.css',
+  '/frame.css': 'frame.css',
+  '/messages.css': 'messages.css',
+  '/tables.css': 'tables.css',
+  '/progress.css': 'progress.css',
+  '/composer.css': 'composer.css',
+  '/message-actions.css': 'message-actions.css',
   '/fit.css': 'fit.css',
 };
 
