@@ -4,8 +4,11 @@ import { setupComposer } from './composer.js';
 import { addEditAction } from './edit.js';
 import { ApprovalCards } from './approval.js';
 import { setupDrawer } from './drawer.js';
+import { setupLightbox } from './lightbox.js';
 import { ProgressView } from './progress.js';
 import { el, renderMessage } from './render.js';
+import { showSources } from './sources-badge.js';
+import { renderThreadList } from './thread-list.js';
 
 const $ = (id) => document.getElementById(id);
 const messagesBox = $('messages');
@@ -73,23 +76,9 @@ function appendMessage(message) {
   scrollToEnd();
 }
 
-function renderThreadList() {
-  const list = $('thread-list');
-  list.replaceChildren();
-  for (const thread of state.threads) {
-    const item = el('a', `thread-item${thread.id === state.current ? ' active' : ''}`);
-    item.href = `#/t/${thread.id}`;
-    item.dataset.id = thread.id;
-    item.append(el('span', 'thread-title', thread.title || 'Untitled thread'));
-    item.append(el('span', 'thread-time', new Date(thread.updatedAtMs).toLocaleString()));
-    if (thread.busy) item.classList.add('busy');
-    list.append(item);
-  }
-}
-
 async function refreshThreads() {
   state.threads = await api.listThreads();
-  renderThreadList();
+  renderThreadList($('thread-list'), state.threads, state.current);
   const current = state.threads.find((t) => t.id === state.current);
   $('thread-title').textContent = current ? current.title || 'Untitled thread' : 'New thread';
 }
@@ -163,7 +152,7 @@ function openThread(threadId) {
   setStatus('');
   setBusy(false);
   for (const id of ['reset', 'delete', 'files']) $(id).disabled = !threadId;
-  renderThreadList();
+  renderThreadList($('thread-list'), state.threads, state.current);
   if (!threadId) return void ($('thread-title').textContent = 'New thread');
   let loaded = false;
   state.unsubscribe = subscribe(threadId, {
@@ -277,40 +266,14 @@ function route() {
   if (id !== state.current) openThread(id);
 }
 
-function setupLightbox() {
-  const box = $('lightbox');
-  const img = $('lightbox-img');
-  messagesBox.addEventListener('click', (e) => {
-    const target = e.target;
-    if (target.tagName === 'IMG' && target.classList.contains('chart')) {
-      img.src = target.src;
-      img.alt = target.alt;
-      box.hidden = false;
-    }
-  });
-  box.addEventListener('click', () => (box.hidden = true));
-  document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') box.hidden = true;
-  });
-}
-
-/** The data sources this page's threads may query, as a small badge in the header (names; descriptions on hover). */
-function showSources(sources) {
-  const badge = $('sources');
-  if (!badge || sources.length === 0) return;
-  badge.hidden = false;
-  badge.textContent = `🗄 ${sources.map((s) => s.name).join(', ')}`;
-  badge.title = sources.map((s) => `${s.name}${s.description ? `: ${s.description}` : ''}`).join('\n');
-}
-
 async function main() {
   const info = await api.info().catch(() => ({}));
-  showSources(info.sources ?? []);
+  showSources($('sources'), info.sources ?? []);
   setupComposer({
     maxUploadBytes: info.maxUploadBytes,
     onSend: post,
   });
-  setupLightbox();
+  setupLightbox({ messages: messagesBox, box: $('lightbox'), img: $('lightbox-img') });
   setupDrawer({ button: $('menu'), drawer: $('sidebar'), backdrop: $('drawer-backdrop'), page: $('thread-view') });
   $('new-thread').addEventListener('click', startNewThread);
   $('stop').addEventListener('click', async () => {

@@ -2,7 +2,7 @@
 // Escape, a click outside or picking something in it closes it. Wide screens show the list beside the
 // thread and never use the drawer.
 
-/** The width below which style.css turns the sidebar into a drawer; the two must agree. */
+/** The width below which fit.css turns the sidebar into a drawer; the two must agree. */
 const NARROW = window.matchMedia('(max-width: 720px)');
 
 /**
