@@ -52,7 +52,8 @@ export const benchCommand: Command = {
             with its variables. Peak host memory (MemAvailable fall), most containers alive, p50/p95 time to
             answer a new thread and a thread coming back (the idle time is 3 s here, standing in for minutes)
   sources   read-only SQL sources on a private PostgreSQL (1,000,000 generated rows): an aggregate through
-            Threadlab's edge against psql -c running the same SQL (ratio; goal ≤ 1.2×), and 100,000 rows into CSV
+            Threadlab's edge against psql -c running the same SQL (ratio; goal ≤ 1.2×), 100,000 rows into CSV,
+            and the same rows into a DataFrame in a thread's Docker sandbox (query and load; load alone; goal ≤ 1 s)
   loops     a model that sends the identical failing code every round (a local fake model, the real sandbox),
             with the loop breaker and without it, side by side: model requests, tokens and seconds per turn
   figures   the time to check a 5 KB answer's figures against 100 KB and 2 MB of run output (verified
@@ -111,10 +112,6 @@ export const benchCommand: Command = {
     const out = (line: string) => io.out(`${line}\n`);
     const number = (v: string | undefined, d: number) =>
       v === undefined ? d : Math.max(1, Number.parseInt(v, 10) || d);
-    if (which === 'sources') {
-      await benchSources({ samples: number(values.iterations, 10), out });
-      return 0;
-    }
     if (which === 'figures') {
       benchFigures({ repetitions: number(values.iterations, 30), out });
       return 0;
@@ -167,6 +164,20 @@ export const benchCommand: Command = {
       if (which === 'egress') {
         const requests = number(values.iterations, 200);
         await benchEgress({ docker, image, limits: config.sandbox, dataDir, logger, requests, out });
+        return 0;
+      }
+      if (which === 'sources') {
+        // The DataFrame in the thread is measured in a real sandbox of the configured runtime.
+        const sandbox = oneContainerSandbox(
+          { docker, image, limits: config.sandbox, dataDir, logger },
+          { name: 'sources', runtime: config.sandbox.runtime },
+        );
+        try {
+          const thread = { sandbox, loadTimeoutMs: config.sandbox.timeoutMs, logger };
+          await benchSources({ samples: number(values.iterations, 10), out, thread });
+        } finally {
+          await sandbox.close();
+        }
         return 0;
       }
       if (which === 'loops') {

@@ -1,13 +1,11 @@
 import type { DataSources, QueryFailure, SourceScope } from '../../ports/data-sources.js';
 import type { TurnBudget } from '../../ports/budget.js';
 import type { Sandbox } from '../../ports/sandbox.js';
-import { ThreadlabError } from '../../domain/errors.js';
 import { formatBytes, formatDuration } from '../../domain/text/format.js';
 import { heldWork } from '../held-run.js';
 import { formatToolResult } from '../tool-result.js';
 import type { Turn, TurnRun } from '../turn.js';
-import { loadCode } from './load-code.js';
-import { frameName, nextQueryNumber, queryFileName } from './query-names.js';
+import { loadQueryResult } from './load-result.js';
 
 /** Statement timeout assumed for the budget's hold when the source is not listed for the scope (it will not run). */
 const DEFAULT_STATEMENT_MS = 30_000;
@@ -79,19 +77,15 @@ async function queryAndLoad(o: QueryStepOptions): Promise<{ step: QueryStep; spe
     const text = `Query on "${ask.source}" did not run to completion (${outcome.kind}): ${outcome.message}`;
     return { step: { text, failure: { kind: outcome.kind, message: outcome.message } }, spentMs: outcome.ms };
   }
-  const files = await o.sandbox.listFiles(turn.threadKey);
-  const n = nextQueryNumber(files.map((f) => f.path));
-  const file = queryFileName(n, ask.source);
-  const name = frameName(ask.name, n, ask.source);
-  const saved = await o.sandbox.putFile(turn.threadKey, file, outcome.csv).catch((err: unknown) => {
-    // A policy refusal (the file or the thread's data over its limit) is the model's to hear; anything else throws.
-    if (err instanceof ThreadlabError && err.isPolicy && err.code !== 'cancelled') return err;
-    throw err;
+  const loaded = await loadQueryResult({
+    turn,
+    sandbox: o.sandbox,
+    ask,
+    result: outcome,
+    loadTimeoutMs: o.loadTimeoutMs,
   });
-  if (saved instanceof ThreadlabError) {
-    const message =
-      `The ${outcome.rows} rows (${formatBytes(outcome.bytes)}) could not be saved in the thread's files: ` +
-      `${saved.message} Aggregate in SQL, or select fewer rows or columns.`;
+  if ('refused' in loaded) {
+    const message = loaded.refused;
     turn.emit({
       type: 'query_finished',
       source: ask.source,
@@ -102,36 +96,22 @@ async function queryAndLoad(o: QueryStepOptions): Promise<{ step: QueryStep; spe
       spentMs: outcome.ms,
     };
   }
-  const code = loadCode({ name, file, columns: outcome.columns, source: ask.source, sql: ask.sql });
-  const result = await o.sandbox.run(turn.threadKey, {
-    language: 'python',
-    code,
-    timeoutMs: Math.max(1_000, Math.min(o.loadTimeoutMs, turn.msLeft())),
-    signal: turn.signal,
-    internal: true,
-  });
-  const artifact = { path: saved.path, bytes: saved.bytes, mime: 'text/csv', change: 'created' as const };
-  // The CSV is the query's output: the reply attaches it and verified answers read it back like a file a run wrote.
-  result.artifacts = [artifact, ...result.artifacts.filter((a) => a.path !== saved.path)];
-  turn.emit({ type: 'file', artifact });
-  const cut = outcome.cut ? { cut: outcome.cut } : {};
+  const { run } = loaded;
+  const { name, file, cut } = run.query!;
   turn.emit({
     type: 'query_finished',
     source: ask.source,
-    outcome: { ok: true, rows: outcome.rows, bytes: outcome.bytes, ms: outcome.ms, name, file, ...cut },
+    outcome: {
+      ok: true,
+      rows: outcome.rows,
+      bytes: outcome.bytes,
+      ms: outcome.ms,
+      name,
+      file,
+      ...(cut ? { cut } : {}),
+    },
   });
-  const query = {
-    source: ask.source,
-    sql: ask.sql,
-    file,
-    name,
-    rows: outcome.rows,
-    bytes: outcome.bytes,
-    ms: outcome.ms,
-    ...cut,
-  };
-  const run: TurnRun = { language: 'python', code, result, query };
-  return { step: { run, text: queryResultText(run) }, spentMs: outcome.ms + result.durationMs };
+  return { step: { run, text: queryResultText(run) }, spentMs: outcome.ms + run.result.durationMs };
 }
 
 /** The tool result of a query that returned rows: what it was, where the rows are, and the loading run's preview. */
