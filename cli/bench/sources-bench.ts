@@ -137,7 +137,9 @@ export async function benchSources(o: BenchSourcesOptions): Promise<BenchSources
       thread = { ...measured, goalMs: THREAD_GOAL_MS };
       const { queryAndLoad: whole, load } = measured;
       const verdict = whole.p50Ms <= THREAD_GOAL_MS ? 'met' : 'missed';
-      o.out(`${fetched.rows} rows into a DataFrame in the thread (a Docker sandbox), p50 / p95 of ${samples}:`);
+      o.out(
+        `${fetched.rows} rows into a DataFrame in the thread (a Docker sandbox${o.thread.runtime ? `, ${o.thread.runtime}` : ''}), p50 / p95 of ${samples}:`,
+      );
       o.out(
         `  query + CSV into /mnt/data + load ${whole.p50Ms} / ${whole.p95Ms} ms (goal ≤ ${THREAD_GOAL_MS} ms: ${verdict})`,
       );

@@ -12,6 +12,8 @@ export interface SourcesBenchThread {
   /** The loading run's time limit, in ms (THREADLAB_SANDBOX_TIMEOUT_MS). */
   loadTimeoutMs: number;
   logger: Logger;
+  /** The container runtime the sandbox runs under (`runc`, `runsc-ptrace`…), for the report. */
+  runtime?: string;
 }
 
 /** The DataFrame every sample loads: the same name each time, so the kernel holds one copy. */

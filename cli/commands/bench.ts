@@ -173,7 +173,9 @@ export const benchCommand: Command = {
           { name: 'sources', runtime: config.sandbox.runtime },
         );
         try {
-          const thread = { sandbox, loadTimeoutMs: config.sandbox.timeoutMs, logger };
+          await sandbox.start();
+          const runtime = sandbox.runtime?.engineRuntime ?? config.sandbox.runtime;
+          const thread = { sandbox, loadTimeoutMs: config.sandbox.timeoutMs, logger, runtime };
           await benchSources({ samples: number(values.iterations, 10), out, thread });
         } finally {
           await sandbox.close();
