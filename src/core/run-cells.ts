@@ -63,9 +63,9 @@ export interface InOrder {
  * Runs cells one at a time through `run`, as a notebook's "run all": the first that is stopped or refused (its
  * turn's outcome is not `answer`) or whose run does not end `ok` ends the rest.
  */
-export async function runInOrder(
-  cells: readonly CodeCell[],
-  run: (cell: CodeCell) => Promise<TurnResult>,
+export async function runInOrder<Cell = CodeCell>(
+  cells: readonly Cell[],
+  run: (cell: Cell) => Promise<TurnResult>,
 ): Promise<InOrder> {
   const runs: TurnRun[] = [];
   for (const [index, cell] of cells.entries()) {

@@ -129,6 +129,9 @@ export function runEntry(run: TurnRun, atMs: number): ExportEntry | undefined {
     atMs,
     ...(omitted.length ? { omitted } : {}),
     ...(run.query ? { queryFile: run.query.file } : {}),
+    ...(run.query && run.query.sql.length <= EXPORT_LIMITS.maxCodeChars
+      ? { query: { source: run.query.source, sql: run.query.sql, name: run.query.name } }
+      : {}),
   };
 }
 

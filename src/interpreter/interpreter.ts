@@ -253,7 +253,10 @@ export class Interpreter {
   }
 
   /** An sql fence sent to run as is: the query's result lands as a CSV and a DataFrame, remembered like a run. */
-  async queryDirect(direct: { threadKey: string; fence: SqlFence }, options: TurnOptions = {}): Promise<TurnResult> {
+  async queryDirect(
+    direct: { threadKey: string; fence: SqlFence; file?: string },
+    options: TurnOptions = {},
+  ): Promise<TurnResult> {
     const ran = await runDirectQuery(
       {
         sources: this.options.sources,
@@ -261,6 +264,7 @@ export class Interpreter {
         logger: this.options.logger,
         threadKey: direct.threadKey,
         fence: direct.fence,
+        ...(direct.file ? { file: direct.file } : {}),
         loadTimeoutMs: this.options.sandboxTimeoutMs,
       },
       options,

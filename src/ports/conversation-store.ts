@@ -55,6 +55,11 @@ export type ExportEntry =
       omitted?: string[];
       /** Set on a run that loaded a data source query's saved CSV (its path under `/mnt/data`): the export attaches it. */
       queryFile?: string;
+      /**
+       * The query itself (same run): a re-run asks the source again with it rather than load the saved CSV. Absent
+       * from logs written before re-runs re-queried, and when the SQL is over the export's code limit.
+       */
+      query?: { source: string; sql: string; name: string };
     }
   | { kind: 'answer'; text: string; atMs: number; omitted?: string[]; figures?: FigureCounts };
 

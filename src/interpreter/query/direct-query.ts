@@ -12,6 +12,8 @@ export interface DirectQueryOptions {
   logger: Logger;
   threadKey: string;
   fence: SqlFence;
+  /** A re-run's: the CSV the query first wrote, written again with the new rows. */
+  file?: string;
   /** Time limit of the run that loads the result, in ms (THREADLAB_SANDBOX_TIMEOUT_MS). */
   loadTimeoutMs: number;
 }
@@ -58,7 +60,12 @@ export async function runDirectQuery(o: DirectQueryOptions, options: TurnOptions
       sources: o.sources,
       scope,
       round: 1,
-      ask: { source: fence.source, sql: fence.sql, ...(fence.name ? { name: fence.name } : {}) },
+      ask: {
+        source: fence.source,
+        sql: fence.sql,
+        ...(fence.name ? { name: fence.name } : {}),
+        ...(o.file ? { file: o.file } : {}),
+      },
       loadTimeoutMs: o.loadTimeoutMs,
       ...(options.budget ? { budget: options.budget } : {}),
     });

@@ -4,14 +4,17 @@ import { ThreadlabError } from '../../domain/errors.js';
 import { formatBytes } from '../../domain/text/format.js';
 import type { Turn, TurnRun } from '../turn.js';
 import { loadCode } from './load-code.js';
-import { frameName, nextQueryNumber, queryFileName } from './query-names.js';
+import { frameName, isQueryFileName, nextQueryNumber, queryFileName } from './query-names.js';
 
 /** What loading a query's rows into the thread needs: the turn, its sandbox, the rows and where they came from. */
 export interface LoadResultOptions {
   turn: Turn;
   sandbox: Sandbox;
-  /** The source and SQL asked, and the DataFrame's name as asked (checked: query-names.ts). */
-  ask: { source: string; sql: string; name?: string };
+  /**
+   * The source and SQL asked, the DataFrame's name as asked (checked: query-names.ts) and, for a re-run, the file the
+   * query first wrote (rewritten with the new rows, so code reading it by path reads them too).
+   */
+  ask: { source: string; sql: string; name?: string; file?: string };
   result: QueryResult;
   /** Time limit of the loading run, in ms (capped by the turn's time left). */
   loadTimeoutMs: number;
@@ -25,9 +28,11 @@ export interface LoadResultOptions {
  */
 export async function loadQueryResult(o: LoadResultOptions): Promise<{ run: TurnRun } | { refused: string }> {
   const { turn, ask, result } = o;
-  const files = await o.sandbox.listFiles(turn.threadKey);
-  const n = nextQueryNumber(files.map((f) => f.path));
-  const file = queryFileName(n, ask.source);
+  const again = ask.file && isQueryFileName(ask.file) ? ask.file : undefined;
+  const n = again
+    ? Number(again.split('_')[1])
+    : nextQueryNumber((await o.sandbox.listFiles(turn.threadKey)).map((f) => f.path));
+  const file = again ?? queryFileName(n, ask.source);
   const name = frameName(ask.name, n, ask.source);
   const saved = await o.sandbox.putFile(turn.threadKey, file, result.csv).catch((err: unknown) => {
     // A policy refusal (the file or the thread's data over its limit) is the model's to hear; anything else throws.

@@ -28,11 +28,16 @@ export function queryFileName(n: number, source: string): string {
   return `query_${n}_${slug(source)}.csv`;
 }
 
+const QUERY_FILE = /^query_(\d{1,9})_[a-z0-9_]+\.csv$/;
+
+/** Whether `path` is a query's CSV as {@link queryFileName} names them (directly under `/mnt/data`). */
+export const isQueryFileName = (path: string): boolean => QUERY_FILE.test(path);
+
 /** The next query number of a thread, from the query files it already has (numbers are never reused). */
 export function nextQueryNumber(paths: readonly string[]): number {
   let max = 0;
   for (const path of paths) {
-    const m = /^query_(\d{1,9})_[a-z0-9_]+\.csv$/.exec(path);
+    const m = QUERY_FILE.exec(path);
     if (m) max = Math.max(max, Number(m[1]));
   }
   return max + 1;

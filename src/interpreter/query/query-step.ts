@@ -18,6 +18,8 @@ export interface QueryAsk {
   sql: string;
   /** The DataFrame's name as asked (checked: query-names.ts). */
   name?: string;
+  /** A re-run's: the CSV the query first wrote, written again (else the thread's next query file). */
+  file?: string;
 }
 
 export interface QueryStepOptions {

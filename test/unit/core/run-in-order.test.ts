@@ -49,10 +49,66 @@ describe('cells run in order, as a notebook runs all', () => {
     const result = await rerunNotebook({
       store,
       threadKey: 't',
-      run: async (cell) => turn(cell, cell.code === 'b = 2' ? 'error' : 'ok'),
+      run: async (cell) => {
+        if ('query' in cell) throw new Error('no query was recorded');
+        return turn(cell, cell.code === 'b = 2' ? 'error' : 'ok');
+      },
     });
     expect(result.text).toBe("Re-ran 2 of 3 cells of this thread's notebook.");
     expect(result.outcome).toBe('answer');
+    await store.close();
+  });
+
+  it('a recorded query is asked again in place of its loading cell; one recorded without its SQL is named stale', async () => {
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
+    const limits = { maxEntries: 10, maxBytes: 100_000, ttlMs: 60_000 };
+    const entry = (code: string, extra: object = {}) =>
+      store.appendExport('t', { kind: 'run', language: 'python', code, outputs: [], atMs: 1, ...extra }, limits);
+    await entry('old = pd.read_csv("/mnt/data/query_1_sales.csv")', { queryFile: 'query_1_sales.csv' });
+    const query = { source: 'sales', sql: 'SELECT 1 AS one', name: 'fresh' };
+    await entry('fresh = pd.read_csv("/mnt/data/query_2_sales.csv")', { queryFile: 'query_2_sales.csv', query });
+    await entry('print(fresh)');
+    const asked: unknown[] = [];
+    const result = await rerunNotebook({
+      store,
+      threadKey: 't',
+      run: async (cell) => {
+        asked.push(cell);
+        return 'query' in cell ? turn({ language: 'python', code: 'loaded' }, 'ok') : turn(cell, 'ok');
+      },
+    });
+    expect(asked).toEqual([
+      { language: 'python', code: 'old = pd.read_csv("/mnt/data/query_1_sales.csv")' },
+      { query: { ...query, file: 'query_2_sales.csv' } },
+      { language: 'python', code: 'print(fresh)' },
+    ]);
+    expect(result.outcome).toBe('answer');
+    expect(result.text).toContain('Not queried again, loaded as saved when first asked (stale): `query_1_sales.csv`.');
+    expect(result.text).not.toContain('query_2_sales.csv');
+    await store.close();
+  });
+
+  it('a query that does not run again ends the re-run as failed, in plain words, before the cells using it', async () => {
+    const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
+    const limits = { maxEntries: 10, maxBytes: 100_000, ttlMs: 60_000 };
+    const query = { source: 'sales', sql: 'SELECT 1 AS one', name: 'fresh' };
+    const run = { kind: 'run' as const, language: 'python' as const, outputs: [], atMs: 1 };
+    await store.appendExport('t', { ...run, code: 'load', queryFile: 'query_1_sales.csv', query }, limits);
+    await store.appendExport('t', { ...run, code: 'print(fresh)' }, limits);
+    const said = 'Source `sales` could not be reached: check that its server runs.';
+    const ran: unknown[] = [];
+    const result = await rerunNotebook({
+      store,
+      threadKey: 't',
+      run: async (cell) => {
+        ran.push(cell);
+        return { ...turn({ language: 'python', code: '' }, 'ok'), runs: [], text: said };
+      },
+    });
+    expect(ran).toHaveLength(1);
+    expect(result.outcome).toBe('failed');
+    expect(result.text).toContain(`The query on \`sales\` could not run again: ${said}`);
+    expect(result.text).toContain('Re-ran 0 of 2 cells');
     await store.close();
   });
 });
