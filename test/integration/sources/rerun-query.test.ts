@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { Bot } from '../../../src/core/bot.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
+import { threadKey } from '../../../src/domain/thread-key.js';
 import type { AuditRecord } from '../../../src/governance/audit/audit-record.js';
 import { auditedSources } from '../../../src/governance/audit/audited-sources.js';
 import { ThreadlabGovernance } from '../../../src/governance/governance.js';
@@ -53,25 +54,34 @@ describe('a scheduled re-run asks the source again (real PostgreSQL, real sandbo
     // Only u1 may use the source: the re-run's queries are asked in the scope of the schedule's creator.
     const settings = sourceOn(pg, pg.reader, { allow: { users: parseAllowlist(`discord:${U1}`, 'who') } });
     const sources = new PostgresDataSources({ sources: [settings], secrets: [pg.reader.password] });
+    const queue = new InProcessJobQueue({ logger, limits: DEFAULT_LIMITS });
     const bot = new Bot({
       governance: new ThreadlabGovernance({ config, logger, audit: auditLog }),
       config,
       logger,
       sandbox: box.sandbox,
       store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      queue: new InProcessJobQueue({ logger, limits: DEFAULT_LIMITS }),
+      queue,
       renderer: new SharpArtifactRenderer(),
       adapters: [adapter],
       scheduler: new InProcessScheduler({ logger, clock }),
       sources: auditedSources(sources, auditLog),
     });
+    // A job lets go of the thread just after its reply; a schedule due while the thread is busy is skipped.
+    const idle = async () => {
+      for (let waited = 0; await queue.starter(threadKey(thread)); waited += 20) {
+        if (waited > 10_000) throw new Error('the thread stayed busy for 10 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
     const send = async (m: InboundMessage) => {
       await adapter.handler!.onMessage(m);
       const text = (await adapter.nextReply(60_000)).reply.text;
-      await new Promise((r) => setTimeout(r, 100)); // the job lets go of its slot just after its reply
+      await idle();
       return text;
     };
     const fired = async () => {
+      await idle();
       await clock.advance(HOUR + 1000);
       return (await adapter.nextReply(60_000)).reply;
     };
