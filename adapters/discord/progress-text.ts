@@ -67,8 +67,12 @@ export function foldProgress(state: StatusState, event: ProgressEvent): StatusSt
         code: { language: 'sql', code: event.sql },
         output: '',
       };
-    case 'query_finished':
-      return { ...state, headline: queryStepLine(event.source, event.outcome) };
+    case 'query_finished': {
+      // Kept among the notes too: the next step takes the headline, and the message is edited at most once a
+      // second, so a query that ends within that second would otherwise never be seen.
+      const line = queryStepLine(event.source, event.outcome);
+      return { ...state, headline: line, notes: [...state.notes, `🗄️ ${line}`].slice(-NOTES_MAX) };
+    }
     case 'text':
       return state.headline.startsWith('✍️') ? state : { ...state, headline: '✍️ Writing the answer…' };
     case 'final':

@@ -15,10 +15,17 @@ export interface ProgressState {
   code?: { language: string; code: string; round: number };
   outputTail: string;
   charts: number;
+  /**
+   * The turn's finished queries, one line each (the last {@link MAX_QUERY_LINES}): kept below the phase, which the
+   * next step takes, so a query that ends between two writes of the status is still seen.
+   */
+  queries?: string[];
 }
 
 const MAX_TAIL_CHARS = 800;
 const MAX_CODE_LINES = 15;
+/** Finished queries the status keeps in view. */
+export const MAX_QUERY_LINES = 3;
 
 export function initialProgress(): ProgressState {
   return { phase: ':hourglass_flowing_sand: Working…', status: 'is working…', outputTail: '', charts: 0 };
@@ -63,6 +70,7 @@ export function applyProgress(state: ProgressState, event: ProgressEvent): boole
       return true;
     case 'query_finished':
       state.phase = escapeMrkdwn(queryStepLine(event.source, event.outcome));
+      state.queries = [...(state.queries ?? []), state.phase].slice(-MAX_QUERY_LINES);
       state.status = 'is reading the result…';
       return true;
     case 'error':
@@ -80,6 +88,8 @@ export function renderProgress(
   options: { threadKey: string; stoppable: boolean },
 ): { text: string; blocks: SlackBlock[] } {
   const lines = [`*${state.phase}*`];
+  const earlier = (state.queries ?? []).filter((q) => q !== state.phase);
+  if (earlier.length > 0) lines.push(earlier.map((q) => `:card_file_box: ${q}`).join('\n'));
   if (state.code) {
     const codeLines = state.code.code.split('\n');
     const shown = codeLines.slice(-MAX_CODE_LINES).join('\n').slice(-1200);

@@ -5,8 +5,13 @@ import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memo
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { ApprovalDecision, ApprovalHook } from '../../../src/ports/approval.js';
-import { foldProgress, initialStatus } from '../../../adapters/discord/progress-text.js';
-import { applyProgress, initialProgress } from '../../../adapters/slack/progress-view.js';
+import { foldProgress, initialStatus, renderStatus } from '../../../adapters/discord/progress-text.js';
+import {
+  applyProgress,
+  initialProgress,
+  MAX_QUERY_LINES,
+  renderProgress,
+} from '../../../adapters/slack/progress-view.js';
 import { RunTasks } from '../../../adapters/slack/run-tasks.js';
 import { answer, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
@@ -130,5 +135,19 @@ describe('the query step in Slack and Discord live status', () => {
     expect(failed.headline).toBe(
       '✖️ Query on sales (30.0 s): The query on "sales" passed its 30 s limit and was cancelled.',
     );
+  });
+  it('keeps a finished query in view after the next step takes the headline (the status is written at most once a second)', () => {
+    const next = { type: 'thinking', round: 3 } as const;
+    let discord = initialStatus();
+    for (const e of [...events, next]) discord = foldProgress(discord, e);
+    expect(discord.headline).toBe('🤔 Thinking (step 3)…');
+    expect(renderStatus(discord)).toContain('🗄️ ✔️ Query on sales: 1,234 rows (2.0 KB) in 35 ms → `sales_q1`');
+
+    const slack = initialProgress();
+    for (let i = 0; i < MAX_QUERY_LINES + 2; i++) for (const e of [...events, next]) applyProgress(slack, e);
+    const shown = JSON.stringify(renderProgress(slack, { threadKey: 't', stoppable: false }).blocks);
+    expect(shown).toContain('Thinking');
+    // The last few queries only, each once.
+    expect(shown.split('Query on sales: 1,234 rows')).toHaveLength(MAX_QUERY_LINES + 1);
   });
 });
