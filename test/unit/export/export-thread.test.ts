@@ -1,28 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseThreadLink } from '../../../adapters/slack/export-command.js';
-import type { ExecutionResult } from '../../../src/domain/execution.js';
 import { exportThread, recordTurn } from '../../../src/export/index.js';
 import { MAX_MODULES } from '../../../src/export/package-versions.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox, type FakeRunOutcome } from '../../fakes/fake-sandbox.js';
-
-const ok = (code: string) => ({
-  language: 'python' as const,
-  code,
-  result: {
-    status: 'ok',
-    stdout: '',
-    stderr: '',
-    displays: [],
-    artifacts: [],
-    durationMs: 1,
-    executionCount: 1,
-  } as ExecutionResult,
-});
+import { run } from './turn-runs.js';
 
 async function exportWith(code: string, answer: FakeRunOutcome) {
   const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
-  await recordTurn({ store, threadKey: 't', runs: [ok(code)], atMs: 1 });
+  await recordTurn({ store, threadKey: 't', runs: [run(code)], atMs: 1 });
   const sandbox = new FakeSandbox({ handler: () => answer });
   const reply = await exportThread({ store, sandbox, threadKey: 't' });
   const requirements = reply.files.find((f) => f.name === 'requirements.txt')?.data.toString() ?? '';
@@ -84,7 +70,7 @@ describe('exportThread', () => {
 
   it("charges the lookup's run time to the requester's budget like any run, and passes on its notices", async () => {
     const store = new MemoryConversationStore({ sweepIntervalMs: 0 });
-    await recordTurn({ store, threadKey: 't', runs: [ok('import numpy')], atMs: 1 });
+    await recordTurn({ store, threadKey: 't', runs: [run('import numpy')], atMs: 1 });
     const sandbox = new FakeSandbox({ handler: () => ({ ...answer([]), durationMs: 420 }) });
     const charged: unknown[] = [];
     const budget = {
