@@ -42,10 +42,12 @@ export interface LoadCodeOptions {
 export function loadCode(o: LoadCodeOptions): string {
   const dtypes: string[] = [];
   const dates: string[] = [];
-  for (const column of o.columns) {
+  const texts: number[] = [];
+  for (const [i, column] of o.columns.entries()) {
     const reading = pandasReading(column.type);
     if (reading.date) dates.push(py(column.name));
     else if (reading.dtype) dtypes.push(`${py(column.name)}: ${py(reading.dtype)}`);
+    if (reading.dtype === 'string') texts.push(i);
   }
   const sqlLines = o.sql.trim().split('\n');
   const quoted = sqlLines.slice(0, SQL_COMMENT_LINES).map((l) => `#   ${l}`);
@@ -54,15 +56,45 @@ export function loadCode(o: LoadCodeOptions): string {
     py(`/mnt/data/${o.file}`),
     ...(dtypes.length ? [`dtype={${dtypes.join(', ')}}`] : []),
     ...(dates.length ? [`parse_dates=[${dates.join(', ')}]`] : []),
+    // A one-column result's NULL is an empty line: kept as a row, not skipped.
+    'skip_blank_lines=False',
   ];
   return [
     `# The result of a query on the data source ${py(o.source)}, saved by Threadlab:`,
     ...quoted,
     'import pandas as pd',
     `${o.name} = pd.read_csv(${args.join(', ')})`,
+    ...emptyTextCode(o.name, `/mnt/data/${o.file}`, texts),
     `with pd.option_context('display.max_columns', ${PREVIEW_COLUMNS}, 'display.width', 160, 'display.max_colwidth', ${PREVIEW_CELL_CHARS}):`,
     `    print(f"${o.name}: {${o.name}.shape[0]} rows x {${o.name}.shape[1]} columns")`,
     `    print(${o.name}.dtypes.head(${PREVIEW_COLUMNS}).to_string())`,
     `    print(${o.name}.head(${PREVIEW_ROWS}).to_string())`,
   ].join('\n');
+}
+
+/**
+ * Python that gives back the empty strings of text columns (by position), which pandas reads as missing like NULL:
+ * the CSV writes NULL as an empty field and an empty string as `""` (adapters/postgres/csv-writer.ts), and Python
+ * 3.12+'s csv module reads them apart with `csv.QUOTE_NOTNULL` ("an empty (unquoted) field is None";
+ * https://docs.python.org/3/library/csv.html#csv.QUOTE_NOTNULL). It reads the file again only when it holds a `""`
+ * at all, and does nothing on an older Python (the notebook still runs; both are then missing).
+ */
+function emptyTextCode(name: string, path: string, texts: readonly number[]): string[] {
+  if (texts.length === 0) return [];
+  return [
+    "# Text columns keep '' apart from NULL (missing): pandas reads both as missing, Python's csv module does not.",
+    'import csv',
+    `with open(${py(path)}, newline='', encoding='utf-8') as _f:`,
+    "    _seen, _last = False, ''",
+    "    for _chunk in iter(lambda: _f.read(1 << 20), ''):",
+    `        _seen, _last = _seen or '""' in _last + _chunk, _chunk[-1:]`,
+    "    if _seen and hasattr(csv, 'QUOTE_NOTNULL'):",
+    '        _f.seek(0)',
+    '        _rows = csv.reader(_f, quoting=csv.QUOTE_NOTNULL)',
+    '        next(_rows)',
+    '        for _i, _row in enumerate(_rows):',
+    `            for _j in (${texts.join(', ')},):`,
+    "                if _j < len(_row) and _row[_j] == '':",
+    `                    ${name}.iat[_i, _j] = ''`,
+  ];
 }

@@ -87,7 +87,7 @@ describe('a query lands in the kernel as a DataFrame', () => {
     console.info(`query + load + analysis turn: ${Date.now() - started} ms`);
   }, 120_000);
 
-  it('every row of a table arrives, and text with commas, quotes and newlines round-trips (NULL and the empty string both read as missing: CSV cannot tell them apart)', async () => {
+  it('every row of a table arrives, and text with commas, quotes and newlines round-trips, and a NULL and an empty string in the same column stay apart (missing, and an empty string)', async () => {
     const llm = new ScriptedLlm({
       steps: [
         toolCalls([
@@ -129,7 +129,7 @@ describe('a query lands in the kernel as a DataFrame', () => {
     // Numbers continue per thread: the first test's file is kept.
     expect(rows!.query).toMatchObject({ file: 'query_2_sales.csv', rows: 20_000 });
     expect(notes!.query).toMatchObject({ file: 'query_3_sales.csv', rows: 6 });
-    expect(check!.result.stdout.trim()).toBe(`20000 ['plain', 'a, comma', 'a "quote"', 'two\\nlines', <NA>, <NA>]`);
+    expect(check!.result.stdout.trim()).toBe(`20000 ['plain', 'a, comma', 'a "quote"', 'two\\nlines', <NA>, '']`);
     console.info(
       `20,000 rows: query ${rows!.query!.ms} ms (${rows!.query!.bytes} bytes), DataFrame load ${rows!.result.durationMs} ms`,
     );
