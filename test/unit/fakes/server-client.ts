@@ -111,7 +111,23 @@ export function messageOf(answer: Answer): Record<string, unknown> {
   return body.choices[0]!.message;
 }
 
+/** The user's question of every request here. */
+export const QUESTION = { role: 'user', content: 'What is 6*7? Use code.' };
+
 /** A user question offering run_code. */
 export function ask(model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model, messages: [{ role: 'user', content: 'What is 6*7? Use code.' }], tools: [RUN_CODE_TOOL], ...extra };
+  return { model, messages: [QUESTION], tools: [RUN_CODE_TOOL], ...extra };
+}
+
+/** The assistant turn that called run_code as `id`, its tool result, with `extra` fields on the assistant message. */
+export function toolTurn(id: string, extra: Record<string, unknown> = {}, callExtra: Record<string, unknown> = {}) {
+  return [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'run_code', arguments: RUN_CODE_ARGS }, ...callExtra }],
+      ...extra,
+    },
+    { role: 'tool', tool_call_id: id, content: '42' },
+  ];
 }
