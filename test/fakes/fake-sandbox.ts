@@ -1,17 +1,18 @@
 import { ThreadlabError } from '../../src/domain/errors.js';
-import type {
-  Artifact,
-  ExecutionResult,
-  FilePreview,
-  SandboxEnvironment,
-  SandboxFile,
-} from '../../src/domain/execution.js';
+import type { ExecutionResult, FilePreview, SandboxEnvironment, SandboxFile } from '../../src/domain/execution.js';
 import type { PreviewOptions, RunRequest, Sandbox } from '../../src/ports/sandbox.js';
 import { sanitizeFileName } from '../../sandbox/file-names.js';
 import { mimeFromName } from '../../src/domain/mime.js';
 import { interruptionText, KILL_TEXT } from '../../sandbox/run-execution.js';
-import { formatMib } from '../../sandbox/session-files.js';
 import { previewWithinBudget, simplePreview, waitUnlessAborted } from './fake-previews.js';
+import {
+  fileTooLarge,
+  listSessionFiles,
+  readSessionFile,
+  receiveUpload,
+  writeRunFiles,
+  type SessionFiles,
+} from './fake-session-files.js';
 
 export { simplePreview } from './fake-previews.js';
 
@@ -96,7 +97,7 @@ export const FAKE_ENVIRONMENT: SandboxEnvironment = {
 };
 
 interface Session {
-  files: Map<string, { data: Buffer; modifiedMs: number }>;
+  files: SessionFiles;
   variables: Map<string, unknown>;
   executionCount: number;
   live: boolean;
@@ -153,7 +154,7 @@ export class FakeSandbox implements Sandbox {
     const timeoutMs = request.timeoutMs ?? this.limits.timeoutMs;
     const interruptedBy = outcome.delayMs ? await this.wait(outcome.delayMs, timeoutMs, request.signal) : undefined;
     for (const path of outcome.deleteFiles ?? []) session.files.delete(path);
-    const { artifacts, skippedArtifacts } = this.writeFiles(session, outcome.writeFiles ?? {});
+    const { artifacts, skippedArtifacts } = writeRunFiles(session.files, outcome.writeFiles ?? {}, this.limits);
     const stdout = outcome.stdout ?? '';
     const stderr = outcome.stderr ?? '';
     const displays = outcome.displays ?? [];
@@ -191,28 +192,9 @@ export class FakeSandbox implements Sandbox {
   async putFile(key: string, name: string, source: Buffer | AsyncIterable<Uint8Array>): Promise<SandboxFile> {
     const path = sanitizeFileName(name);
     const maxBytes = this.limits.maxFileBytes;
-    const tooLarge = () =>
-      new ThreadlabError(
-        'sandbox_file_rejected',
-        `${path} is larger than ${maxBytes / MIB} MB (THREADLAB_MAX_FILE_MB).`,
-        {
-          isPolicy: true,
-        },
-      );
-    // A stream is read to its end (and its errors surface) as the real sandbox would, before anything is
-    // stored; its size is counted as it arrives.
-    const chunks: Buffer[] = [];
-    let received = 0;
-    if (!Buffer.isBuffer(source)) {
-      for await (const chunk of source) {
-        received += chunk.length;
-        if (received > maxBytes) throw tooLarge();
-        chunks.push(Buffer.from(chunk));
-      }
-    }
-    const data = Buffer.isBuffer(source) ? source : Buffer.concat(chunks);
+    const data = await receiveUpload(path, source, maxBytes);
     this.record({ method: 'putFile', key, detail: { name, bytes: data.length } });
-    if (data.length > maxBytes) throw tooLarge();
+    if (data.length > maxBytes) throw fileTooLarge(path, maxBytes);
     const session = this.session(key);
     // The real sandbox starts the session's container to receive the file.
     session.live = true;
@@ -223,26 +205,12 @@ export class FakeSandbox implements Sandbox {
 
   async listFiles(key: string): Promise<SandboxFile[]> {
     this.record({ method: 'listFiles', key });
-    const files = this.sessions.get(key)?.files ?? new Map();
-    return [...files]
-      .map(([path, f]) => ({ path, bytes: f.data.length, mime: fakeMime(path), modifiedMs: f.modifiedMs }))
-      .sort((a, b) => a.path.localeCompare(b.path));
+    return listSessionFiles(this.sessions.get(key)?.files ?? new Map());
   }
 
   async readFile(key: string, path: string): Promise<Buffer> {
     this.record({ method: 'readFile', key, detail: { path } });
-    const parts = path.split('/').filter((p) => p !== '' && p !== '.');
-    if (parts.length === 0 || parts.some((p) => p === '..' || p.includes('\\') || p.includes('\0')))
-      throw new ThreadlabError('sandbox_file_rejected', `Unsafe file path: ${JSON.stringify(path)}`, {
-        isPolicy: true,
-      });
-    const file = this.sessions.get(key)?.files.get(parts.join('/'));
-    if (!file) throw new ThreadlabError('sandbox_file_rejected', `No file ${path} in /mnt/data.`, { isPolicy: true });
-    if (file.data.length > this.limits.maxFileBytes)
-      throw new ThreadlabError('sandbox_file_rejected', `${path} is larger than ${this.limits.maxFileBytes} bytes.`, {
-        isPolicy: true,
-      });
-    return file.data;
+    return readSessionFile(this.sessions.get(key)?.files, path, this.limits.maxFileBytes);
   }
 
   async previewFiles(key: string, paths: string[], options: PreviewOptions = {}): Promise<FilePreview[]> {
@@ -331,38 +299,6 @@ export class FakeSandbox implements Sandbox {
     session.live = false;
     session.variables.clear();
     session.executionCount = 0;
-  }
-
-  /**
-   * Stores what the code wrote; brings back, like the real sandbox, files within the per-file limit and the
-   * run's total (in path order), and lists the others as not brought back with why.
-   */
-  private writeFiles(
-    session: Session,
-    written: Record<string, string | Buffer>,
-  ): { artifacts: Artifact[]; skippedArtifacts: NonNullable<ExecutionResult['skippedArtifacts']> } {
-    const artifacts: Artifact[] = [];
-    const skippedArtifacts: NonNullable<ExecutionResult['skippedArtifacts']> = [];
-    let budget = this.limits.maxRunFilesBytes;
-    for (const path of Object.keys(written).sort()) {
-      const content = written[path]!;
-      const data = Buffer.isBuffer(content) ? content : Buffer.from(content);
-      const old = session.files.get(path)?.data;
-      session.files.set(path, { data, modifiedMs: Date.now() });
-      if (old?.equals(data)) continue;
-      const size = formatMib(data.length);
-      if (data.length > this.limits.maxFileBytes) {
-        const reason = `${size} file; larger than the ${formatMib(this.limits.maxFileBytes)} file limit`;
-        skippedArtifacts.push({ path, reason, bytes: data.length });
-      } else if (data.length > budget) {
-        const reason = `${size} file; total per run of ${formatMib(this.limits.maxRunFilesBytes)} reached`;
-        skippedArtifacts.push({ path, reason, bytes: data.length });
-      } else {
-        budget -= data.length;
-        artifacts.push({ path, bytes: data.length, mime: fakeMime(path), change: old ? 'modified' : 'created' });
-      }
-    }
-    return { artifacts, skippedArtifacts };
   }
 
   private view(session: Session): ReadonlyMap<string, Buffer> {
