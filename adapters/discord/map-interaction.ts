@@ -1,6 +1,7 @@
 import { LANGUAGES } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
+import { sqlRunOf } from '../../src/domain/sql-run.js';
 import { unfenceCode } from './code-option.js';
 import { isThreadType } from './map-message.js';
 
@@ -78,9 +79,13 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
 
 /**
  * The run command of code a user typed: its fence stripped (unfenceCode). The language option, a choice Discord
- * offered (commands.ts), wins; else the fence's tag; else python. Anything else in a payload is python.
+ * offered (commands.ts), wins; else the fence's tag; else python. Anything else in a payload is python. Code that is
+ * an SQL query (sqlRunOf) is a `query` command instead.
  */
-export function runCommand(code: string, languageOption?: string): InboundCommand & { name: 'run' } {
+export function runCommand(code: string, languageOption?: string): InboundCommand & { name: 'run' | 'query' } {
+  // An sql block (or a first line `-- source: NAME`) is a query on a data source, as a message that is one.
+  const query = sqlRunOf(code, languageOption);
+  if (query) return { name: 'query', ...query };
   const chosen = LANGUAGES.find((l) => l === languageOption);
   const unfenced = unfenceCode(code);
   return { name: 'run', language: chosen ?? unfenced.language ?? 'python', code: unfenced.code };
@@ -115,9 +120,11 @@ export function toCommandMessage(view: CommandView): InboundMessage | undefined 
   const text =
     command.name === 'run'
       ? command.code
-      : command.name === 'schedule'
-        ? `/schedule ${command.text}`
-        : `/${command.name}`;
+      : command.name === 'query'
+        ? command.body
+        : command.name === 'schedule'
+          ? `/schedule ${command.text}`
+          : `/${command.name}`;
   return commandMessage(view, { text, command });
 }
 

@@ -126,5 +126,6 @@ export function toModalMessage(view: ModalView): ModalMessage {
   const base = { ...view, commandName: kind.kind, options: {} };
   if (kind.kind === 'ask') return { ok: true, message: commandMessage(base, { text: view.text.trim(), attachments }) };
   const command = runCommand(view.text, kind.language);
-  return { ok: true, message: commandMessage(base, { text: command.code, command, attachments }) };
+  const text = command.name === 'query' ? command.body : command.code;
+  return { ok: true, message: commandMessage(base, { text, command, attachments }) };
 }

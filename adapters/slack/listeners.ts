@@ -3,7 +3,7 @@ import { answerInbound, tellPrivately } from '../../src/replies/inbound-answer.j
 import { parseThreadKey, threadKey, type ThreadRef } from '../../src/domain/thread-key.js';
 import type { ListenerContext } from './listener-context.js';
 import { exportCommand } from './export-command.js';
-import { commandRootText, mapSlashCommand, parseCommandText, type SlackCommandBody } from './map-command.js';
+import { commandRootText, mapSlashCommand, parseCommandText, runCodeOf, type SlackCommandBody } from './map-command.js';
 import { mapMessageEvent, NOT_IN_THREAD, type SlackEventBody, type SlackMessageEvent } from './map-event.js';
 import { isMessageChanged, mapEditEvent } from './map-edit.js';
 import { STOP_ACTION_ID } from './progress-view.js';
@@ -133,9 +133,8 @@ export function registerListeners(ctx: ListenerContext): void {
         return;
       }
       const blocks = [section(commandRootText(body, parsed))];
-      if (parsed.kind === 'command' && parsed.command.name === 'run') {
-        blocks.push(section(`\`\`\`\n${escapeMrkdwn(parsed.command.code).slice(0, 2900)}\n\`\`\``));
-      }
+      const shownCode = parsed.kind !== 'command' ? undefined : runCodeOf(parsed.command);
+      if (shownCode !== undefined) blocks.push(section(`\`\`\`\n${escapeMrkdwn(shownCode).slice(0, 2900)}\n\`\`\``));
       const root = await ctx.client.chat.postMessage({
         channel: body.channel_id,
         text: commandRootText(body, parsed),

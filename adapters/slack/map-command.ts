@@ -1,5 +1,6 @@
 import { LANGUAGES, languageFromLabel } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
+import { sqlRunOf } from '../../src/domain/sql-run.js';
 import { decodeSlackText, escapeMrkdwn } from './slack-text.js';
 
 /** The fields of a slash-command request Threadlab reads. */
@@ -21,7 +22,8 @@ export type ParsedCommandText =
   | { kind: 'invalid'; error: string };
 
 /**
- * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python, ```bash, ```r or ```js), `reset`,
+ * Parses `/interpreter <text>`: `run <code>` (optionally fenced with ```python, ```bash, ```r or ```js; a ```sql block
+ * or a first line `-- source: NAME` is a query on a data source), `reset`,
  * `files`, `help` (also an empty text), `stop`, `export [link]` and `schedule <when> <question>`; anything else is a
  * question for the model.
  */
@@ -40,6 +42,9 @@ export function parseCommandText(raw: string | undefined): ParsedCommandText {
   if (rest.length === 0)
     return { kind: 'invalid', error: 'Nothing to run. Usage: `run print(1 + 1)` or `run ```python …````' };
   const body = text.slice(word.length).trim();
+  // An sql block (or a first line `-- source: NAME`) is a query on a data source, as a message that is one.
+  const query = sqlRunOf(body);
+  if (query) return { kind: 'command', command: { name: 'query', ...query } };
   // A language tag counts only when a newline follows it: ```print(1)``` is code, not a language.
   const fenced = /^```(?:([\w+-]+)[ \t]*\n|\n?)([\s\S]*?)\n?```\s*$/.exec(body);
   const inline = /^`([^`]+)`$/.exec(body);
@@ -89,10 +94,18 @@ export function commandRootText(
   if (parsed.kind === 'question') return `${who} asked: ${escapeMrkdwn(truncate(parsed.text, 300))}`;
   const { command } = parsed;
   if (command.name === 'run') return `${who} ran ${command.language} code with \`${body.command} run\`:`;
+  if (command.name === 'query') return `${who} ran an SQL query with \`${body.command} run\`:`;
   if (command.name === 'schedule') return `${who} scheduled: ${escapeMrkdwn(truncate(command.text, 300))}`;
   return `${who} used \`${body.command} ${command.name}\``;
 }
 
 function truncate(text: string, maxChars: number): string {
   return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}
+
+/** The code a run command shows under its root message: the program, or the query's SQL; undefined for others. */
+export function runCodeOf(command: InboundCommand): string | undefined {
+  if (command.name === 'run') return command.code;
+  if (command.name === 'query') return command.body;
+  return undefined;
 }

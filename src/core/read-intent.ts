@@ -2,6 +2,7 @@ import { fencedBlocks, RUN_WORD, SCRIPT_EXTENSIONS, scriptKindOf } from '../doma
 import { languageFromLabel, type Language } from '../domain/execution.js';
 import type { Intent } from '../domain/intent.js';
 import type { InboundAttachment, InboundCommand, InboundMessage } from '../domain/messages.js';
+import { sqlBlockOf } from '../domain/sql-run.js';
 
 export type { Intent } from '../domain/intent.js';
 
@@ -70,15 +71,8 @@ export function parseDirectCode(text: string): { language: Language; code: strin
   return { language, code };
 }
 
-const WHOLE_SQL_BLOCK =
-  /^\s*```[ \t]*(?:sql|postgres|postgresql|psql|pgsql)\b([^\n`]*)\r?\n([\s\S]*?)\r?\n[ \t]*```[ \t]*\s*$/i;
-
 /** A message that is one sql fence (```sql, its source on the first line): a query to run as is. */
-export function parseDirectQuery(text: string): { body: string; info: string } | undefined {
-  const match = WHOLE_SQL_BLOCK.exec(text);
-  if (!match || match[2]!.trim() === '' || /^[ \t]*```/m.test(match[2]!)) return undefined;
-  return { body: match[2]!, info: match[1]!.trim() };
-}
+export const parseDirectQuery = sqlBlockOf;
 
 function fromCommand(command: InboundCommand, attachments: readonly InboundAttachment[]): Intent {
   switch (command.name) {
@@ -90,6 +84,8 @@ function fromCommand(command: InboundCommand, attachments: readonly InboundAttac
       if (blocks.cells.length === 0 && attachments.some((a) => scriptKindOf(a.name))) return scriptIntent(attachments);
       return { kind: 'runCells', cells: blocks.cells, skipped: blocks.skipped };
     }
+    case 'query':
+      return { kind: 'query', body: command.body, info: command.info };
     case 'schedule':
       return { kind: 'schedule', text: command.text };
     default:

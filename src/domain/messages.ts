@@ -21,6 +21,11 @@ export interface InboundAttachment {
 /** A slash command or its equivalent, parsed by the adapter. */
 export type InboundCommand =
   | { name: 'run'; language: Language; code: string }
+  /**
+   * A run command whose code is an SQL query (`sqlRunOf`: one sql block, or a first line `-- source: NAME`): it runs
+   * on the data source like a message that is one sql block. `body` is the block's, `info` what followed its tag.
+   */
+  | { name: 'query'; body: string; info: string }
   | { name: 'reset' }
   | { name: 'files' }
   | { name: 'help' }

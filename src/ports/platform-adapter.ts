@@ -16,7 +16,7 @@ export type InboundOutcome =
   | {
       accepted: true;
       /** The thread command the core read the message as, if any (the web chat keeps it in its history). */
-      command?: Exclude<InboundCommand['name'], 'run' | 'runMessage'>;
+      command?: Exclude<InboundCommand['name'], 'run' | 'runMessage' | 'query'>;
       /** What to say in the thread now (a stop's "Stopped."); unset: the answer comes from the job. */
       answer?: string;
     }
