@@ -52,8 +52,10 @@ export function gatedLauncher() {
     made.push(c);
     return c.live;
   };
-  const finishAll = async () => {
-    while (pending.length > 0 || inFlight > 0) {
+  /** Lets every start finish, the ones the pool begins meanwhile too; a pool that never stops starting fails. */
+  const finishAll = async (maxTurns = 10_000) => {
+    for (let turn = 0; pending.length > 0 || inFlight > 0; turn += 1) {
+      if (turn >= maxTurns) throw new Error(`the pool was still starting containers after ${maxTurns} turns`);
       for (const resolve of pending.splice(0)) resolve();
       await new Promise((r) => setTimeout(r, 0));
     }
