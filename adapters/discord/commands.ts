@@ -6,8 +6,7 @@ import {
   SlashCommandBuilder,
   type RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
-import { LANGUAGES } from '../../src/domain/execution.js';
-import { ASK_COMMAND } from './map-interaction.js';
+import { ASK_COMMAND, RUN_LANGUAGES } from './map-interaction.js';
 import { RUN_CODE_COMMAND } from './map-message-command.js';
 
 /**
@@ -63,8 +62,8 @@ function baseDefinitions(): RESTPostAPIApplicationCommandsJSONBody[] {
       .addStringOption((o) =>
         o
           .setName('language')
-          .setDescription('Language (default python)')
-          .addChoices(...LANGUAGES.map((l) => ({ name: l, value: l }))),
+          .setDescription('Language (default python; sql queries a data source)')
+          .addChoices(...RUN_LANGUAGES.map((l) => ({ name: l, value: l }))),
       )
       .toJSON(),
     new SlashCommandBuilder()

@@ -7,14 +7,13 @@ import {
   type REST,
 } from 'discord.js';
 import { toThreadlabError } from '../../src/domain/errors.js';
-import { LANGUAGES } from '../../src/domain/execution.js';
 import type { InboundMessage } from '../../src/domain/messages.js';
 import type { Logger } from '../../src/logger.js';
 import type { InboundHandler } from '../../src/ports/platform-adapter.js';
 import { answerInbound, tellPrivately, type AnswerTarget } from '../../src/replies/inbound-answer.js';
 import { handleApprovalButton, parseApprovalButtonId } from './approval.js';
 import { handleFeedbackButton, handleFeedbackModal, parseFeedbackButtonId, parseFeedbackModalId } from './feedback.js';
-import { botIsPresent, modalWanted, parseStopButtonId, toCommandMessage } from './map-interaction.js';
+import { botIsPresent, modalWanted, parseStopButtonId, RUN_LANGUAGES, toCommandMessage } from './map-interaction.js';
 import { RUN_CODE_COMMAND } from './map-message-command.js';
 import { modalFor, toModalMessage } from './modal.js';
 import { runMessageCommand } from './run-message.js';
@@ -158,7 +157,7 @@ export class InteractionRouter {
     const probe = toCommandMessage({ ...view, commandName: 'help', options: {} });
     if (probe && !(await this.admitCommand(interaction, probe))) return;
     const language = view.options.language;
-    const chosen = kind === 'run' ? LANGUAGES.find((l) => l === language) : undefined;
+    const chosen = kind === 'run' ? RUN_LANGUAGES.find((l) => l === language) : undefined;
     await interaction.showModal(
       modalFor(kind === 'ask' ? { kind } : { kind, ...(chosen ? { language: chosen } : {}) }),
     );

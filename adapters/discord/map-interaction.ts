@@ -1,4 +1,4 @@
-import { LANGUAGES } from '../../src/domain/execution.js';
+import { LANGUAGES, type Language } from '../../src/domain/execution.js';
 import type { InboundCommand, InboundMessage } from '../../src/domain/messages.js';
 import type { ThreadRef } from '../../src/domain/thread-key.js';
 import { sqlRunOf } from '../../src/domain/sql-run.js';
@@ -77,17 +77,22 @@ export function commandFromView(view: CommandView): InboundCommand | undefined {
   }
 }
 
+/** The languages `/run` offers: the sandbox's, and sql (a query on a data source, docs/data-sources.md). */
+export const RUN_LANGUAGES: readonly RunLanguage[] = [...LANGUAGES, 'sql'];
+export type RunLanguage = Language | 'sql';
+
 /**
  * The run command of code a user typed: its fence stripped (unfenceCode). The language option, a choice Discord
  * offered (commands.ts), wins; else the fence's tag; else python. Anything else in a payload is python. Code that is
  * an SQL query (sqlRunOf) is a `query` command instead.
  */
 export function runCommand(code: string, languageOption?: string): InboundCommand & { name: 'run' | 'query' } {
-  // An sql block (or a first line `-- source: NAME`) is a query on a data source, as a message that is one.
-  const query = sqlRunOf(code, languageOption);
+  const unfenced = unfenceCode(code);
+  // An sql block (or a first line `-- source: NAME`, or the language sql) is a query on a data source, as a message
+  // that is one sql block.
+  const query = sqlRunOf(code) ?? sqlRunOf(unfenced.code, languageOption);
   if (query) return { name: 'query', ...query };
   const chosen = LANGUAGES.find((l) => l === languageOption);
-  const unfenced = unfenceCode(code);
   return { name: 'run', language: chosen ?? unfenced.language ?? 'python', code: unfenced.code };
 }
 

@@ -1,9 +1,8 @@
 import type { APIModalInteractionResponseCallbackData } from 'discord.js';
 import { z } from 'zod';
-import { LANGUAGES, type Language } from '../../src/domain/execution.js';
 import { safeFileName } from '../../src/domain/file-names.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
-import { commandMessage, runCommand, type CommandView } from './map-interaction.js';
+import { commandMessage, RUN_LANGUAGES, runCommand, type CommandView, type RunLanguage } from './map-interaction.js';
 
 /** Prefix of the modals' custom ids: `threadlab_modal:run`, `threadlab_modal:run:<language>` or `threadlab_modal:ask`. */
 export const MODAL_PREFIX = 'threadlab_modal:';
@@ -24,7 +23,7 @@ const FILE_UPLOAD = 19;
 const PARAGRAPH = 2;
 
 /** `/run`'s modal carries the language the user chose, if any (else the fence's tag decides, then python). */
-export type ModalKind = { kind: 'run'; language?: Language } | { kind: 'ask' };
+export type ModalKind = { kind: 'run'; language?: RunLanguage } | { kind: 'ask' };
 
 /**
  * The modal `/run` without code (a multi-line program) or `/ask` without a question opens: a Paragraph text input
@@ -69,7 +68,7 @@ export function modalFor(kind: ModalKind): APIModalInteractionResponseCallbackDa
 export function parseModalId(customId: string): ModalKind | undefined {
   if (customId === `${MODAL_PREFIX}ask`) return { kind: 'ask' };
   if (customId === `${MODAL_PREFIX}run`) return { kind: 'run' };
-  const language = LANGUAGES.find((l) => customId === `${MODAL_PREFIX}run:${l}`);
+  const language = RUN_LANGUAGES.find((l) => customId === `${MODAL_PREFIX}run:${l}`);
   return language ? { kind: 'run', language } : undefined;
 }
 

@@ -139,7 +139,7 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
     expect(language('cobol')).toMatchObject({ name: 'run', language: 'python' });
   });
 
-  it('defines /run (code, language python|bash|r|javascript), /ask, /reset, /files, /help and the message command Run code', () => {
+  it('defines /run (code, language python|bash|r|javascript|sql), /ask, /reset, /files, /help and the message command Run code', () => {
     const defs = commandDefinitions();
     expect(defs.map((d) => d.name)).toEqual([
       'run',
@@ -161,6 +161,7 @@ describe('Discord slash command mapping (recorded payloads through discord.js)',
       'bash',
       'r',
       'javascript',
+      'sql',
     ]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { runCommand, toCommandMessage } from '../../../adapters/discord/map-interaction.js';
-import { toModalMessage } from '../../../adapters/discord/modal.js';
+import { modalFor, parseModalId, toModalMessage } from '../../../adapters/discord/modal.js';
 import { commandRootText, parseCommandText, runCodeOf } from '../../../adapters/slack/map-command.js';
 import { toInboundMessage } from '../../../adapters/web/map-request.js';
 import { intentOf } from '../../../src/core/read-intent.js';
@@ -100,6 +100,12 @@ describe('Discord /run and its modal', () => {
     const oneLine = toCommandMessage({ ...base, commandName: 'run', options: { code: '```sql SELECT 1```' } });
     expect(oneLine).toMatchObject({ command: { name: 'query', body: 'SELECT 1', info: '' }, text: 'SELECT 1' });
     expect(runCommand('SELECT 1', 'sql')).toEqual({ name: 'query', body: 'SELECT 1', info: '' });
+    const chosen = toCommandMessage({
+      ...base,
+      commandName: 'run',
+      options: { code: '```SELECT 2```', language: 'sql' },
+    });
+    expect(chosen?.command).toEqual({ name: 'query', body: 'SELECT 2', info: '' });
     expect(runCommand('```py print(1)```')).toEqual({ name: 'run', language: 'python', code: 'print(1)' });
   });
 
@@ -116,6 +122,13 @@ describe('Discord /run and its modal', () => {
       info: '',
     });
     expect(submit('print(1)').message.command).toEqual({ name: 'run', language: 'python', code: 'print(1)' });
+    // `/run language: sql` without code opens the form for sql: its bare text is the query.
+    expect(parseModalId(modalFor({ kind: 'run', language: 'sql' }).custom_id)).toEqual({
+      kind: 'run',
+      language: 'sql',
+    });
+    const form = toModalMessage({ ...base, customId: 'threadlab_modal:run:sql', text: 'SELECT 3', files: [] });
+    expect(form).toMatchObject({ ok: true, message: { command: { name: 'query', body: 'SELECT 3', info: '' } } });
   });
 });
 
