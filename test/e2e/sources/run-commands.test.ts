@@ -134,6 +134,20 @@ describe('Discord /run with an sql block', () => {
     expect(queryLines()).toContainEqual(
       expect.objectContaining({ platform: 'discord', source: 'sales', sql: COUNT, outcome: 'ok', rows: 1 }),
     );
+    // The language option sql: bare SQL in the code option.
+    const chosen = bot.discord.slashCommand({
+      name: 'run',
+      options: [
+        { name: 'code', type: 3, value: 'SELECT count(*) AS m FROM sales' },
+        { name: 'language', type: 3, value: 'sql' },
+      ],
+    });
+    await bot.discord.waitForRequest(
+      (r) =>
+        r.path.startsWith(`/webhooks/${bot.discord.applicationId}/${String(chosen.token)}`) &&
+        /20000/.test(JSON.stringify(r.json)),
+      90_000,
+    );
   }, 120_000);
 });
 
