@@ -19,13 +19,13 @@ import { auditedSandbox } from '../src/governance/audit/audited-sandbox.js';
 import { auditedLlm } from '../src/governance/audit/audited-llm.js';
 import { FeedbackDesk } from '../src/feedback/feedback-desk.js';
 import { auditedSources } from '../src/governance/audit/audited-sources.js';
-import { PostgresDataSources } from '../adapters/postgres/postgres-data-sources.js';
 import { createAdapters, createRenderer } from './adapters.js';
 import { createGovernance, type GovernanceStores } from './governance.js';
 import { createLlmClient } from './llm.js';
 import { ModelMemory } from '../src/domain/model-memory.js';
 import { roleProblem, type Role } from './roles.js';
 import { createSandbox, noSandbox } from './sandbox.js';
+import { createSources } from './sources.js';
 import { conversationStore, processMemoryStore, sharedState, type StateBacking } from './state.js';
 
 export interface BuildOptions {
@@ -52,15 +52,6 @@ function createQueue(
     ...(hooks.metrics ? { observer: hooks.metrics.queue } : {}),
     // A thread stays with the worker holding its container for as long as that container may live.
     affinityTtlMs: Math.max(config.sandbox.idleTtlMs, config.sandbox.unsavedIdleTtlMs),
-  });
-}
-
-/** The Postgres edge of the configured data sources; every secret of the configuration is scrubbed from its words. */
-function createSources(config: Config, logger: Logger): PostgresDataSources {
-  return new PostgresDataSources({
-    sources: config.sources,
-    secrets: config.secrets,
-    logger: logger.child({ component: 'sources' }),
   });
 }
 
