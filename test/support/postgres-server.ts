@@ -1,4 +1,6 @@
 // The private PostgreSQL starter lives with the CLI (`threadlab bench sources` uses it too).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SourceSettings } from '../../src/config/sources.js';
 import { SOURCE_DEFAULTS } from '../../src/config/sources.js';
 import {
@@ -34,4 +36,21 @@ export function sourceOn(
     ...rest,
     connection: { connectionString: pg.urlFor(role), password },
   };
+}
+
+/** One entry of THREADLAB_SOURCES_FILE as an admin writes it (the password named by `passwordEnv`, never inline). */
+export interface SourceEntry {
+  name: string;
+  kind: 'postgres';
+  url: string;
+  passwordEnv: string;
+  description?: string;
+  allow?: unknown;
+}
+
+/** Writes THREADLAB_SOURCES_FILE for `sources` into `dir`; returns its path. */
+export function writeSourcesFile(dir: string, sources: SourceEntry[]): string {
+  const path = join(dir, 'sources.json');
+  writeFileSync(path, JSON.stringify({ sources }));
+  return path;
 }

@@ -5,13 +5,11 @@
  * while the turn ran is read from the fakes' records of every call (not from the last state, which a quick next step
  * overwrites): Slack's status message and its task cards, Discord's status message and its PATCHed edits.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLiveStatus } from '../../fakes/fake-discord/index.js';
 import type { ChatRequestBody, FakeReply } from '../../fakes/fake-openai-server.js';
 import { appMention, BOT_USER_ID, eventCallback, messageEvent, nextTs } from '../../fakes/fake-slack/index.js';
-import { startPostgres, type PrivatePostgres } from '../../support/postgres-server.js';
+import { startPostgres, writeSourcesFile, type PrivatePostgres } from '../../support/postgres-server.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 import { REVENUE_QUESTION, REVENUE_SQL, revenueModel } from './revenue-model.js';
 
@@ -22,9 +20,13 @@ const QUERY_DONE = /Query on sales: 6 rows \([\d.]+ (B|KB)\) in [\d.]+ m?s → `
 
 beforeAll(async () => {
   pg = await startPostgres();
-  const sourcesFile = join(bot.dataDir, 'sources.json');
-  const source = { name: 'sales', kind: 'postgres', url: pg.urlFor(pg.reader), passwordEnv: 'SALES_DB_PASSWORD' };
-  writeFileSync(sourcesFile, JSON.stringify({ sources: [source] }));
+  const source = {
+    name: 'sales',
+    kind: 'postgres',
+    url: pg.urlFor(pg.reader),
+    passwordEnv: 'SALES_DB_PASSWORD',
+  } as const;
+  const sourcesFile = writeSourcesFile(bot.dataDir, [source]);
   await bot.start({ THREADLAB_SOURCES_FILE: sourcesFile, SALES_DB_PASSWORD: pg.reader.password });
 }, 180_000);
 

@@ -5,13 +5,13 @@
  * export loads the saved result, a direct sql message runs as is, and the audit trail has a query line. Then every
  * output of the run is searched for the password and the URL.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
 import { cliEnv } from '../../integration/cli/cli-process.js';
-import { startPostgres, type PrivatePostgres } from '../../support/postgres-server.js';
+import { startPostgres, writeSourcesFile, type PrivatePostgres } from '../../support/postgres-server.js';
 import { startWebThreadlab, type WebThreadlab } from '../model-servers/web-threadlab.js';
 import { removeContainersOf } from '../roles/containers.js';
 import { stopProcess } from '../roles/processes.js';
@@ -51,21 +51,15 @@ beforeAll(async () => {
   [pg] = await Promise.all([startPostgres()]);
   server = new FakeOpenAiServer({ fallback: revenueModel });
   await server.start();
-  const sourcesFile = join(dataDir, 'sources.json');
-  writeFileSync(
-    sourcesFile,
-    JSON.stringify({
-      sources: [
-        {
-          name: 'sales',
-          kind: 'postgres',
-          url: pg.urlFor(pg.reader),
-          passwordEnv: 'SALES_DB_PASSWORD',
-          description: 'Sales by day and region, 2024',
-        },
-      ],
-    }),
-  );
+  const sourcesFile = writeSourcesFile(dataDir, [
+    {
+      name: 'sales',
+      kind: 'postgres',
+      url: pg.urlFor(pg.reader),
+      passwordEnv: 'SALES_DB_PASSWORD',
+      description: 'Sales by day and region, 2024',
+    },
+  ]);
   const { origin } = new URL(server.baseUrl);
   const env = cliEnv(dataDir, {
     OPENAI_BASE_URL: `${origin}/v1`,

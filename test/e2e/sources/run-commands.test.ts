@@ -5,11 +5,11 @@
  * model, and answer with its rows and the CSV; each is audited as a query of who asked. A source the person may not
  * use is refused by the slash command in the same words as in a message.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventCallback, messageEvent, slashCommand, USER_ID } from '../../fakes/fake-slack/index.js';
-import { startPostgres, type PrivatePostgres } from '../../support/postgres-server.js';
+import { startPostgres, writeSourcesFile, type PrivatePostgres } from '../../support/postgres-server.js';
 import { WebClientForTests } from '../shipped/web-client.js';
 import { ShippedBot } from '../shipped/shipped-bot.js';
 
@@ -20,13 +20,12 @@ const COUNT = 'SELECT count(*) AS n FROM sales';
 
 beforeAll(async () => {
   pg = await startPostgres();
-  const sourcesFile = join(bot.dataDir, 'sources.json');
   auditPath = join(bot.dataDir, 'audit.jsonl');
   const url = pg.urlFor(pg.reader);
-  const sales = { name: 'sales', kind: 'postgres', url, passwordEnv: 'SALES_DB_PASSWORD' };
+  const sales = { name: 'sales', kind: 'postgres', url, passwordEnv: 'SALES_DB_PASSWORD' } as const;
   // The same database under a name only someone else may use: the refusal is about the name, not the data.
   const hr = { ...sales, name: 'hr', allow: { users: 'slack:U0SOMEONE' } };
-  writeFileSync(sourcesFile, JSON.stringify({ sources: [sales, hr] }));
+  const sourcesFile = writeSourcesFile(bot.dataDir, [sales, hr]);
   await bot.start({
     THREADLAB_SOURCES_FILE: sourcesFile,
     SALES_DB_PASSWORD: pg.reader.password,

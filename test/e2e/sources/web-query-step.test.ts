@@ -3,13 +3,13 @@
  * live as a step (the source and SQL, then rows and time) and in the answer as a folded step like a run, with its
  * row count, time and DataFrame, the SQL inside. A real browser, the real core and Docker sandbox, a real PostgreSQL.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeOpenAiServer } from '../../fakes/fake-openai-server.js';
-import { startPostgres, type PrivatePostgres } from '../../support/postgres-server.js';
+import { startPostgres, writeSourcesFile, type PrivatePostgres } from '../../support/postgres-server.js';
 import { botMessage, launchChromium, openNewThread, screenshot, sendMessage, watchPageErrors } from '../web/browser.js';
 import { startWebBot, type WebBotRig } from '../web/web-bot-rig.js';
 import { REVENUE_QUESTION, REVENUE_SQL, revenueModel } from './revenue-model.js';
@@ -27,21 +27,9 @@ beforeAll(async () => {
   pg = await startPostgres();
   llm = new FakeOpenAiServer({ fallback: revenueModel });
   await llm.start();
-  const sourcesFile = join(dir, 'sources.json');
-  writeFileSync(
-    sourcesFile,
-    JSON.stringify({
-      sources: [
-        {
-          name: 'sales',
-          kind: 'postgres',
-          url: pg.urlFor(pg.reader),
-          passwordEnv: 'SALES_PW',
-          description: 'Sales 2024',
-        },
-      ],
-    }),
-  );
+  const sourcesFile = writeSourcesFile(dir, [
+    { name: 'sales', kind: 'postgres', url: pg.urlFor(pg.reader), passwordEnv: 'SALES_PW', description: 'Sales 2024' },
+  ]);
   rig = await startWebBot('query-step', {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: llm.baseUrl,
