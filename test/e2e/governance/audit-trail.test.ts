@@ -247,7 +247,9 @@ describe('the audit trail through threadlab start, the web chat and the Docker s
       status: 'ok',
       tokens: null,
     });
-    expect(lines[0]!.durationMs).toBeGreaterThan(0);
+    // The runner's own time: a print in a warm kernel can take under a millisecond, so 0 is a true figure.
+    expect(lines[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    expect(lines[0]!.durationMs).toBeLessThan(60_000);
   });
 
   it('the whole trail is those lines, and threadlab audit --thread --json returns each thread’s', () => {

@@ -135,7 +135,8 @@ describe('the thread worker and the export log', () => {
         verificationRound: true,
       },
     ]);
-    expect(JSON.stringify(answers)).not.toContain('7.9');
+    // The figure's text never reaches the audit line (its timestamp may hold the digits "7.9", so it is left out).
+    expect(JSON.stringify(answers.map(({ ts: _ts, ...line }) => line))).not.toContain('7.9');
     // The user's own code has no model turn: no answer line, no answer entry.
     await adapter.handler!.onMessage(message('```python\nprint("mine", 6 * 7)\n```'));
     await adapter.nextReply();
