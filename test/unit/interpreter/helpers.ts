@@ -8,6 +8,7 @@ import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { LlmClient, LlmMessage } from '../../../src/ports/llm-client.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
+import type { DataSources } from '../../../src/ports/data-sources.js';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -48,6 +49,8 @@ export function rig(
     sandbox?: FakeSandbox;
     settings?: Partial<Config['llm']>;
     sandboxTimeoutMs?: number;
+    /** Read-only SQL sources the turns may query (issue 38). */
+    sources?: DataSources;
   } = {},
 ): Rig {
   const sandbox = options.sandbox ?? new FakeSandbox();
@@ -59,6 +62,7 @@ export function rig(
     settings: llmSettings(options.settings),
     sandboxTimeoutMs: options.sandboxTimeoutMs ?? 30_000,
     logger: silentLogger,
+    ...(options.sources ? { sources: options.sources } : {}),
   });
   return { interpreter, sandbox, store, events: [] };
 }

@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import { DailyBudgets } from '../../../src/governance/budget/budget.js';
 import { MemoryBudgetCounters } from '../../../src/governance/budget/budget-memory-counters.js';
-import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
-import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { ApprovalDecision, ApprovalHook } from '../../../src/ports/approval.js';
 import { foldProgress, initialStatus, renderStatus } from '../../../adapters/discord/progress-text.js';
 import {
@@ -16,7 +14,7 @@ import { RunTasks } from '../../../adapters/slack/run-tasks.js';
 import { answer, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { MemoryDataSources, salesSource } from '../../fakes/memory-data-sources.js';
-import { llmSettings, silentLogger, THREAD } from '../interpreter/helpers.js';
+import { rig, silentLogger, THREAD } from '../interpreter/helpers.js';
 
 const scope = { platform: 'web', user: 'u1', place: 'web' };
 const query = (sql: string) =>
@@ -26,15 +24,7 @@ function setup(steps: NonNullable<ConstructorParameters<typeof ScriptedLlm>[0]>[
   const llm = new ScriptedLlm({ steps });
   const sandbox = new FakeSandbox({ handler: () => ({ stdout: 'preview\n', durationMs: 40 }) });
   const sources = new MemoryDataSources([salesSource()]);
-  const interpreter = new Interpreter({
-    llm,
-    sandbox,
-    store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-    settings: llmSettings(),
-    sandboxTimeoutMs: 30_000,
-    logger: silentLogger,
-    sources,
-  });
+  const { interpreter } = rig({ llm, sandbox, sources });
   return { llm, sandbox, sources, interpreter };
 }
 

@@ -1,26 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { Interpreter } from '../../../src/interpreter/interpreter.js';
-import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';
 import type { ProgressEvent } from '../../../src/domain/progress.js';
 import { answer, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { MemoryDataSources, salesSource } from '../../fakes/memory-data-sources.js';
-import { llmSettings, silentLogger, THREAD } from '../interpreter/helpers.js';
+import { rig, THREAD } from '../interpreter/helpers.js';
 
 const scope = { platform: 'cli', user: 'u1', place: 'cli' };
 
 function setup(steps: ConstructorParameters<typeof ScriptedLlm>[0], sources = new MemoryDataSources([salesSource()])) {
   const llm = new ScriptedLlm(steps);
   const sandbox = new FakeSandbox({ handler: () => ({ stdout: 'sales_q1: 2 rows x 2 columns\n' }) });
-  const interpreter = new Interpreter({
-    llm,
-    sandbox,
-    store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-    settings: llmSettings(),
-    sandboxTimeoutMs: 30_000,
-    logger: silentLogger,
-    sources,
-  });
+  const { interpreter } = rig({ llm, sandbox, sources });
   return { llm, sandbox, interpreter, sources };
 }
 
@@ -133,14 +123,11 @@ describe('a turn that queries a data source', () => {
         answer('Region r11 made 1011.25 and r12 made 4321.75.'),
       ],
     });
-    const interpreter = new Interpreter({
+    const { interpreter } = rig({
       llm,
       // The preview shows none of the figures: only the CSV holds 1011.25.
       sandbox: new FakeSandbox({ handler: () => ({ stdout: 'sales_q1: 12 rows x 2 columns\n' }) }),
-      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      settings: llmSettings({ verifyFigures: 'mark' }),
-      sandboxTimeoutMs: 30_000,
-      logger: silentLogger,
+      settings: { verifyFigures: 'mark' },
       sources: new MemoryDataSources([many]),
     });
     const result = await interpreter.handle({ threadKey: THREAD, text: 'revenue', uploaded: [] }, { scope });
@@ -152,13 +139,9 @@ describe('a turn that queries a data source', () => {
     const llm = new ScriptedLlm({
       steps: [toolCalls([call('c1', 'query_source', { source: 'sales', sql: 'SELECT * FROM orders' })]), answer('ok')],
     });
-    const interpreter = new Interpreter({
+    const { interpreter } = rig({
       llm,
       sandbox: new FakeSandbox({ limits: { maxFileBytes: 10 } }),
-      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      settings: llmSettings(),
-      sandboxTimeoutMs: 30_000,
-      logger: silentLogger,
       sources: new MemoryDataSources([salesSource()]),
     });
     const result = await interpreter.handle({ threadKey: THREAD, text: 'all', uploaded: [] }, { scope });
