@@ -17,6 +17,18 @@ let pg: PrivatePostgres;
 let sources: PostgresDataSources;
 let box: TestSandbox;
 
+/** The model loop over the real sandbox and the real source, as the bot builds it. */
+const interpreterFor = (llm: ScriptedLlm): Interpreter =>
+  new Interpreter({
+    llm,
+    sandbox: box.sandbox,
+    store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
+    settings: llmSettings({ turnTimeoutMs: 120_000 }),
+    sandboxTimeoutMs: 30_000,
+    logger,
+    sources,
+  });
+
 beforeAll(async () => {
   [pg, box] = await Promise.all([startPostgres(), makeSandbox('query-df', { timeoutMs: 30_000 })]);
   sources = new PostgresDataSources({
@@ -57,15 +69,7 @@ describe('a query lands in the kernel as a DataFrame', () => {
         answer('Done.'),
       ],
     });
-    const interpreter = new Interpreter({
-      llm,
-      sandbox: box.sandbox,
-      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      settings: llmSettings({ turnTimeoutMs: 120_000 }),
-      sandboxTimeoutMs: 30_000,
-      logger,
-      sources,
-    });
+    const interpreter = interpreterFor(llm);
     const started = Date.now();
     const turn = await interpreter.handle({ threadKey: THREAD, text: 'revenue by region', uploaded: [] }, { scope });
     expect(turn.outcome).toBe('answer');
@@ -115,15 +119,7 @@ describe('a query lands in the kernel as a DataFrame', () => {
         answer('Done.'),
       ],
     });
-    const interpreter = new Interpreter({
-      llm,
-      sandbox: box.sandbox,
-      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      settings: llmSettings({ turnTimeoutMs: 120_000 }),
-      sandboxTimeoutMs: 30_000,
-      logger,
-      sources,
-    });
+    const interpreter = interpreterFor(llm);
     const turn = await interpreter.handle({ threadKey: THREAD, text: 'all rows', uploaded: [] }, { scope });
     const [rows, notes, check] = turn.runs;
     // Numbers continue per thread: the first test's file is kept.
@@ -145,15 +141,7 @@ describe('a query lands in the kernel as a DataFrame', () => {
         answer('Done.'),
       ],
     });
-    const interpreter = new Interpreter({
-      llm,
-      sandbox: box.sandbox,
-      store: new MemoryConversationStore({ sweepIntervalMs: 0 }),
-      settings: llmSettings({ turnTimeoutMs: 120_000 }),
-      sandboxTimeoutMs: 30_000,
-      logger,
-      sources,
-    });
+    const interpreter = interpreterFor(llm);
     const events: { type: string; atMs: number }[] = [];
     await interpreter.handle(
       { threadKey: THREAD, text: 'all of it', uploaded: [] },
