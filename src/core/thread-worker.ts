@@ -54,6 +54,12 @@ export class ThreadWorker {
   private readonly running = new Map<string, Promise<void>>();
   /** Which answer belongs to which message, for edits that re-run a message. */
   private readonly ledger: AnswerLedger;
+  /**
+   * Each thread's live status being taken down after its answer was delivered (at most one per thread). The job
+   * ends at delivery, so its person's slot in the queue's limits is free for their next message at once; the
+   * thread's next job waits for this before it shows its own status, so status writes never cross.
+   */
+  private readonly closing = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ThreadWorkerDeps) {
     const interpreter = new Interpreter({
@@ -108,9 +114,21 @@ export class ThreadWorker {
     return done;
   }
 
-  /** Resolves once the job running in the thread in this process, if any, has ended. */
+  /** Resolves once the job running in the thread in this process, if any, has ended and its status is down. */
   async idle(threadKey: string): Promise<void> {
     await this.running.get(threadKey);
+    await this.closing.get(threadKey);
+  }
+
+  /**
+   * Resolves once every status still being taken down after its answer is down, or after `timeoutMs` (on shutdown,
+   * after the queue: a platform that does not answer cannot hold the process).
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.all([...this.closing.values()]), waited]);
+    clearTimeout(timer);
   }
 
   /** Answers the job; resolves with how its run ended (undefined for an ignored edit), throws on shutdown. */
@@ -124,6 +142,7 @@ export class ThreadWorker {
       log.info({ reason: plan.reason, original: message.edit?.originalId }, 'edit ignored');
       return undefined;
     }
+    await this.closing.get(job.threadKey);
     const progress = adapter.progress(message);
     const started = Date.now();
     try {
@@ -157,8 +176,17 @@ export class ThreadWorker {
         .catch((replyErr) => log.error({ err: toThreadlabError(replyErr) }, 'could not post the error reply'));
       return error.code === 'budget_exceeded' ? 'budget' : error.code === 'cancelled' ? 'cancelled' : 'failed';
     } finally {
-      await progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
+      const closed = progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
+      if (isShutdown(context.signal)) await closed;
+      else this.closeInBackground(job.threadKey, closed);
     }
+  }
+
+  private closeInBackground(threadKey: string, closed: Promise<void>): void {
+    this.closing.set(threadKey, closed);
+    void closed.then(() => {
+      if (this.closing.get(threadKey) === closed) this.closing.delete(threadKey);
+    });
   }
 
   /** Builds the job's turn, picks its intent's handler and returns the reply. */

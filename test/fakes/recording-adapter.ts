@@ -28,6 +28,8 @@ export class RecordingAdapter implements PlatformAdapter {
   readonly replies: { message: InboundMessage; reply: Reply }[] = [];
   readonly progress_: { messageId: string; event: ProgressEvent }[] = [];
   readonly closedSinks: string[] = [];
+  /** Each status's close waits for this before it is recorded (a slow platform taking a status down). */
+  closeGate: Promise<void> = Promise.resolve();
   readonly files = new Map<string, Buffer | Error>();
   private waiters: ((r: { message: InboundMessage; reply: Reply }) => void)[] = [];
   private seen = 0;
@@ -68,7 +70,10 @@ export class RecordingAdapter implements PlatformAdapter {
   progress(message: InboundMessage): ProgressSink {
     return {
       update: (event) => this.progress_.push({ messageId: message.id, event }),
-      close: async () => void this.closedSinks.push(message.id),
+      close: async () => {
+        await this.closeGate;
+        this.closedSinks.push(message.id);
+      },
     };
   }
 

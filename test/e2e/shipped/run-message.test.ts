@@ -39,10 +39,6 @@ beforeAll(async () => {
   await bot.spawn({
     THREADLAB_ACCESS_DIRECT_USERS: `slack:${USER_ID},discord:${bob.id},discord:${bot.discord.human.id}`,
     THREADLAB_SCRIPT_MAX_KB: String(SCRIPT_MAX_KB),
-    // These cases send one person's messages back to back. A job holds its person's slot until its status message
-    // is removed, just after its reply, so on a loaded machine the default of 2 refused the next case's message
-    // ("You already have 2 requests in progress": a clean-clone run). The limit is not what this file tests.
-    THREADLAB_USER_MAX_CONCURRENT: '8',
   });
   await bot.process.ready(120_000);
   await bot.slack.socket.waitForConnection();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SharpArtifactRenderer } from '../../../adapters/render/sharp-renderer.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { PlatformAdapters } from '../../../src/platforms/platform-adapters.js';
@@ -148,6 +148,27 @@ describe('Bot (core, with fakes of its ports)', () => {
     const answerReply = await adapter.nextReply();
     expect(answerReply.reply.text).toContain('hi');
     expect(sandbox.runs).toHaveLength(1);
+  });
+
+  it("frees a person's slot when the answer is delivered, while the platform is still taking the status down", async () => {
+    const sandbox = new FakeSandbox({ results: [{ stdout: 'one\n' }, { stdout: 'two\n' }] });
+    const { adapter, bot } = setup({ sandbox, limits: { userMaxConcurrent: 1 } });
+    let release = () => {};
+    adapter.closeGate = new Promise<void>((resolve) => (release = resolve));
+    await bot.start();
+    await adapter.handler!.onMessage(message('```python\nprint("one")\n```'));
+    expect((await adapter.nextReply()).reply.text).toContain('one');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(adapter.closedSinks).toEqual([]);
+    // The first status is not down yet: the follow-up is taken, and its run waits for the status to go.
+    const second = message('```python\nprint("two")\n```');
+    await adapter.handler!.onMessage(second);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(adapter.progress_.some((p) => p.messageId === second.id)).toBe(false);
+    release();
+    expect((await adapter.nextReply()).reply.text).toContain('two');
+    expect(sandbox.runs).toHaveLength(2);
+    await vi.waitFor(() => expect(adapter.closedSinks).toHaveLength(2));
   });
 
   it('handles commands: files, reset and help', async () => {
