@@ -1,6 +1,6 @@
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle } from 'discord.js';
 import { isThreadlabError } from '../../src/domain/errors.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import type { Logger } from '../../src/logger.js';
 import type { ProgressSink } from '../../src/ports/platform-adapter.js';
 import { stopButtonId } from './map-interaction.js';

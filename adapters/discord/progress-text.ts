@@ -1,5 +1,5 @@
 import { fenceLabel, type Language } from '../../src/domain/execution.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import { formatDuration } from '../../src/domain/text/format.js';
 import { queryStepLine } from '../../src/domain/text/query-step.js';
 import { defuseFences } from './reply-text.js';

@@ -1,5 +1,5 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import type { Logger } from '../../src/logger.js';
 import type { ProgressSink } from '../../src/ports/platform-adapter.js';
 import { applyProgress, initialProgress, renderProgress, type ProgressState } from './progress-view.js';

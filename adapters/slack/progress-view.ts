@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import { formatDuration } from '../../src/domain/text/format.js';
 import { queryStepLine } from '../../src/domain/text/query-step.js';
 import { escapeMrkdwn } from './slack-text.js';

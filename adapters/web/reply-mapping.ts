@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import type { Reply, ReplyFileLink } from '../../src/domain/reply.js';
 import type { AnswerFigures } from '../../src/domain/figures.js';
 import type { WebThreadStore } from './thread-store.js';

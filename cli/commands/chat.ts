@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from '../args.js';
 import { parse } from '../args.js';
 import { loadConfig } from '../../src/config/index.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import { chatBody, closeAttachments, openAttachments } from '../daemon/chat-body.js';
 import { callDaemon } from '../daemon/client.js';
 import { configFingerprint } from '../daemon/fingerprint.js';

@@ -4,7 +4,7 @@ import { limitBytes } from '../../src/domain/byte-limit.js';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage, InboundUser } from '../../src/domain/messages.js';
 import { answerInbound } from '../../src/replies/inbound-answer.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import type { Logger } from '../../src/logger.js';
 import type { Reply } from '../../src/domain/reply.js';
 import { withTypedCommand } from '../../src/domain/typed-command.js';

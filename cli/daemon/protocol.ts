@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LANGUAGES, type ExecutionResult, type Language } from '../../src/domain/execution.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import type { OutReport, RefusedWrite } from './write-out.js';
 
 /**

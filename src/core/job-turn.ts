@@ -2,7 +2,7 @@ import type { Config } from '../config/index.js';
 import { toThreadlabError } from '../domain/errors.js';
 import type { FilePreview, SandboxFile } from '../domain/execution.js';
 import type { InboundMessage } from '../domain/messages.js';
-import type { ProgressEvent } from '../domain/progress.js';
+import type { ProgressEvent } from '../domain/progress-event.js';
 import type { Reply } from '../domain/reply.js';
 import { recordTurn, type RecordTurnOptions } from '../export/index.js';
 import { heldPreviews } from '../interpreter/held-run.js';

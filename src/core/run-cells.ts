@@ -1,6 +1,6 @@
 import type { CodeCell } from '../domain/code-cells.js';
 import type { ExecutionStatus } from '../domain/execution.js';
-import type { ProgressEvent } from '../domain/progress.js';
+import type { ProgressEvent } from '../domain/progress-event.js';
 import type { Interpreter } from '../interpreter/interpreter.js';
 import type { TurnOptions, TurnResult, TurnRun } from '../interpreter/turn.js';
 

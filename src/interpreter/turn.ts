@@ -1,7 +1,7 @@
 import type { ExecutionResult, Language, SandboxFile } from '../domain/execution.js';
 import type { AnswerFigures } from '../domain/figures.js';
 import { BehaviourLog, type ModelBehaviour } from '../domain/model-behaviour.js';
-import type { ProgressListener } from '../domain/progress.js';
+import type { ProgressListener } from '../domain/progress-event.js';
 import type { Logger } from '../logger.js';
 import type { TurnBudget } from '../ports/budget.js';
 import type { ApprovalHook } from '../ports/approval.js';

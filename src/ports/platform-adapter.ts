@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { InboundAttachment, InboundCommand, InboundMessage, InboundUser } from '../domain/messages.js';
 import type { ApprovalPress, ApprovalPressOutcome } from './approval.js';
 import type { FeedbackClick, FeedbackOutcome } from '../domain/feedback.js';
-import type { ProgressEvent } from '../domain/progress.js';
+import type { ProgressEvent } from '../domain/progress-event.js';
 import type { Reply } from '../domain/reply.js';
 import type { Platform, ThreadRef } from '../domain/thread-key.js';
 import type { SourceSummary } from './data-sources.js';

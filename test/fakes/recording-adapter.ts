@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { ThreadlabError } from '../../src/domain/errors.js';
 import type { InboundAttachment, InboundMessage } from '../../src/domain/messages.js';
-import type { ProgressEvent } from '../../src/domain/progress.js';
+import type { ProgressEvent } from '../../src/domain/progress-event.js';
 import { createLogger } from '../../src/logger.js';
 import { answerInbound } from '../../src/replies/inbound-answer.js';
 import type { Reply } from '../../src/domain/reply.js';

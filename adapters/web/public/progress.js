@@ -33,7 +33,7 @@ export class ProgressView {
     this.onStatus(text);
   }
 
-  /** Applies one ProgressEvent (see src/domain/progress.ts). */
+  /** Applies one ProgressEvent (see src/domain/progress-event.ts). */
   update(event) {
     this.ensure();
     switch (event.type) {

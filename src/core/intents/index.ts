@@ -6,7 +6,7 @@ import { help } from './help.js';
 import { rerun } from './rerun.js';
 import { reset } from './reset.js';
 import { query } from './query.js';
-import { run } from './run.js';
+import { run } from './run-code.js';
 import { runMessage } from './run-message.js';
 import { schedule } from './schedule.js';
 import { usage } from './usage.js';

@@ -1,4 +1,4 @@
-import type { QueryStepOutcome } from '../progress.js';
+import type { QueryStepOutcome } from '../progress-event.js';
 import { formatBytes, formatDuration } from './format.js';
 
 /**

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { OpenAiLlmClient } from '../../../adapters/openai/openai-llm-client.js';
 import type { Config } from '../../../src/config/index.js';
-import type { ProgressEvent } from '../../../src/domain/progress.js';
+import type { ProgressEvent } from '../../../src/domain/progress-event.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { Sandbox } from '../../../src/ports/sandbox.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { InboundMessage } from '../../../src/domain/messages.js';
-import type { ProgressEvent } from '../../../src/domain/progress.js';
+import type { ProgressEvent } from '../../../src/domain/progress-event.js';
 import type { Reply } from '../../../src/domain/reply.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
 import { createLogger } from '../../../src/logger.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DiscordProgressSink } from '../../../adapters/discord/progress-sink.js';
 import { foldProgress, initialStatus, renderStatus } from '../../../adapters/discord/progress-text.js';
 import type { OutgoingMessage, ReplyTarget } from '../../../adapters/discord/target.js';
-import type { ProgressEvent } from '../../../src/domain/progress.js';
+import type { ProgressEvent } from '../../../src/domain/progress-event.js';
 import { createLogger } from '../../../src/logger.js';
 
 function recordingTarget() {

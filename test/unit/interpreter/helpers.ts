@@ -3,7 +3,7 @@ import type { Config } from '../../../src/config/index.js';
 import { intentOf } from '../../../src/core/read-intent.js';
 import type { Language } from '../../../src/domain/execution.js';
 import type { InboundMessage } from '../../../src/domain/messages.js';
-import type { ProgressEvent } from '../../../src/domain/progress.js';
+import type { ProgressEvent } from '../../../src/domain/progress-event.js';
 import { Interpreter } from '../../../src/interpreter/interpreter.js';
 import type { LlmClient, LlmMessage } from '../../../src/ports/llm-client.js';
 import { MemoryConversationStore } from '../../../src/conversations/memory-conversation-store.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProgressEvent } from '../../../src/domain/progress.js';
+import type { ProgressEvent } from '../../../src/domain/progress-event.js';
 import { answer, ScriptedLlm, toolCalls } from '../../fakes/scripted-llm.js';
 import { FakeSandbox } from '../../fakes/fake-sandbox.js';
 import { MemoryDataSources, salesSource } from '../../fakes/memory-data-sources.js';
