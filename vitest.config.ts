@@ -93,6 +93,10 @@ export default defineConfig(async () => {
             testTimeout: 10_000,
             // First, on both cores: no file waits on anything but the CPU.
             maxWorkers: 2,
+            // The files of a worker share one module graph: src/ is imported once per worker, not once per file
+            // (30 s for the project instead of 67 s here). Unit tests keep no state in modules: what one changes
+            // (timers, an environment variable) it puts back itself.
+            isolate: false,
             sequence: { groupOrder: 0 },
           },
         },
