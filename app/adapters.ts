@@ -1,68 +1,30 @@
 /** The platform adapters (Slack, Discord, the web chat) and the image renderer, from configuration. */
 import type { Config } from '../src/config/index.js';
-import { ThreadlabError } from '../src/domain/errors.js';
 import type { Logger } from '../src/logger.js';
 import type { ArtifactRenderer } from '../src/ports/artifact-renderer.js';
 import type { PlatformAdapter } from '../src/ports/platform-adapter.js';
 import { SharpArtifactRenderer } from '../adapters/render/sharp-renderer.js';
-import { SlackAdapter, type SlackAdapterOptions } from '../adapters/slack/index.js';
-import { DiscordAdapter } from '../adapters/discord/index.js';
-import { WebChatAdapter } from '../adapters/web/index.js';
 
-/** The Slack adapter from the configuration's slack section; `overrides` for tests (a renderer, a port). */
-export function createSlackAdapter(
+/**
+ * Every platform the configuration enables. Each platform's client library (discord.js, Bolt) is loaded only when
+ * its platform is enabled: a process for one platform starts without the others'.
+ */
+export async function createAdapters(
   config: Config,
   logger: Logger,
-  overrides: Partial<SlackAdapterOptions> = {},
-): SlackAdapter {
-  const { slack } = config;
-  if (!slack.botToken)
-    throw new ThreadlabError('config_invalid', 'SLACK_BOT_TOKEN is required for Slack (xoxb-…).', { isPolicy: true });
-  return new SlackAdapter({
-    botToken: slack.botToken,
-    mode: slack.mode,
-    appToken: slack.appToken,
-    signingSecret: slack.signingSecret,
-    port: slack.port,
-    ...(slack.host ? { host: slack.host } : {}),
-    apiUrl: slack.apiUrl,
-    command: slack.command,
-    followThreads: slack.followThreads,
-    maxImageDimensionPx: config.replies.maxImageDimensionPx,
-    dataDir: config.dataDir,
-    logger: logger.child({ platform: 'slack' }),
-    ...overrides,
-  });
-}
-
-/** The Discord adapter from the configuration's discord section. */
-export function createDiscordAdapter(
-  config: Config,
-  deps: { logger: Logger; renderer?: ArtifactRenderer },
-): DiscordAdapter {
-  const { discord } = config;
-  if (!discord.token || !discord.applicationId)
-    throw new ThreadlabError('config_invalid', 'Discord needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.', {
-      isPolicy: true,
-    });
-  return new DiscordAdapter({
-    token: discord.token,
-    applicationId: discord.applicationId,
-    ...(discord.apiUrl ? { apiUrl: discord.apiUrl } : {}),
-    maxUploadBytes: discord.maxUploadBytes,
-    maxImageDimensionPx: config.replies.maxImageDimensionPx,
-    logger: deps.logger,
-    ...(deps.renderer ? { renderer: deps.renderer } : {}),
-  });
-}
-
-/** Every platform the configuration enables. */
-export function createAdapters(config: Config, logger: Logger, renderer: ArtifactRenderer): PlatformAdapter[] {
+  renderer: ArtifactRenderer,
+): Promise<PlatformAdapter[]> {
   const adapters: PlatformAdapter[] = [];
-  if (config.slack.enabled) adapters.push(createSlackAdapter(config, logger, { renderer }));
-  if (config.discord.enabled)
+  if (config.slack.enabled) {
+    const { createSlackAdapter } = await import('./slack.js');
+    adapters.push(createSlackAdapter(config, logger, { renderer }));
+  }
+  if (config.discord.enabled) {
+    const { createDiscordAdapter } = await import('./discord.js');
     adapters.push(createDiscordAdapter(config, { logger: logger.child({ platform: 'discord' }), renderer }));
+  }
   if (config.web.enabled) {
+    const { WebChatAdapter } = await import('../adapters/web/index.js');
     adapters.push(
       new WebChatAdapter({
         host: config.web.host,

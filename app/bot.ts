@@ -63,7 +63,7 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
   const o = options.overrides ?? {};
   const metrics = options.metrics ? { metrics: options.metrics } : {};
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 }); // thread files are users' data
-  const state = sharedState(config);
+  const state = await sharedState(config);
   // The queue tells the bot about jobs that will not run, so their users hear of it.
   const late: { bot?: Bot } = {};
   const onDropped: OnDropped = (job, reason) => late.bot?.onDropped(job, reason);
@@ -77,7 +77,7 @@ export async function buildBot(config: Config, logger: Logger, options: BuildOpt
   try {
     // Every run, model call and approval decision leaves one audit line (THREADLAB_AUDIT_LOG).
     const audit = auditLogFor(config.audit, logger);
-    const adapters = o.adapters ?? createAdapters(config, logger, renderer);
+    const adapters = o.adapters ?? (await createAdapters(config, logger, renderer));
     const store = o.store ?? conversationStore(state, config, logger);
     const bot = new Bot({
       models,

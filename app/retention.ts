@@ -33,10 +33,10 @@ export interface PurgeSources {
  * Redis), the web chat's history, and last the who-wrote index, which the others' idle purge asks which threads
  * are idle.
  */
-export function createPurgeSources(config: Config, logger: Logger): PurgeSources {
+export async function createPurgeSources(config: Config, logger: Logger): Promise<PurgeSources> {
   const index = createParticipantIndex(config.dataDir);
   const docker = createDocker(config.sandbox.dockerHost);
-  const state = sharedState(config);
+  const state = await sharedState(config);
   const store = state.shared ? conversationStore(state, config, logger) : undefined;
   // Schedules first, so none fires into a thread while its data goes (in Redis only: else in the bot's process).
   const scheduler = store ? state.scheduler(logger.child({ component: 'scheduler' })) : undefined;

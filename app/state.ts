@@ -5,16 +5,35 @@
 import type { Config } from '../src/config/index.js';
 import type { Logger } from '../src/logger.js';
 import type { ConversationStore } from '../src/ports/conversation-store.js';
+import type { StateBacking } from '../src/ports/state-backing.js';
 import { MemoryConversationStore } from '../src/conversations/memory-conversation-store.js';
+import { MemoryBudgetCounters } from '../src/governance/budget/budget-memory-counters.js';
 import { PurgeHonouringStore, PurgeMarks } from '../src/governance/retention/retention-marks.js';
-import { stateBacking, type StateBacking } from '../adapters/redis/state-backing.js';
+import { InProcessJobQueue } from '../src/queue/in-process-queue.js';
+import { InProcessScheduler } from '../src/schedules/in-process-scheduler.js';
 
-export type { StateBacking } from '../adapters/redis/state-backing.js';
+export type { StateBacking } from '../src/ports/state-backing.js';
 
-/** The backing of `config.redis.url`: Redis when set, this process's memory otherwise. */
-export function sharedState(config: Pick<Config, 'redis'>): StateBacking {
-  return stateBacking(config.redis.url);
+/**
+ * The backing of `config.redis.url`: Redis when set, this process's memory otherwise. The Redis clients (BullMQ,
+ * ioredis) are loaded only when it is set: a process without Redis starts without them.
+ */
+export async function sharedState(config: Pick<Config, 'redis'>): Promise<StateBacking> {
+  const url = config.redis.url;
+  if (!url) return MEMORY_BACKING;
+  const { redisBacking } = await import('../adapters/redis/state-backing.js');
+  return redisBacking(url);
 }
+
+const MEMORY_BACKING: StateBacking = {
+  shared: false,
+  queue: ({ affinityTtlMs: _unused, ...settings }) => new InProcessJobQueue(settings),
+  conversationStore: () => new MemoryConversationStore(),
+  budgetCounters: () => new MemoryBudgetCounters(),
+  approvalBoard: () => undefined,
+  scheduler: (logger) => new InProcessScheduler({ logger }),
+  ping: async () => undefined,
+};
 
 /**
  * Conversation memory: in Redis when shared, else in this process (honouring `threadlab purge`'s marks, since the

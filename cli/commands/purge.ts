@@ -95,7 +95,7 @@ Exit status: 0 when every source was purged, 1 when one failed (the report says 
     }
     const config = loadConfig(io.env);
     const logger = createLogger({ level: 'warn', secrets: config.secrets });
-    const retention = createPurgeSources(config, logger);
+    const retention = await createPurgeSources(config, logger);
     const auditFile = auditFileOf(values['audit-log'], config);
     let report: PurgeReport;
     let audit: (AuditRewrite & { files: string[] }) | undefined;

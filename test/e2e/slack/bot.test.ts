@@ -5,7 +5,7 @@ import Docker from 'dockerode';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../../adapters/slack/index.js';
-import { createSlackAdapter } from '../../../app/index.js';
+import { createSlackAdapter } from '../../../app/slack.js';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Bot } from '../../../src/core/bot.js';
 import { threadKey } from '../../../src/domain/thread-key.js';
