@@ -118,7 +118,8 @@ describe('split roles: gateway and workers as separate processes over Redis', ()
   it('the Stop button, pressed at the gateway, stops the run on the worker', async () => {
     const { slack } = cluster;
     const mention = appMention({
-      text: `<@${BOT_USER_ID}> ${pythonBlock('import time\nprint("sleeping", flush=True)\ntime.sleep(30)\nprint("woke")')}`,
+      // The word is built at run time, so the code quoted in the status cannot match the wait for its output.
+      text: `<@${BOT_USER_ID}> ${pythonBlock('import time\nprint("sleep" + "ing", flush=True)\ntime.sleep(30)\nprint("woke")')}`,
     });
     const ts = String(mention.ts);
     await sendEvent(slack, mention);
