@@ -62,7 +62,15 @@ if (!Number.isInteger(FILE_WORKERS) || FILE_WORKERS < 1)
   throw new Error(
     `THREADLAB_TEST_FILE_WORKERS must be a whole number of files at a time (1 or more), not "${process.env.THREADLAB_TEST_FILE_WORKERS}"`,
   );
-const overlapping = { fileParallelism: FILE_WORKERS > 1, maxWorkers: FILE_WORKERS, sequence: { groupOrder: 1 } };
+const overlapping = {
+  fileParallelism: FILE_WORKERS > 1,
+  maxWorkers: FILE_WORKERS,
+  // A worker's files share one module graph (the client libraries, src/ and the fakes are imported once per
+  // worker, not once per file): 57 s of imports in a run instead of 200 s. Each file's state is its own objects
+  // (fakes, processes, containers, ports); nothing is kept in a module between files.
+  isolate: false,
+  sequence: { groupOrder: 1 },
+};
 
 // unit: no network, Docker or Redis. integration: the real Docker engine and Redis.
 // e2e: the real Slack, Discord, OpenAI client libraries and a browser against local fakes.
