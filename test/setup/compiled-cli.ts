@@ -11,6 +11,7 @@ const INPUTS = [
   'src',
   'cli',
   'adapters',
+  'app',
   'sandbox',
   'bin',
   'scripts/copy-assets.mjs',
