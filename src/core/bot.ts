@@ -132,7 +132,7 @@ export class Bot implements InboundHandler {
       await adapter.stop().catch((err) => logger.warn({ err, platform: adapter.platform }, 'adapter stop failed'));
     }
     await queue.close(this.deps.config.queue.shutdownTimeoutMs);
-    await this.worker.settle(this.deps.config.queue.shutdownTimeoutMs);
+    await this.worker.closing.settle(this.deps.config.queue.shutdownTimeoutMs);
     await sandbox.close();
     await store.close();
     await this.deps.governance.close();

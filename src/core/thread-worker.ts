@@ -11,6 +11,7 @@ import type { PlatformAdapter, ProgressSink } from '../ports/platform-adapter.js
 import type { Sandbox } from '../ports/sandbox.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import { AnswerLedger } from './answer-ledger.js';
+import { ClosingStatuses } from './closing-statuses.js';
 import { intentOf } from './read-intent.js';
 import { answerIntent } from './intents/index.js';
 import { JobTurn, type JobServices } from './job-turn.js';
@@ -54,12 +55,8 @@ export class ThreadWorker {
   private readonly running = new Map<string, Promise<void>>();
   /** Which answer belongs to which message, for edits that re-run a message. */
   private readonly ledger: AnswerLedger;
-  /**
-   * Each thread's live status being taken down after its answer was delivered (at most one per thread). The job
-   * ends at delivery, so its person's slot in the queue's limits is free for their next message at once; the
-   * thread's next job waits for this before it shows its own status, so status writes never cross.
-   */
-  private readonly closing = new Map<string, Promise<void>>();
+  /** Each thread's status being taken down after its answer was delivered. */
+  readonly closing = new ClosingStatuses();
 
   constructor(private readonly deps: ThreadWorkerDeps) {
     const interpreter = new Interpreter({
@@ -117,18 +114,7 @@ export class ThreadWorker {
   /** Resolves once the job running in the thread in this process, if any, has ended and its status is down. */
   async idle(threadKey: string): Promise<void> {
     await this.running.get(threadKey);
-    await this.closing.get(threadKey);
-  }
-
-  /**
-   * Resolves once every status still being taken down after its answer is down, or after `timeoutMs` (on shutdown,
-   * after the queue: a platform that does not answer cannot hold the process).
-   */
-  async settle(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.all([...this.closing.values()]), waited]);
-    clearTimeout(timer);
+    await this.closing.of(threadKey);
   }
 
   /** Answers the job; resolves with how its run ended (undefined for an ignored edit), throws on shutdown. */
@@ -142,7 +128,7 @@ export class ThreadWorker {
       log.info({ reason: plan.reason, original: message.edit?.originalId }, 'edit ignored');
       return undefined;
     }
-    await this.closing.get(job.threadKey);
+    await this.closing.of(job.threadKey);
     const progress = adapter.progress(message);
     const started = Date.now();
     try {
@@ -178,15 +164,8 @@ export class ThreadWorker {
     } finally {
       const closed = progress.close().catch((err) => log.warn({ err: toThreadlabError(err) }, 'progress close failed'));
       if (isShutdown(context.signal)) await closed;
-      else this.closeInBackground(job.threadKey, closed);
+      else this.closing.add(job.threadKey, closed);
     }
-  }
-
-  private closeInBackground(threadKey: string, closed: Promise<void>): void {
-    this.closing.set(threadKey, closed);
-    void closed.then(() => {
-      if (this.closing.get(threadKey) === closed) this.closing.delete(threadKey);
-    });
   }
 
   /** Builds the job's turn, picks its intent's handler and returns the reply. */
