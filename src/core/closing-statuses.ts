@@ -1,3 +1,5 @@
+import { settlesWithin } from '../queue/settles-within.js';
+
 /**
  * Each thread's live status being taken down after its answer was delivered (at most one per thread). The job
  * ends at delivery, so its person's slot in the queue's limits is free for their next message at once; the
@@ -21,9 +23,6 @@ export class ClosingStatuses {
 
   /** Resolves once every status is down, or after `timeoutMs`: a platform that does not answer cannot hold shutdown. */
   async settle(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.all([...this.closing.values()]), waited]);
-    clearTimeout(timer);
+    await settlesWithin(Promise.all([...this.closing.values()]), timeoutMs);
   }
 }
