@@ -69,8 +69,10 @@ export async function rerunNotebook(o: {
     text: stoppedBy,
   } = await runInOrder(cells.slice(0, MAX_RERUN_CELLS), async (cell) => {
     const turn = await o.run(cell);
-    const queried = 'query' in cell && turn.outcome === 'answer' && turn.runs.length === 0;
-    return 'query' in cell && queried ? queryFailed(cell.query, turn) : turn;
+    // A query answered without a run (a refusal, an unreachable source) did not load its rows.
+    return 'query' in cell && turn.outcome === 'answer' && turn.runs.length === 0
+      ? queryFailed(cell.query, turn)
+      : turn;
   });
   const lines = [`Re-ran ${runs.length} of ${cells.length} cells of this thread's notebook.`];
   if (cells.length === 0) lines[0] = "This thread's notebook has no code to re-run (it may have expired).";
